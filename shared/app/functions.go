@@ -1,0 +1,40 @@
+package app
+
+import "github.com/bookplatform/backend/shared/httpapi"
+
+// Function is one Lambda: its directory under functions/, the routes it
+// serves and exactly the AWS actions it calls. The CDK stack creates the
+// function, its API Gateway routes and its grants from this list.
+type Function struct {
+	Name   string
+	Routes []httpapi.Route
+	// Fallback marks the function serving API Gateway's $default route:
+	// unknown paths and methods get the router's 404/405 envelope.
+	Fallback bool
+	// Authorizer marks the API Gateway Lambda authorizer.
+	Authorizer bool
+	// TableActions are the DynamoDB actions on the table and its indexes.
+	TableActions []string
+	// MediaActions are the S3 actions on objects of the media bucket.
+	MediaActions []string
+}
+
+// Actions every HTTP function needs: the caller read and the rate-limit counter.
+var requestActions = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
+
+// Functions lists every Lambda of the service.
+func Functions() []Function {
+	groups := map[string]httpapi.Group{}
+	for _, g := range Groups(nil) {
+		groups[g.Name] = g
+	}
+	return []Function{
+		{Name: "health", Routes: groups["health"].Routes, Fallback: true, TableActions: requestActions},
+		{Name: "auth", Routes: groups["auth"].Routes, TableActions: append(append([]string{}, requestActions...),
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem")},
+		{Name: "users", Routes: groups["users"].Routes, TableActions: append(append([]string{}, requestActions...),
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"),
+			MediaActions: []string{"s3:PutObject"}},
+		{Name: "authorizer", Authorizer: true},
+	}
+}

@@ -1,0 +1,102 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Issuer is the iss claim of every access token; verification requires it.
+const Issuer = "bookplatform"
+
+// ErrInvalidToken is returned for any token that does not verify: bad
+// signature, wrong algorithm, expired, malformed or missing claims.
+var ErrInvalidToken = errors.New("invalid or expired token")
+
+// Tokens issues and verifies access tokens with HMAC-SHA256.
+type Tokens struct {
+	secret    []byte
+	accessTTL time.Duration
+	now       func() time.Time
+}
+
+// NewTokens returns a token service; now may be nil for the wall clock.
+func NewTokens(secret []byte, accessTTL time.Duration, now func() time.Time) *Tokens {
+	if now == nil {
+		now = time.Now
+	}
+	return &Tokens{secret: secret, accessTTL: accessTTL, now: now}
+}
+
+// AccessTTL is the lifetime of issued access tokens.
+func (t *Tokens) AccessTTL() time.Duration { return t.accessTTL }
+
+type accessClaims struct {
+	UserID    string `json:"userId"`
+	IsGuest   bool   `json:"isGuest"`
+	Tier      string `json:"tier"`
+	SessionID string `json:"sid,omitempty"`
+	jwt.RegisteredClaims
+}
+
+// Issue signs an access token with the spec's claims (userId, isGuest,
+// tier, iat, exp) plus sub, iss and the session id.
+func (t *Tokens) Issue(c Claims) (string, error) {
+	now := t.now()
+	claims := accessClaims{
+		UserID: c.UserID, IsGuest: c.IsGuest, Tier: c.Tier, SessionID: c.SessionID,
+		RegisteredClaims: jwt.RegisteredClaims{
+			Subject:   c.UserID,
+			Issuer:    Issuer,
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(t.accessTTL)),
+		},
+	}
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(t.secret)
+	if err != nil {
+		return "", fmt.Errorf("sign access token: %w", err)
+	}
+	return s, nil
+}
+
+// Verify checks signature (HS256 only: "none" and every other algorithm are
+// refused), issuer, expiry and the presence of userId.
+func (t *Tokens) Verify(token string) (Claims, error) {
+	var c accessClaims
+	parsed, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil },
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithTimeFunc(t.now),
+		jwt.WithLeeway(5*time.Second),
+	)
+	if err != nil || !parsed.Valid || c.UserID == "" || c.Subject != c.UserID {
+		return Claims{}, ErrInvalidToken
+	}
+	return Claims{UserID: c.UserID, IsGuest: c.IsGuest, Tier: c.Tier, SessionID: c.SessionID}, nil
+}
+
+// NewRefreshToken returns a random opaque refresh token (256 bits). Only
+// its hash is stored.
+func NewRefreshToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("generate refresh token: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// HashRefreshToken is the stored form of a refresh token. A plain SHA-256
+// suffices: the token has 256 bits of entropy, so it cannot be guessed
+// from its hash, and lookups need a deterministic key.
+func HashRefreshToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}

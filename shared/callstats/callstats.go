@@ -1,0 +1,86 @@
+// Package callstats records the backend calls one request makes (DynamoDB,
+// S3, SQS) so that logs and benchmarks can report how many calls an endpoint
+// needs and how many of them had to run one after the other.
+package callstats
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Call is one recorded backend call.
+type Call struct {
+	Service, Operation string
+	Start, End         time.Time
+}
+
+// Recorder collects the calls of one request. Safe for concurrent use.
+type Recorder struct {
+	mu    sync.Mutex
+	calls []Call
+}
+
+type ctxKey struct{}
+
+// With returns a context carrying a fresh recorder.
+func With(ctx context.Context) (context.Context, *Recorder) {
+	r := &Recorder{}
+	return context.WithValue(ctx, ctxKey{}, r), r
+}
+
+// From returns the context's recorder, or nil.
+func From(ctx context.Context) *Recorder {
+	r, _ := ctx.Value(ctxKey{}).(*Recorder)
+	return r
+}
+
+// Record adds a call. A nil recorder ignores it.
+func (r *Recorder) Record(c Call) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.calls = append(r.calls, c)
+	r.mu.Unlock()
+}
+
+// Calls returns the recorded calls in start order.
+func (r *Recorder) Calls() []Call {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	out := append([]Call(nil), r.calls...)
+	r.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Start.Before(out[j].Start) })
+	return out
+}
+
+// Summary counts the calls of one service and their sequential depth: the
+// longest chain of calls in which each started after the previous ended.
+// Calls that overlapped in time ran concurrently and add no depth.
+func (r *Recorder) Summary(service string) (count, depth int) {
+	var calls []Call
+	for _, c := range r.Calls() {
+		if c.Service == service {
+			calls = append(calls, c)
+		}
+	}
+	// Longest chain over an interval order: depth[i] = 1 + max depth[j]
+	// over calls j that ended before call i started.
+	d := make([]int, len(calls))
+	for i, c := range calls {
+		d[i] = 1
+		for j := 0; j < i; j++ {
+			if !calls[j].End.After(c.Start) && d[j]+1 > d[i] {
+				d[i] = d[j] + 1
+			}
+		}
+		if d[i] > depth {
+			depth = d[i]
+		}
+	}
+	return len(calls), depth
+}

@@ -1,0 +1,134 @@
+// Package config names every environment variable the service reads and
+// loads them once at start. functions/, local/ and infra/ all use these
+// names, so a variable cannot be spelled two ways.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Environment variable names.
+const (
+	EnvTableName       = "TABLE_NAME"        // DynamoDB table (required)
+	EnvMediaBucket     = "MEDIA_BUCKET"      // S3 bucket for avatars, logos, banners, CSV uploads (required)
+	EnvMediaBaseURL    = "MEDIA_BASE_URL"    // public URL prefix under which media keys are served (required)
+	EnvJWTSecret       = "JWT_SECRET"        // HMAC key for access tokens, at least 32 bytes (required)
+	EnvAccessTokenTTL  = "ACCESS_TOKEN_TTL"  // Go duration, default 15m
+	EnvRefreshTokenTTL = "REFRESH_TOKEN_TTL" // Go duration, default 168h (7 days)
+	EnvBcryptCost      = "BCRYPT_COST"       // default 10; tests lower it
+	EnvMaxBodyBytes    = "MAX_BODY_BYTES"    // JSON request body limit, default 1 MiB
+	EnvLogLevel        = "LOG_LEVEL"         // debug, info, warn, error; default info
+	EnvPort            = "PORT"              // local server port, default 8080
+	EnvUpgradeURL      = "UPGRADE_URL"       // where the monthly-limit body sends free users
+)
+
+// Defaults for the optional variables; docs/decisions.md explains the token lifetimes.
+const (
+	DefaultAccessTokenTTL  = 15 * time.Minute
+	DefaultRefreshTokenTTL = 7 * 24 * time.Hour
+	DefaultBcryptCost      = 10
+	DefaultMaxBodyBytes    = 1 << 20
+	DefaultPort            = 8080
+	DefaultUpgradeURL      = "https://bookplatform.example/upgrade"
+	minJWTSecretBytes      = 32
+)
+
+// Config is the service configuration, read once at process start.
+type Config struct {
+	TableName       string
+	MediaBucket     string
+	MediaBaseURL    string
+	JWTSecret       []byte
+	AccessTokenTTL  time.Duration
+	RefreshTokenTTL time.Duration
+	BcryptCost      int
+	MaxBodyBytes    int64
+	LogLevel        string
+	Port            int
+	UpgradeURL      string
+}
+
+// Load reads the configuration from the environment. It reports every
+// missing or malformed variable at once, so a deploy fails with one clear
+// message instead of one variable at a time.
+func Load() (Config, error) {
+	return load(os.Getenv)
+}
+
+// MustLoad is Load for main functions: a bad configuration stops the
+// process at start with a message naming the variables.
+func MustLoad() Config {
+	c, err := Load()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration error:", err)
+		os.Exit(2)
+	}
+	return c
+}
+
+func load(get func(string) string) (Config, error) {
+	var errs []error
+	required := func(name string) string {
+		v := strings.TrimSpace(get(name))
+		if v == "" {
+			errs = append(errs, fmt.Errorf("%s is required", name))
+		}
+		return v
+	}
+	duration := func(name string, def time.Duration) time.Duration {
+		v := strings.TrimSpace(get(name))
+		if v == "" {
+			return def
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive Go duration such as 15m, got %q", name, v))
+			return def
+		}
+		return d
+	}
+	integer := func(name string, def, lo, hi int64) int64 {
+		v := strings.TrimSpace(get(name))
+		if v == "" {
+			return def
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < lo || n > hi {
+			errs = append(errs, fmt.Errorf("%s must be an integer from %d to %d, got %q", name, lo, hi, v))
+			return def
+		}
+		return n
+	}
+
+	c := Config{
+		TableName:       required(EnvTableName),
+		MediaBucket:     required(EnvMediaBucket),
+		MediaBaseURL:    strings.TrimRight(required(EnvMediaBaseURL), "/"),
+		JWTSecret:       []byte(required(EnvJWTSecret)),
+		AccessTokenTTL:  duration(EnvAccessTokenTTL, DefaultAccessTokenTTL),
+		RefreshTokenTTL: duration(EnvRefreshTokenTTL, DefaultRefreshTokenTTL),
+		BcryptCost:      int(integer(EnvBcryptCost, DefaultBcryptCost, 4, 14)),
+		MaxBodyBytes:    integer(EnvMaxBodyBytes, DefaultMaxBodyBytes, 1024, 10<<20),
+		LogLevel:        strings.ToLower(strings.TrimSpace(get(EnvLogLevel))),
+		Port:            int(integer(EnvPort, DefaultPort, 1, 65535)),
+		UpgradeURL:      strings.TrimSpace(get(EnvUpgradeURL)),
+	}
+	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < minJWTSecretBytes {
+		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, minJWTSecretBytes))
+	}
+	if c.UpgradeURL == "" {
+		c.UpgradeURL = DefaultUpgradeURL
+	}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	if c.RefreshTokenTTL <= c.AccessTokenTTL {
+		errs = append(errs, fmt.Errorf("%s must be longer than %s", EnvRefreshTokenTTL, EnvAccessTokenTTL))
+	}
+	return c, errors.Join(errs...)
+}

@@ -1,0 +1,149 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/guregu/dynamo/v2"
+)
+
+var _ users.SessionStorer = (*Store)(nil)
+
+// sessionItem is one sign-in: PK USER#<id>, SK SESSION#<sid>. Its TTL
+// follows the newest refresh token, so an idle session disappears.
+type sessionItem struct {
+	PK        string    `dynamo:"PK"`
+	SK        string    `dynamo:"SK"`
+	Type      string    `dynamo:"type"`
+	ID        string    `dynamo:"id"`
+	UserID    string    `dynamo:"userId"`
+	Revoked   bool      `dynamo:"revoked"`
+	CreatedAt time.Time `dynamo:"createdAt"`
+	ExpiresAt int64     `dynamo:"expiresAt"`
+}
+
+// refreshTokenItem is one refresh token, by hash: PK RTOKEN#<sha256>.
+type refreshTokenItem struct {
+	PK        string `dynamo:"PK"`
+	SK        string `dynamo:"SK"`
+	Type      string `dynamo:"type"`
+	UserID    string `dynamo:"userId"`
+	SessionID string `dynamo:"sessionId"`
+	Used      bool   `dynamo:"used"`
+	ExpiresAt int64  `dynamo:"expiresAt"`
+}
+
+var errRefresh = apperr.Unauthorized("Invalid or expired refresh token")
+
+// CreateSession writes the session and its first token in one transaction.
+func (s *Store) CreateSession(ctx context.Context, sess users.Session, tokenHash string) error {
+	exp := sess.ExpiresAt.Unix()
+	err := s.db.WriteTx().
+		Put(s.table.Put(sessionItem{PK: userPK(sess.UserID), SK: sessionSK(sess.ID), Type: "Session", ID: sess.ID, UserID: sess.UserID, CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: exp}).If("attribute_not_exists(PK)")).
+		Put(s.table.Put(refreshTokenItem{PK: refreshTokenPK(tokenHash), SK: refreshTokenSK, Type: "RefreshToken", UserID: sess.UserID, SessionID: sess.ID, ExpiresAt: exp}).If("attribute_not_exists(PK)")).
+		Run(ctx)
+	if err != nil {
+		return fmt.Errorf("create session %s: %w", sess.ID, err)
+	}
+	return nil
+}
+
+// SessionOfToken returns the live session a refresh token belongs to.
+func (s *Store) SessionOfToken(ctx context.Context, tokenHash string) (users.Session, error) {
+	tok, err := s.getRefreshToken(ctx, tokenHash)
+	if err != nil {
+		return users.Session{}, err
+	}
+	return users.Session{ID: tok.SessionID, UserID: tok.UserID}, nil
+}
+
+func (s *Store) getRefreshToken(ctx context.Context, hash string) (refreshTokenItem, error) {
+	var tok refreshTokenItem
+	err := s.table.Get(AttrPK, refreshTokenPK(hash)).Range(AttrSK, dynamo.Equal, refreshTokenSK).Consistent(true).One(ctx, &tok)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return tok, errRefresh
+	}
+	if err != nil {
+		return tok, fmt.Errorf("get refresh token: %w", err)
+	}
+	return tok, nil
+}
+
+// RotateRefreshToken marks the old token used and stores the new one in
+// one transaction that also requires the session to be live and extends
+// it. A token presented after it was used (a replay, or a stolen copy)
+// revokes the whole session; so does losing a race against another use of
+// the same token.
+func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash string, now time.Time, ttl time.Duration) (users.Session, error) {
+	tok, err := s.getRefreshToken(ctx, oldHash)
+	if err != nil {
+		return users.Session{}, err
+	}
+	if tok.ExpiresAt <= now.Unix() {
+		return users.Session{}, errRefresh // TTL deletion lags expiry
+	}
+	if tok.Used {
+		if err := s.RevokeSession(ctx, tok.UserID, tok.SessionID); err != nil {
+			return users.Session{}, err
+		}
+		return users.Session{}, apperr.Unauthorized("Refresh token already used; session revoked")
+	}
+	exp := now.Add(ttl).Unix()
+	err = s.db.WriteTx().
+		Update(s.table.Update(AttrPK, refreshTokenPK(oldHash)).Range(AttrSK, refreshTokenSK).
+			Set("used", true).If("used = ?", false)).
+		Put(s.table.Put(refreshTokenItem{PK: refreshTokenPK(newHash), SK: refreshTokenSK, Type: "RefreshToken", UserID: tok.UserID, SessionID: tok.SessionID, ExpiresAt: exp}).If("attribute_not_exists(PK)")).
+		Update(s.table.Update(AttrPK, userPK(tok.UserID)).Range(AttrSK, sessionSK(tok.SessionID)).
+			Set(AttrTTL, exp).If("attribute_exists(PK) AND revoked = ? AND expiresAt > ?", false, now.Unix())).
+		Run(ctx)
+	if codes, ok := cancelReasons(err); ok {
+		if failedCondition(codes, 0) {
+			// Another request used this token first: treat as reuse.
+			if rerr := s.RevokeSession(ctx, tok.UserID, tok.SessionID); rerr != nil {
+				return users.Session{}, rerr
+			}
+			return users.Session{}, apperr.Unauthorized("Refresh token already used; session revoked")
+		}
+		if failedCondition(codes, 2) {
+			return users.Session{}, apperr.Unauthorized("Session revoked or expired")
+		}
+	}
+	if err != nil {
+		return users.Session{}, fmt.Errorf("rotate refresh token: %w", err)
+	}
+	return users.Session{ID: tok.SessionID, UserID: tok.UserID, ExpiresAt: time.Unix(exp, 0)}, nil
+}
+
+// RevokeSession marks a session revoked; its tokens can no longer rotate.
+// An unknown or already revoked session is not an error.
+func (s *Store) RevokeSession(ctx context.Context, userID, sessionID string) error {
+	err := s.table.Update(AttrPK, userPK(userID)).Range(AttrSK, sessionSK(sessionID)).
+		Set("revoked", true).If("attribute_exists(PK)").Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("revoke session %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// RevokeAllSessions revokes every session of a user (password change).
+func (s *Store) RevokeAllSessions(ctx context.Context, userID, exceptSessionID string) error {
+	var items []sessionItem
+	err := s.table.Get(AttrPK, userPK(userID)).Range(AttrSK, dynamo.BeginsWith, sessionPrefix).
+		Project("id", "revoked").All(ctx, &items)
+	if err != nil {
+		return fmt.Errorf("list sessions of %s: %w", userID, err)
+	}
+	for _, it := range items {
+		if it.Revoked || it.ID == exceptSessionID {
+			continue
+		}
+		if err := s.RevokeSession(ctx, userID, it.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}

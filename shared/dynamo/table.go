@@ -1,0 +1,116 @@
+// Package dynamo is the DynamoDB storage adapter: the single table's
+// definition, the key builders (the only code that knows key formats) and
+// the stores that implement the domain packages' Storer interfaces.
+// docs/data-model.md lists every entity and access pattern served here.
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Attribute names of the table's keys and TTL.
+const (
+	AttrPK     = "PK"
+	AttrSK     = "SK"
+	AttrGSI1PK = "GSI1PK"
+	AttrGSI1SK = "GSI1SK"
+	AttrGSI2PK = "GSI2PK"
+	AttrGSI2SK = "GSI2SK"
+	AttrTTL    = "expiresAt" // epoch seconds; DynamoDB deletes the item after it
+)
+
+// Index is a global secondary index of the table (string keys, all attributes projected).
+type Index struct {
+	Name         string
+	PartitionKey string
+	SortKey      string
+}
+
+// Schema is the table's shape. The CDK stack and the local/test setup both
+// build the table from it, so the two cannot drift.
+type Schema struct {
+	PartitionKey string
+	SortKey      string
+	Indexes      []Index
+	TTLAttribute string
+}
+
+// Table is the one table of the service.
+var Table = Schema{
+	PartitionKey: AttrPK,
+	SortKey:      AttrSK,
+	Indexes: []Index{
+		{Name: "GSI1", PartitionKey: AttrGSI1PK, SortKey: AttrGSI1SK},
+		{Name: "GSI2", PartitionKey: AttrGSI2PK, SortKey: AttrGSI2SK},
+	},
+	TTLAttribute: AttrTTL,
+}
+
+// CreateTableInput is the CreateTable request for the schema (on-demand).
+func (s Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
+	attrs := map[string]bool{s.PartitionKey: true, s.SortKey: true}
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String(s.PartitionKey), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(s.SortKey), KeyType: types.KeyTypeRange},
+		},
+	}
+	for _, ix := range s.Indexes {
+		attrs[ix.PartitionKey], attrs[ix.SortKey] = true, true
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(ix.Name),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(ix.PartitionKey), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(ix.SortKey), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		})
+	}
+	for _, a := range []string{s.PartitionKey, s.SortKey} {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+	}
+	for _, ix := range s.Indexes {
+		for _, a := range []string{ix.PartitionKey, ix.SortKey} {
+			if attrs[a] {
+				in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+				attrs[a] = false
+			}
+		}
+	}
+	return in
+}
+
+// EnsureTable creates the table and turns on TTL, unless it already exists.
+// Used by the local server and the tests; AWS gets the table from CDK.
+func (s Schema) EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
+	_, err := client.CreateTable(ctx, s.CreateTableInput(name))
+	var inUse *types.ResourceInUseException
+	if errors.As(err, &inUse) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create table %s: %w", name, err)
+	}
+	waiter := dynamodb.NewTableExistsWaiter(client)
+	if err := waiter.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 30e9); err != nil {
+		return fmt.Errorf("wait for table %s: %w", name, err)
+	}
+	_, err = client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(name),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(s.TTLAttribute), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("enable TTL on %s: %w", name, err)
+	}
+	return nil
+}

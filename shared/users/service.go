@@ -1,0 +1,76 @@
+package users
+
+import (
+	"context"
+	"time"
+
+	"github.com/bookplatform/backend/shared/auth"
+)
+
+// Storer is the storage the user service needs. Implementations return
+// apperr NotFound and Conflict errors, never (nil, nil).
+type Storer interface {
+	// CreateUser stores a new user and claims its email and username;
+	// a taken one is an apperr Conflict naming it.
+	CreateUser(ctx context.Context, u *User) error
+	GetUser(ctx context.Context, id string) (*User, error)
+	GetUserByEmail(ctx context.Context, email string) (*User, error)
+	GetUserByUsername(ctx context.Context, username string) (*User, error)
+	// UpdateUser writes the changed profile of u; when the username
+	// changes it claims the new one and frees prev's in the same
+	// transaction. When prev was a guest it also claims the email.
+	UpdateUser(ctx context.Context, prev, u *User) error
+}
+
+// SessionStorer keeps refresh-token sessions (families).
+type SessionStorer interface {
+	// CreateSession stores a new session with its first refresh token.
+	CreateSession(ctx context.Context, s Session, tokenHash string) error
+	// RotateRefreshToken exchanges a live refresh token for a new one.
+	// A token already rotated revokes its whole session and fails with
+	// apperr Unauthorized; so do unknown, expired and revoked tokens.
+	RotateRefreshToken(ctx context.Context, oldHash, newHash string, now time.Time, ttl time.Duration) (Session, error)
+	// RevokeSession ends a session of the user; revoking twice is fine.
+	RevokeSession(ctx context.Context, userID, sessionID string) error
+	// RevokeAllSessions revokes every session of the user but one.
+	RevokeAllSessions(ctx context.Context, userID, exceptSessionID string) error
+	// SessionOfToken returns the session a refresh token belongs to.
+	SessionOfToken(ctx context.Context, tokenHash string) (Session, error)
+}
+
+// Session is one sign-in (one device): a family of refresh tokens.
+type Session struct {
+	ID        string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// MediaStore stores uploaded images and returns their public URL.
+type MediaStore interface {
+	PutImage(ctx context.Context, key, contentType string, data []byte) (string, error)
+}
+
+// Deps are the service's collaborators.
+type Deps struct {
+	Store      Storer
+	Sessions   SessionStorer
+	Tokens     *auth.Tokens
+	Media      MediaStore
+	RefreshTTL time.Duration
+	BcryptCost int
+	Now        func() time.Time
+}
+
+// Service implements accounts, sessions and profiles.
+type Service struct {
+	d Deps
+}
+
+// NewService returns the user service.
+func NewService(d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{d: d}
+}
