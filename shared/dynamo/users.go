@@ -126,42 +126,53 @@ func (s *Store) getByClaim(ctx context.Context, pk, sk string) (*users.User, err
 	return s.GetUser(ctx, c.UserID)
 }
 
-// UpdateUser writes the profile fields of u in one transaction with the
-// claims a change needs: a new username is claimed and prev's freed; a
-// guest becoming a full account claims its email. The user update is
+// UpdateUser writes the fields of u that differ from prev, in one
+// transaction with the claims the change needs: a new username is claimed
+// and prev's freed; a new email likewise (a guest becoming a full account).
+// Only changed attributes are written, so a concurrent change to another
+// field (or a follower counter) is never overwritten; the update is
 // conditional on prev's username and guest state, so two concurrent
-// renames or migrations cannot both win. Counters are never overwritten.
+// renames or migrations cannot both win.
 func (s *Store) UpdateUser(ctx context.Context, prev, u *users.User) error {
 	upd := s.table.Update(AttrPK, userPK(u.ID)).Range(AttrSK, profileSK).
-		Set("username", u.Username).
-		Set("displayName", u.DisplayName).
-		Set("tier", string(u.Tier)).
-		Set("isGuest", u.IsGuest).
 		Set("updatedAt", u.UpdatedAt.UTC()).
 		If("attribute_exists(PK) AND username = ? AND isGuest = ?", prev.Username, prev.IsGuest)
-	upd = setOrRemove(upd, "email", u.Email)
-	upd = setOrRemove(upd, "passwordHash", u.PasswordHash)
-	upd = setOrRemove(upd, "bio", u.Bio)
-	upd = setOrRemove(upd, "avatarUrl", u.AvatarURL)
-	upd = setOrRemove(upd, "homeStoreId", u.HomeStoreID)
+	for _, f := range []struct {
+		attr       string
+		old, value string
+	}{
+		{"username", prev.Username, u.Username},
+		{"email", prev.Email, u.Email},
+		{"passwordHash", prev.PasswordHash, u.PasswordHash},
+		{"displayName", prev.DisplayName, u.DisplayName},
+		{"bio", prev.Bio, u.Bio},
+		{"avatarUrl", prev.AvatarURL, u.AvatarURL},
+		{"tier", string(prev.Tier), string(u.Tier)},
+		{"homeStoreId", prev.HomeStoreID, u.HomeStoreID},
+	} {
+		if f.old != f.value {
+			upd = setOrRemove(upd, f.attr, f.value)
+		}
+	}
+	if prev.IsGuest != u.IsGuest {
+		upd = upd.Set("isGuest", u.IsGuest)
+	}
 
 	tx := s.db.WriteTx().Update(upd)
 	usernameAt, emailAt := -1, -1
 	n := 1
-	if !sameFold(prev.Username, u.Username) {
+	if !strings.EqualFold(prev.Username, u.Username) {
 		tx = tx.Put(s.table.Put(claimItem{PK: usernamePK(u.Username), SK: usernameSK, Type: "UsernameClaim", UserID: u.ID}).If("attribute_not_exists(PK)")).
 			Delete(s.table.Delete(AttrPK, usernamePK(prev.Username)).Range(AttrSK, usernameSK).If("userId = ?", u.ID))
 		usernameAt = n
 		n += 2
 	}
 	// A change of case only keeps the (lower-cased) claim.
-	if u.Email != "" && !sameFold(prev.Email, u.Email) {
+	if u.Email != "" && !strings.EqualFold(prev.Email, u.Email) {
 		tx = tx.Put(s.table.Put(claimItem{PK: emailPK(u.Email), SK: emailSK, Type: "EmailClaim", UserID: u.ID}).If("attribute_not_exists(PK)"))
 		emailAt = n
-		n++
 		if prev.Email != "" {
 			tx = tx.Delete(s.table.Delete(AttrPK, emailPK(prev.Email)).Range(AttrSK, emailSK).If("userId = ?", u.ID))
-			n++
 		}
 	}
 	err := tx.Run(ctx)
@@ -187,5 +198,3 @@ func setOrRemove(u *dynamo.Update, attr, v string) *dynamo.Update {
 	}
 	return u.Set(attr, v)
 }
-
-func sameFold(a, b string) bool { return strings.EqualFold(a, b) }

@@ -89,7 +89,7 @@ func decodeError(err error) error {
 		if field == "" {
 			return apperr.Validation(fmt.Sprintf("Request body must be a JSON object, not %s", typeErr.Value), nil)
 		}
-		return apperr.Validation(fmt.Sprintf("Field %q must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
+		return apperr.Validation(fmt.Sprintf("Field '%s' must be %s, not %s", field, jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
 			map[string]string{field: "must be " + jsonKind(typeErr.Type.Kind().String())})
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return apperr.Validation("Malformed JSON body", nil)

@@ -1,10 +1,156 @@
 package authapi
 
-import "net/http"
+import (
+	"net/http"
 
-func (h *Handler) guest(w http.ResponseWriter, r *http.Request) error        { return nil }
-func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error       { return nil }
-func (h *Handler) login(w http.ResponseWriter, r *http.Request) error        { return nil }
-func (h *Handler) refresh(w http.ResponseWriter, r *http.Request) error      { return nil }
-func (h *Handler) migrateGuest(w http.ResponseWriter, r *http.Request) error { return nil }
-func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error       { return nil }
+	"github.com/bookplatform/backend/shared/api/userjson"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+// tokenResponse carries both stated forms of the token fields
+// (docs/decisions.md, "Two token forms").
+type tokenResponse struct {
+	Token         string        `json:"token"`
+	AccessToken   string        `json:"access_token"`
+	RefreshToken  string        `json:"refreshToken"`
+	RefreshTokenB string        `json:"refresh_token"`
+	TokenType     string        `json:"tokenType"`
+	ExpiresIn     int64         `json:"expiresIn"`
+	User          *userjson.Own `json:"user,omitempty"`
+}
+
+func newTokenResponse(t users.Tokens, u *users.User) tokenResponse {
+	r := tokenResponse{
+		Token: t.AccessToken, AccessToken: t.AccessToken,
+		RefreshToken: t.RefreshToken, RefreshTokenB: t.RefreshToken,
+		TokenType: "Bearer", ExpiresIn: t.ExpiresIn,
+	}
+	if u != nil {
+		own := userjson.NewOwn(u)
+		r.User = &own
+	}
+	return r
+}
+
+// signupRequest accepts both forms: displayName or display_name; username
+// is optional (Form B has none).
+type signupRequest struct {
+	Username     string `json:"username"`
+	Email        string `json:"email"`
+	Password     string `json:"password"`
+	DisplayName  string `json:"displayName"`
+	DisplayNameB string `json:"display_name"`
+}
+
+func (s signupRequest) input() users.SignupInput {
+	name := s.DisplayName
+	if name == "" {
+		name = s.DisplayNameB
+	}
+	return users.SignupInput{Username: s.Username, Email: s.Email, Password: s.Password, DisplayName: name}
+}
+
+// refreshRequest accepts refreshToken or refresh_token.
+type refreshRequest struct {
+	RefreshToken  string `json:"refreshToken"`
+	RefreshTokenB string `json:"refresh_token"`
+}
+
+func (r refreshRequest) token() string {
+	if r.RefreshToken != "" {
+		return r.RefreshToken
+	}
+	return r.RefreshTokenB
+}
+
+// guest serves POST /v1/auth/guest. Body {} or {device_id}.
+func (h *Handler) guest(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		DeviceID string `json:"device_id"`
+	}
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	if len(req.DeviceID) > 200 {
+		return apperr.Validation("Invalid request", map[string]string{"device_id": "must be at most 200 characters"})
+	}
+	res, err := h.Users.CreateGuest(r.Context())
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusCreated, newTokenResponse(res.Tokens, res.User))
+}
+
+// signup serves POST /v1/auth/signup.
+func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
+	var req signupRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	res, err := h.Users.Signup(r.Context(), req.input())
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusCreated, newTokenResponse(res.Tokens, res.User))
+}
+
+// login serves POST /v1/auth/login.
+func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	res, err := h.Users.Login(r.Context(), req.Email, req.Password)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newTokenResponse(res.Tokens, res.User))
+}
+
+// refresh serves POST /v1/auth/refresh.
+func (h *Handler) refresh(w http.ResponseWriter, r *http.Request) error {
+	var req refreshRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	t, err := h.Users.Refresh(r.Context(), req.token())
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newTokenResponse(*t, nil))
+}
+
+// migrateGuest serves POST /v1/auth/migrate-guest.
+func (h *Handler) migrateGuest(w http.ResponseWriter, r *http.Request) error {
+	var req signupRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	res, err := h.Users.MigrateGuest(r.Context(), httpapi.Caller(r), req.input())
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newTokenResponse(res.Tokens, res.User))
+}
+
+// logout serves POST /v1/auth/logout. Body {} ends this session; a
+// refresh_token in the body (Form B) ends that token's session too.
+func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
+	var req refreshRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	sid := ""
+	if c := httpapi.CallerClaims(r); c != nil {
+		sid = c.SessionID
+	}
+	if err := h.Users.Logout(r.Context(), httpapi.Caller(r), sid, req.token()); err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Logged out"})
+}

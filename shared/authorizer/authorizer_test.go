@@ -1,0 +1,158 @@
+package authorizer
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/golang-jwt/jwt/v5"
+)
+
+var (
+	secret   = []byte("0123456789abcdef0123456789abcdef-test-secret")
+	otherKey = []byte("fedcba9876543210fedcba9876543210-other-secret")
+	now      = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	claims   = auth.Claims{UserID: "u-123", IsGuest: true, Tier: "free", SessionID: "s-456"}
+)
+
+// rawClaims are the access-token claims as a client-side forger would write them.
+func rawClaims(issued time.Time) jwt.MapClaims {
+	return jwt.MapClaims{
+		"userId": claims.UserID, "isGuest": claims.IsGuest, "tier": claims.Tier, "sid": claims.SessionID,
+		"sub": claims.UserID, "iss": auth.Issuer,
+		"iat": issued.Unix(), "exp": issued.Add(15 * time.Minute).Unix(),
+	}
+}
+
+func issue(t *testing.T, at time.Time) string {
+	t.Helper()
+	tok, err := auth.NewTokens(secret, 15*time.Minute, func() time.Time { return at }).Issue(claims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func sign(t *testing.T, m jwt.SigningMethod, key any, c jwt.MapClaims) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(m, c).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestAuthorizer_Handle(t *testing.T) {
+	a := New(Config{JWTSecret: secret, AccessTokenTTL: 15 * time.Minute}, func() time.Time { return now },
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	anonymous := map[string]any{CtxAuthenticated: false}
+
+	tests := []struct {
+		name       string
+		header     string // "" sends no Authorization header
+		authorized bool
+		context    map[string]any
+	}{
+		{name: "valid_token_is_authenticated", header: "Bearer " + issue(t, now.Add(-time.Minute)), authorized: true,
+			context: map[string]any{CtxAuthenticated: true, CtxUserID: "u-123", CtxIsGuest: true, CtxSessionID: "s-456"}},
+		{name: "lowercase_scheme_is_accepted", header: "bearer " + issue(t, now), authorized: true,
+			context: map[string]any{CtxAuthenticated: true, CtxUserID: "u-123", CtxIsGuest: true, CtxSessionID: "s-456"}},
+		{name: "missing_header_passes_unauthenticated", header: "", authorized: true, context: anonymous},
+		{name: "non_bearer_header_passes_unauthenticated", header: "Basic dXNlcjpwYXNz", authorized: true, context: anonymous},
+		{name: "bearer_without_token_passes_unauthenticated", header: "Bearer ", authorized: true, context: anonymous},
+		{name: "not_a_jwt_passes_unauthenticated", header: "Bearer not-a-jwt", authorized: true, context: anonymous},
+		{name: "expired_genuine_token_passes_unauthenticated", header: "Bearer " + issue(t, now.Add(-time.Hour)), authorized: true, context: anonymous},
+		{name: "alg_none_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, rawClaims(now)), authorized: false},
+		{name: "wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now)), authorized: false},
+		{name: "expired_and_wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now.Add(-time.Hour))), authorized: false},
+		{name: "hs512_with_right_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS512, secret, rawClaims(now)), authorized: false},
+		{name: "tampered_payload_is_denied", header: "Bearer " + tamper(t, issue(t, now)), authorized: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			req := events.APIGatewayV2CustomAuthorizerV2Request{
+				Version: "2.0", Type: "REQUEST", RouteKey: "GET /v1/users/me", RawPath: "/v1/users/me",
+				Headers: map[string]string{"host": "api.example.com"},
+			}
+			if tc.header != "" {
+				req.Headers["authorization"] = tc.header
+			}
+			resp, err := a.Handle(context.Background(), req)
+			if err != nil {
+				t.Fatalf("Handle returned an error (API Gateway would answer 500): %v", err)
+			}
+			if resp.IsAuthorized != tc.authorized {
+				t.Fatalf("isAuthorized = %v, want %v", resp.IsAuthorized, tc.authorized)
+			}
+			if !tc.authorized {
+				if len(resp.Context) != 0 {
+					t.Errorf("a denied response carries context %v", resp.Context)
+				}
+				return
+			}
+			if len(resp.Context) != len(tc.context) {
+				t.Errorf("context = %v, want %v", resp.Context, tc.context)
+			}
+			for k, want := range tc.context {
+				if got := resp.Context[k]; got != want {
+					t.Errorf("context[%q] = %v, want %v", k, got, want)
+				}
+			}
+		})
+	}
+}
+
+// tamper changes a genuine token's payload, keeping its signature: what a
+// client trying to become another user would send.
+func tamper(t *testing.T, token string) string {
+	t.Helper()
+	parts := strings.Split(token, ".")
+	forged := sign(t, jwt.SigningMethodHS256, otherKey, jwt.MapClaims{"userId": "someone-else"})
+	return parts[0] + "." + strings.Split(forged, ".")[1] + "." + parts[2]
+}
+
+func TestLoadConfig(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+	t.Run("needs_only_the_token_variables", func(t *testing.T) {
+		c, err := LoadConfig(env(map[string]string{config.EnvJWTSecret: string(secret), config.EnvAccessTokenTTL: "10m"}))
+		if err != nil {
+			t.Fatalf("LoadConfig: %v", err)
+		}
+		if string(c.JWTSecret) != string(secret) || c.AccessTokenTTL != 10*time.Minute {
+			t.Errorf("config = %+v", c)
+		}
+	})
+	t.Run("ttl_defaults", func(t *testing.T) {
+		c, err := LoadConfig(env(map[string]string{config.EnvJWTSecret: string(secret)}))
+		if err != nil || c.AccessTokenTTL != config.DefaultAccessTokenTTL {
+			t.Errorf("config = %+v, err = %v", c, err)
+		}
+	})
+	for name, tc := range map[string]struct {
+		vars map[string]string
+		want []string
+	}{
+		"missing_secret":        {vars: map[string]string{}, want: []string{"JWT_SECRET is required"}},
+		"short_secret":          {vars: map[string]string{config.EnvJWTSecret: "short"}, want: []string{"JWT_SECRET must be at least 32 bytes"}},
+		"bad_ttl_and_no_secret": {vars: map[string]string{config.EnvAccessTokenTTL: "soon"}, want: []string{"JWT_SECRET is required", "ACCESS_TOKEN_TTL must be a positive Go duration"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadConfig(env(tc.vars))
+			if err == nil {
+				t.Fatal("LoadConfig accepted a bad configuration")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}

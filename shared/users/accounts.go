@@ -1,0 +1,307 @@
+package users
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/google/uuid"
+)
+
+// Tokens is what a sign-in returns.
+type Tokens struct {
+	AccessToken  string
+	RefreshToken string
+	ExpiresIn    int64 // access token lifetime in seconds
+}
+
+// AuthResult is a signed-in user with fresh tokens.
+type AuthResult struct {
+	Tokens
+	User *User
+}
+
+// SignupInput is a sign-up or guest-migration request. Username may be
+// empty (the spec's Form B has none); one is then derived from the email.
+type SignupInput struct {
+	Username    string
+	Email       string
+	Password    string
+	DisplayName string
+}
+
+// CreateGuest creates a guest account (named Guest, username guest_ and
+// digits, tier free, no email) and signs it in.
+func (s *Service) CreateGuest(ctx context.Context) (*AuthResult, error) {
+	now := s.d.Now().UTC()
+	for attempt := 0; ; attempt++ {
+		u := &User{
+			ID: uuid.NewString(), Username: GuestPrefix + randomDigits(10), DisplayName: GuestDisplayName,
+			Tier: TierFree, IsGuest: true, CreatedAt: now, UpdatedAt: now,
+		}
+		err := s.d.Store.CreateUser(ctx, u)
+		if apperr.Is(err, apperr.CodeConflict) && attempt < 4 {
+			continue // a guest number collided: draw again
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.signIn(ctx, u)
+	}
+}
+
+// Signup creates a full account. Errors: ValidationError (fields),
+// Conflict (email or username taken).
+func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, error) {
+	in, err := s.checkSignup(in)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := auth.HashPassword(in.Password, s.d.BcryptCost)
+	if err != nil {
+		return nil, err
+	}
+	now := s.d.Now().UTC()
+	derive := in.Username == ""
+	for attempt := 0; ; attempt++ {
+		u := &User{
+			ID: uuid.NewString(), Username: in.Username, Email: in.Email, PasswordHash: hash,
+			DisplayName: in.DisplayName, Tier: TierFree, CreatedAt: now, UpdatedAt: now,
+		}
+		if derive {
+			u.Username = deriveUsername(in.Email)
+		}
+		if u.DisplayName == "" {
+			u.DisplayName = u.Username
+		}
+		err := s.d.Store.CreateUser(ctx, u)
+		if derive && isUsernameConflict(err) && attempt < 4 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s.signIn(ctx, u)
+	}
+}
+
+// checkSignup normalizes and validates a sign-up, reporting every bad field.
+func (s *Service) checkSignup(in SignupInput) (SignupInput, error) {
+	in.Username = strings.TrimSpace(in.Username)
+	in.Email = NormalizeEmail(in.Email)
+	in.DisplayName = strings.TrimSpace(in.DisplayName)
+	f := fieldErrors{}
+	if in.Username != "" {
+		if m := ValidateUsername(in.Username); m != "" {
+			f["username"] = m
+		}
+	}
+	if m := ValidateEmail(in.Email); m != "" {
+		f["email"] = m
+	}
+	if m := ValidatePassword(in.Password); m != "" {
+		f["password"] = m
+	}
+	if in.DisplayName != "" {
+		if m := ValidateDisplayName(in.DisplayName); m != "" {
+			f["displayName"] = m
+		}
+	}
+	return in, f.err()
+}
+
+// Login signs in with email and password. A wrong email and a wrong
+// password give the same 401, in the same time.
+func (s *Service) Login(ctx context.Context, email, password string) (*AuthResult, error) {
+	email = NormalizeEmail(email)
+	f := fieldErrors{}
+	if email == "" {
+		f["email"] = "is required"
+	}
+	if password == "" {
+		f["password"] = "is required"
+	}
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	u, err := s.d.Store.GetUserByEmail(ctx, email)
+	if apperr.Is(err, apperr.CodeNotFound) {
+		auth.CheckNoUser(password)
+		return nil, apperr.Unauthorized("Invalid email or password")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !auth.CheckPassword(u.PasswordHash, password) {
+		return nil, apperr.Unauthorized("Invalid email or password")
+	}
+	return s.signIn(ctx, u)
+}
+
+// Refresh exchanges a refresh token for a new pair (rotation). Errors:
+// ValidationError (missing), Unauthorized (unknown, expired, revoked or
+// reused — reuse revokes the whole session).
+func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, error) {
+	refreshToken = strings.TrimSpace(refreshToken)
+	if refreshToken == "" {
+		return nil, apperr.Validation("refreshToken is required", map[string]string{"refreshToken": "is required"})
+	}
+	next, err := auth.NewRefreshToken()
+	if err != nil {
+		return nil, err
+	}
+	now := s.d.Now()
+	sess, err := s.d.Sessions.RotateRefreshToken(ctx, auth.HashRefreshToken(refreshToken), auth.HashRefreshToken(next), now, s.d.RefreshTTL)
+	if err != nil {
+		return nil, err
+	}
+	u, err := s.d.Store.GetUser(ctx, sess.UserID)
+	if apperr.Is(err, apperr.CodeNotFound) {
+		return nil, apperr.Unauthorized("User not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	access, err := s.accessToken(u, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &Tokens{AccessToken: access, RefreshToken: next, ExpiresIn: int64(s.d.Tokens.AccessTTL().Seconds())}, nil
+}
+
+// MigrateGuest turns the calling guest into a full account with the same
+// id, so everything the guest made stays theirs, and issues new tokens.
+// The guest's earlier sessions are revoked. Errors: Unauthorized (caller
+// is not a guest), ValidationError, Conflict.
+func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput) (*AuthResult, error) {
+	if !caller.IsGuest {
+		return nil, apperr.Unauthorized("Only guest accounts can be migrated")
+	}
+	in, err := s.checkSignup(in)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := auth.HashPassword(in.Password, s.d.BcryptCost)
+	if err != nil {
+		return nil, err
+	}
+	derive := in.Username == ""
+	for attempt := 0; ; attempt++ {
+		u := *caller
+		u.Username, u.Email, u.PasswordHash, u.IsGuest = in.Username, in.Email, hash, false
+		if derive {
+			u.Username = deriveUsername(in.Email)
+		}
+		if in.DisplayName != "" {
+			u.DisplayName = in.DisplayName
+		} else if u.DisplayName == GuestDisplayName {
+			u.DisplayName = u.Username
+		}
+		u.UpdatedAt = s.d.Now().UTC()
+		err := s.d.Store.UpdateUser(ctx, caller, &u)
+		if derive && isUsernameConflict(err) && attempt < 4 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := s.d.Sessions.RevokeAllSessions(ctx, u.ID, ""); err != nil {
+			return nil, err
+		}
+		return s.signIn(ctx, &u)
+	}
+}
+
+// Logout revokes the session of the access token and, when given, the
+// session of a refresh token of the same user.
+func (s *Service) Logout(ctx context.Context, caller *User, sessionID, refreshToken string) error {
+	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
+		sess, err := s.d.Sessions.SessionOfToken(ctx, auth.HashRefreshToken(refreshToken))
+		switch {
+		case apperr.Is(err, apperr.CodeUnauthorized):
+			// Unknown or expired: nothing left to revoke.
+		case err != nil:
+			return err
+		case sess.UserID == caller.ID:
+			if err := s.d.Sessions.RevokeSession(ctx, caller.ID, sess.ID); err != nil {
+				return err
+			}
+		}
+	}
+	if sessionID != "" {
+		return s.d.Sessions.RevokeSession(ctx, caller.ID, sessionID)
+	}
+	return nil
+}
+
+// signIn starts a session for u and issues its tokens.
+func (s *Service) signIn(ctx context.Context, u *User) (*AuthResult, error) {
+	refresh, err := auth.NewRefreshToken()
+	if err != nil {
+		return nil, err
+	}
+	now := s.d.Now().UTC()
+	sess := Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.d.RefreshTTL)}
+	if err := s.d.Sessions.CreateSession(ctx, sess, auth.HashRefreshToken(refresh)); err != nil {
+		return nil, err
+	}
+	access, err := s.accessToken(u, sess.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &AuthResult{
+		Tokens: Tokens{AccessToken: access, RefreshToken: refresh, ExpiresIn: int64(s.d.Tokens.AccessTTL().Seconds())},
+		User:   u,
+	}, nil
+}
+
+func (s *Service) accessToken(u *User, sessionID string) (string, error) {
+	return s.d.Tokens.Issue(auth.Claims{UserID: u.ID, IsGuest: u.IsGuest, Tier: string(u.Tier), SessionID: sessionID})
+}
+
+func isUsernameConflict(err error) bool {
+	e, ok := apperr.As(err)
+	return ok && e.Code == apperr.CodeConflict && strings.Contains(e.Message, "Username")
+}
+
+// deriveUsername makes a username from an email's local part plus four
+// random digits, for sign-ups that send none (Form B).
+func deriveUsername(email string) string {
+	local, _, _ := strings.Cut(email, "@")
+	var b strings.Builder
+	for _, r := range local {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_':
+			b.WriteRune(r)
+		case r == '.' || r == '-' || r == '+':
+			b.WriteRune('_')
+		}
+	}
+	base := b.String()
+	if base == "" || !(base[0] >= 'a' && base[0] <= 'z' || base[0] >= 'A' && base[0] <= 'Z') {
+		base = "reader" + base
+	}
+	if strings.HasPrefix(strings.ToLower(base), GuestPrefix) || reserved[strings.ToLower(base)] {
+		base = "reader_" + base
+	}
+	if len(base) > MaxUsernameLen-5 {
+		base = base[:MaxUsernameLen-5]
+	}
+	return base + "_" + randomDigits(4)
+}
+
+func randomDigits(n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		d, err := rand.Int(rand.Reader, big.NewInt(10))
+		if err != nil {
+			panic(fmt.Sprintf("crypto/rand: %v", err))
+		}
+		b.WriteByte(byte('0' + d.Int64()))
+	}
+	return b.String()
+}

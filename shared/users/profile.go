@@ -1,0 +1,173 @@
+package users
+
+import (
+	"bytes"
+	"context"
+	"strings"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/google/uuid"
+)
+
+// MaxAvatarBytes is the avatar size limit (spec: 5 MB).
+const MaxAvatarBytes = 5 << 20
+
+// Get returns a user by id. Errors: NotFound.
+func (s *Service) Get(ctx context.Context, id string) (*User, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, apperr.NotFound("User not found")
+	}
+	return s.d.Store.GetUser(ctx, id)
+}
+
+// GetByUsername returns a user by username, case-insensitively. Errors: NotFound.
+func (s *Service) GetByUsername(ctx context.Context, username string) (*User, error) {
+	if username == "" || len(username) > 64 {
+		return nil, apperr.NotFound("User not found")
+	}
+	return s.d.Store.GetUserByUsername(ctx, username)
+}
+
+// ProfileUpdate is a partial update: nil fields are left as they are.
+type ProfileUpdate struct {
+	DisplayName *string
+	Bio         *string
+	Username    *string
+}
+
+// UpdateProfile changes the caller's display name, bio or username.
+// Renaming frees the old username. Guests keep their generated username
+// until they migrate. Errors: ValidationError, Conflict (username taken).
+func (s *Service) UpdateProfile(ctx context.Context, caller *User, p ProfileUpdate) (*User, error) {
+	u := *caller
+	f := fieldErrors{}
+	if p.DisplayName != nil {
+		u.DisplayName = strings.TrimSpace(*p.DisplayName)
+		if m := ValidateDisplayName(u.DisplayName); m != "" {
+			f["displayName"] = m
+		}
+	}
+	if p.Bio != nil {
+		u.Bio = strings.TrimSpace(*p.Bio)
+		if m := ValidateBio(u.Bio); m != "" {
+			f["bio"] = m
+		}
+	}
+	if p.Username != nil {
+		u.Username = strings.TrimSpace(*p.Username)
+		switch {
+		case caller.IsGuest && u.Username != caller.Username:
+			f["username"] = "guests cannot choose a username; sign up with POST /v1/auth/migrate-guest"
+		case u.Username != caller.Username:
+			if m := ValidateUsername(u.Username); m != "" {
+				f["username"] = m
+			}
+		}
+	}
+	if err := f.err(); err != nil {
+		return nil, err
+	}
+	if u.DisplayName == caller.DisplayName && u.Bio == caller.Bio && u.Username == caller.Username {
+		return caller, nil
+	}
+	u.UpdatedAt = s.d.Now().UTC()
+	if err := s.d.Store.UpdateUser(ctx, caller, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// ChangePassword replaces the caller's password after checking the
+// current one, and signs out every other session. Errors: ValidationError,
+// Unauthorized (wrong current password).
+func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, current, next string) error {
+	f := fieldErrors{}
+	if current == "" {
+		f["currentPassword"] = "is required"
+	}
+	if m := ValidatePassword(next); m != "" {
+		f["newPassword"] = m
+	}
+	if caller.IsGuest {
+		return apperr.Validation("Guest accounts have no password; sign up with POST /v1/auth/migrate-guest", nil)
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	if !auth.CheckPassword(caller.PasswordHash, current) {
+		return apperr.Unauthorized("Current password is incorrect")
+	}
+	hash, err := auth.HashPassword(next, s.d.BcryptCost)
+	if err != nil {
+		return err
+	}
+	u := *caller
+	u.PasswordHash, u.UpdatedAt = hash, s.d.Now().UTC()
+	if err := s.d.Store.UpdateUser(ctx, caller, &u); err != nil {
+		return err
+	}
+	return s.d.Sessions.RevokeAllSessions(ctx, caller.ID, sessionID)
+}
+
+// ImageType returns the content type and extension of a JPEG, PNG or GIF
+// by its magic bytes, or "" when it is none of them. The file name and the
+// declared type are not trusted.
+func ImageType(head []byte) (contentType, ext string) {
+	switch {
+	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
+		return "image/jpeg", "jpg"
+	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
+		return "image/png", "png"
+	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
+		return "image/gif", "gif"
+	}
+	return "", ""
+}
+
+// SetAvatar stores a new avatar image and points the caller's profile at
+// it. Errors: ValidationError (not JPG/PNG/GIF, empty, over 5 MB).
+func (s *Service) SetAvatar(ctx context.Context, caller *User, data []byte) (string, error) {
+	if len(data) == 0 {
+		return "", apperr.Validation("avatar file is empty", map[string]string{"avatar": "is empty"})
+	}
+	if len(data) > MaxAvatarBytes {
+		return "", apperr.Validation("avatar must be at most 5 MB", map[string]string{"avatar": "must be at most 5 MB"})
+	}
+	ct, ext := ImageType(data)
+	if ct == "" {
+		return "", apperr.Validation("avatar must be a JPG, PNG or GIF image", map[string]string{"avatar": "must be a JPG, PNG or GIF image"})
+	}
+	// A new key per upload: URLs are cacheable forever and never go stale.
+	url, err := s.d.Media.PutImage(ctx, "avatars/"+caller.ID+"/"+uuid.NewString()+"."+ext, ct, data)
+	if err != nil {
+		return "", err
+	}
+	u := *caller
+	u.AvatarURL, u.UpdatedAt = url, s.d.Now().UTC()
+	if err := s.d.Store.UpdateUser(ctx, caller, &u); err != nil {
+		return "", err
+	}
+	return url, nil
+}
+
+// SetTier changes a user's tier (operations and demo data; there is no
+// public endpoint for it). Errors: ValidationError, NotFound.
+func (s *Service) SetTier(ctx context.Context, userID string, tier Tier) (*User, error) {
+	if !tier.Valid() {
+		return nil, apperr.Validation("unknown tier", map[string]string{"tier": "must be free, premium or bookstore"})
+	}
+	prev, err := s.d.Store.GetUser(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	if prev.Tier == tier {
+		return prev, nil
+	}
+	u := *prev
+	u.Tier, u.UpdatedAt = tier, s.d.Now().UTC()
+	if err := s.d.Store.UpdateUser(ctx, prev, &u); err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
