@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/bookplatform/backend/shared/admission"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/callstats"
@@ -155,105 +156,156 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	if err := rt.admit(sw, r, &c.Route, st); err != nil {
-		rt.writeError(sw, r, err)
+	rt.serveRoute(sw, r, &c.Route, st)
+}
+
+// serveRoute authenticates, applies rate limits and runs the handler.
+//
+// The caller's user read and the rate-limit counter updates start together.
+// The handler starts as soon as the caller is known, without waiting for
+// the counters: its reads go ahead, while its writes (DynamoDB, S3, SQS)
+// wait in the SDK middleware until the admission gate opens. The response
+// is buffered and released only once the gate has opened, so a refused
+// request gets a clean 429 and has changed nothing. An authenticated read
+// costs max(user read, counter) plus its own reads, not their sum.
+func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st *reqState) {
+	claims, err := rt.verify(r, route)
+	if err != nil {
+		rt.writeError(w, r, err)
 		return
 	}
-	if err := c.Handler(sw, r); err != nil {
-		rt.writeError(sw, r, err)
+	st.claims = claims
+	ctx := r.Context()
+
+	var (
+		user     *users.User
+		userErr  error
+		userDone = make(chan struct{})
+	)
+	go func() {
+		defer close(userDone)
+		if claims != nil {
+			user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID)
+		}
+	}()
+
+	rules, err := routeRules(route)
+	if err != nil {
+		rt.writeError(w, r, err)
+		return
+	}
+	gate := admission.NewGate()
+	var results []ratelimit.Result
+	go func() {
+		counts := rt.count(ctx, claims, rules, st, clientIP(r))
+		<-userDone
+		var err error
+		results, err = decide(rules, counts, user, st.now)
+		gate.Open(err)
+	}()
+
+	<-userDone
+	if claims != nil {
+		if userErr != nil {
+			_ = gate.Wait(ctx) // the request still counts
+			if apperr.Is(userErr, apperr.CodeNotFound) {
+				rt.writeError(w, r, apperr.Unauthorized(MsgUserNotFound))
+				return
+			}
+			rt.writeError(w, r, fmt.Errorf("load caller %s: %w", claims.UserID, userErr))
+			return
+		}
+		st.user = user
+	}
+
+	buf := newBufferedWriter()
+	herr := route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
+	gerr := gate.Wait(ctx)
+	setRateHeaders(w.Header(), results, st.now)
+	switch {
+	case gerr != nil:
+		rt.writeError(w, r, gerr)
+	case herr != nil:
+		rt.writeError(w, r, herr)
+	default:
+		buf.flushTo(w)
 	}
 }
 
-// admit authenticates the caller and applies rate limits. The user read and
-// the counter updates run concurrently: one round trip of depth.
-func (rt *Router) admit(w http.ResponseWriter, r *http.Request, route *Route, st *reqState) error {
-	var claims *auth.Claims
-	if route.Auth != AuthNone {
-		token, present, ok := bearerToken(r)
-		switch {
-		case !present && route.Auth == AuthOptional:
-		case !ok:
-			return apperr.Unauthorized(MsgMissingAuth)
-		default:
-			if rt.opts.Identity == nil {
-				return errors.New("router has no identity provider")
-			}
-			c, err := rt.opts.Identity.VerifyAccessToken(token)
-			if err != nil {
-				return apperr.Unauthorized(MsgInvalidToken)
-			}
-			claims = &c
-		}
+// verify reads and checks the bearer token as the route's auth level asks.
+func (rt *Router) verify(r *http.Request, route *Route) (*auth.Claims, error) {
+	if route.Auth == AuthNone {
+		return nil, nil
 	}
-	st.claims = claims
+	token, present, ok := bearerToken(r)
+	switch {
+	case !present && route.Auth == AuthOptional:
+		return nil, nil
+	case !ok:
+		return nil, apperr.Unauthorized(MsgMissingAuth)
+	case rt.opts.Identity == nil:
+		return nil, errors.New("router has no identity provider")
+	}
+	c, err := rt.opts.Identity.VerifyAccessToken(token)
+	if err != nil {
+		return nil, apperr.Unauthorized(MsgInvalidToken)
+	}
+	return &c, nil
+}
 
-	// Scope: signed-in full accounts by user id; guests and anonymous
-	// callers by source address.
-	scope := "ip:" + clientIP(r)
-	if claims != nil && !claims.IsGuest {
-		scope = "user:" + claims.UserID
-	}
+// routeRules lists the limits a route counts against: the tier rate (its
+// limit fixed once the caller's tier is known) and the route's actions.
+func routeRules(route *Route) ([]ratelimit.Rule, error) {
 	var rules []ratelimit.Rule
 	if !route.Unmetered {
-		rules = append(rules, ratelimit.Rule{Name: ratelimit.RequestAction}) // limit fixed once the tier is known
+		rules = append(rules, ratelimit.Rule{Name: ratelimit.RequestAction, Window: time.Minute})
 	}
 	for _, a := range route.Actions {
 		rule, ok := ratelimit.Actions[a]
 		if !ok {
-			return fmt.Errorf("route %s %s names unknown rate-limit action %q", route.Method, route.Path, a)
+			return nil, fmt.Errorf("route %s %s names unknown rate-limit action %q", route.Method, route.Path, a)
 		}
 		rules = append(rules, rule)
 	}
+	return rules, nil
+}
 
-	var (
-		wg      sync.WaitGroup
-		user    *users.User
-		userErr error
-		counts  = make([]int64, len(rules))
-	)
-	ctx := r.Context()
-	if claims != nil {
+// count adds one to every rule's counter, concurrently. Signed-in full
+// accounts are counted by user id; guests and anonymous callers by source
+// address. A counter that fails reports -1: fail open.
+func (rt *Router) count(ctx context.Context, claims *auth.Claims, rules []ratelimit.Rule, st *reqState, ip string) []int64 {
+	counts := make([]int64, len(rules))
+	if rt.opts.Counter == nil {
+		for i := range counts {
+			counts[i] = -1
+		}
+		return counts
+	}
+	scope := "ip:" + ip
+	if claims != nil && !claims.IsGuest {
+		scope = "user:" + claims.UserID
+	}
+	var wg sync.WaitGroup
+	for i, rule := range rules {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID)
+			ws := ratelimit.WindowStart(st.now, rule.Window)
+			n, err := rt.opts.Counter.Incr(ctx, scope, rule.Name, ws, ws.Add(rule.Window))
+			if err != nil {
+				rt.opts.Logger.Warn("rate limit counter failed; allowing", "requestId", st.requestID, "error", err.Error())
+				n = -1
+			}
+			counts[i] = n
 		}()
 	}
-	if rt.opts.Counter != nil {
-		for i, rule := range rules {
-			window := rule.Window
-			if rule.Name == ratelimit.RequestAction {
-				window = time.Minute
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ws := ratelimit.WindowStart(st.now, window)
-				n, err := rt.opts.Counter.Incr(ctx, scope, rule.Name, ws, ws.Add(window))
-				if err != nil {
-					// Fail open: a counter outage must not take the API down.
-					rt.opts.Logger.Warn("rate limit counter failed; allowing", "requestId", st.requestID, "error", err.Error())
-					n = -1
-				}
-				counts[i] = n
-			}()
-		}
-	}
 	wg.Wait()
+	return counts
+}
 
-	if claims != nil {
-		if userErr != nil {
-			if apperr.Is(userErr, apperr.CodeNotFound) {
-				return apperr.Unauthorized(MsgUserNotFound)
-			}
-			return fmt.Errorf("load caller %s: %w", claims.UserID, userErr)
-		}
-		st.user = user
-	}
-	if rt.opts.Counter == nil || len(rules) == 0 {
-		return nil
-	}
-
+// decide turns counts into results and refuses the request when any rule
+// is exceeded. The tier rate of a guest or anonymous caller is the guest rate.
+func decide(rules []ratelimit.Rule, counts []int64, user *users.User, now time.Time) ([]ratelimit.Result, error) {
 	tier := ratelimit.TierGuest
 	if user != nil && !user.IsGuest {
 		tier = string(user.Tier)
@@ -263,26 +315,39 @@ func (rt *Router) admit(w http.ResponseWriter, r *http.Request, route *Route, st
 		if rule.Name == ratelimit.RequestAction {
 			rule = ratelimit.TierRule(tier)
 		}
-		results[i] = ratelimit.Decide(rule, counts[i], st.now)
+		results[i] = ratelimit.Decide(rule, counts[i], now)
+	}
+	if len(results) == 0 {
+		return nil, nil
 	}
 	t := ratelimit.Tightest(results)
-	h := w.Header()
+	if t.Allowed {
+		return results, nil
+	}
+	retry := t.Reset.Sub(now)
+	return results, apperr.New(apperr.CodeRateLimited, "Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window).
+		WithDetails(map[string]any{
+			"error":      "rate_limit_exceeded",
+			"action":     t.Rule.Name,
+			"retryAfter": retry.Milliseconds(),
+			"limit":      t.Rule.Limit,
+			"remaining":  0,
+		})
+}
+
+// setRateHeaders reports the tightest rule in the X-RateLimit headers.
+func setRateHeaders(h http.Header, results []ratelimit.Result, now time.Time) {
+	if len(results) == 0 {
+		return
+	}
+	t := ratelimit.Tightest(results)
 	h.Set("X-RateLimit-Limit", strconv.FormatInt(t.Rule.Limit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatInt(t.Remaining, 10))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(t.Reset.Unix(), 10))
 	if !t.Allowed {
-		retry := t.Reset.Sub(st.now)
+		retry := t.Reset.Sub(now)
 		h.Set("Retry-After", strconv.FormatInt(int64((retry+time.Second-1)/time.Second), 10))
-		return apperr.New(apperr.CodeRateLimited, "Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window).
-			WithDetails(map[string]any{
-				"error":      "rate_limit_exceeded",
-				"action":     t.Rule.Name,
-				"retryAfter": retry.Milliseconds(),
-				"limit":      t.Rule.Limit,
-				"remaining":  0,
-			})
 	}
-	return nil
 }
 
 // bearerToken reads "Authorization: Bearer <token>". present is false when
@@ -355,4 +420,40 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// bufferedWriter holds a handler's response until the request is admitted.
+type bufferedWriter struct {
+	header http.Header
+	status int
+	body   []byte
+}
+
+func newBufferedWriter() *bufferedWriter { return &bufferedWriter{header: http.Header{}} }
+
+func (b *bufferedWriter) Header() http.Header { return b.header }
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	b.body = append(b.body, p...)
+	return len(p), nil
+}
+
+func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body)
 }

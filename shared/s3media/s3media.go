@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/callstats"
 )
 
 // NewClient builds the S3 client. The endpoint comes from the SDK's
@@ -21,7 +21,7 @@ import (
 func NewClient(cfg aws.Config) *s3.Client {
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.UsePathStyle = true
-		o.APIOptions = append(o.APIOptions, dynamo.RecordCalls("s3"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("s3"))
 	})
 }
 

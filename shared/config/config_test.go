@@ -1,0 +1,31 @@
+package config
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoad_Defaults(t *testing.T) {
+	c, err := load(env(map[string]string{
+		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+	}))
+	require.NoError(t, err)
+	assert.Equal(t, 15*time.Minute, c.AccessTokenTTL)
+	assert.Equal(t, 7*24*time.Hour, c.RefreshTokenTTL)
+	assert.Equal(t, "https://cdn.example", c.MediaBaseURL)
+	assert.Equal(t, 10, c.BcryptCost)
+	assert.Equal(t, 8080, c.Port)
+}
+
+func TestLoad_ReportsEveryProblemAtOnce(t *testing.T) {
+	_, err := load(env(map[string]string{EnvJWTSecret: "short", EnvAccessTokenTTL: "soon", EnvBcryptCost: "99"}))
+	require.Error(t, err)
+	for _, want := range []string{EnvTableName, EnvMediaBucket, EnvMediaBaseURL, "at least 32 bytes", EnvAccessTokenTTL, EnvBcryptCost} {
+		assert.Contains(t, err.Error(), want)
+	}
+}
