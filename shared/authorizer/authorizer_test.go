@@ -4,11 +4,14 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/golang-jwt/jwt/v5"
@@ -154,5 +157,26 @@ func TestLoadConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAuthorizer_LambdaWire drives the handler through the Lambda entry
+// point with the sample event, checking the JSON API Gateway reads: the
+// simple-response field names and the context.
+func TestAuthorizer_LambdaWire(t *testing.T) {
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "authorizer-users-me.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := New(Config{JWTSecret: secret, AccessTokenTTL: 15 * time.Minute}, func() time.Time { return now },
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	out, err := lambda.NewHandler(a.Handle).Invoke(context.Background(), payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The sample's token is a placeholder, not a JWT: a client state, so
+	// it passes unauthenticated and the function answers the 401.
+	if want := `{"isAuthorized":true,"context":{"authenticated":false}}`; string(out) != want {
+		t.Errorf("response = %s, want %s", out, want)
 	}
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+var clock = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// newApp wires the real app with dummy names and credentials: none of the
+// requests below reaches DynamoDB or S3, so nothing is called.
+func newApp(t *testing.T) *app.App {
+	t.Helper()
+	cfg := config.Config{
+		TableName:       "test-table",
+		MediaBucket:     "test-bucket",
+		MediaBaseURL:    "https://media.example.com",
+		JWTSecret:       []byte("0123456789abcdef0123456789abcdef"),
+		AccessTokenTTL:  config.DefaultAccessTokenTTL,
+		RefreshTokenTTL: config.DefaultRefreshTokenTTL,
+		BcryptCost:      4,
+		MaxBodyBytes:    config.DefaultMaxBodyBytes,
+		LogLevel:        "error",
+		UpgradeURL:      config.DefaultUpgradeURL,
+	}
+	awsCfg := aws.Config{
+		Region:      "eu-west-1",
+		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "test-secret", ""),
+	}
+	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	return app.New(cfg, app.NewClients(awsCfg), logger, func() time.Time { return clock })
+}
+
+// invoke drives the function through the Lambda entry point with an event
+// file, as the runtime would, and decodes the response.
+func invoke(t *testing.T, a *app.App, event string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", event))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := lambda.NewHandler(handler(a)).Invoke(context.Background(), payload)
+	if err != nil {
+		t.Fatalf("invoke %s: %v", event, err)
+	}
+	var resp events.APIGatewayV2HTTPResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("decode response %s: %v", out, err)
+	}
+	return resp
+}
+
+func TestHealth_Lambda(t *testing.T) {
+	a := newApp(t)
+
+	t.Run("health_is_200", func(t *testing.T) {
+		resp := invoke(t, a, "health.json")
+		if resp.StatusCode != 200 {
+			t.Fatalf("status = %d, want 200; body %s", resp.StatusCode, resp.Body)
+		}
+		var body struct{ Status, Timestamp string }
+		if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+			t.Fatalf("body %q: %v", resp.Body, err)
+		}
+		if body.Status != "ok" || body.Timestamp != "2026-03-01T12:00:00Z" {
+			t.Errorf("body = %+v", body)
+		}
+		if ct := resp.Headers["Content-Type"]; !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("Content-Type = %q", ct)
+		}
+	})
+
+	t.Run("unknown_route_is_404_envelope", func(t *testing.T) {
+		resp := invoke(t, a, "unknown-route.json")
+		body := envelope(t, resp, 404)
+		if body.Error.Code != "NOT_FOUND" || body.Error.Name != "NotFound" || body.Error.Message != "No route for GET /v1/no-such-thing" {
+			t.Errorf("error = %+v", body.Error)
+		}
+	})
+
+	t.Run("wrong_method_is_405_envelope", func(t *testing.T) {
+		// A path of another group: only a router over every group's
+		// table knows that the path exists with other methods.
+		resp := invoke(t, a, "wrong-method.json")
+		body := envelope(t, resp, 405)
+		if body.Error.Code != "METHOD_NOT_ALLOWED" || body.Error.Name != "MethodNotAllowed" {
+			t.Errorf("error = %+v", body.Error)
+		}
+		if allow := resp.Headers["Allow"]; allow != "GET, PUT" {
+			t.Errorf("Allow = %q, want %q", allow, "GET, PUT")
+		}
+	})
+}
+
+func envelope(t *testing.T, resp events.APIGatewayV2HTTPResponse, status int) httpapi.ErrorBody {
+	t.Helper()
+	if resp.StatusCode != status {
+		t.Fatalf("status = %d, want %d; body %s", resp.StatusCode, status, resp.Body)
+	}
+	var body httpapi.ErrorBody
+	if err := json.Unmarshal([]byte(resp.Body), &body); err != nil {
+		t.Fatalf("body %q: %v", resp.Body, err)
+	}
+	if body.Error.RequestID == "" || body.Error.RequestID != resp.Headers["X-Request-Id"] {
+		t.Errorf("requestId %q does not match X-Request-Id %q", body.Error.RequestID, resp.Headers["X-Request-Id"])
+	}
+	return body
+}

@@ -1,0 +1,58 @@
+// Command infra is the CDK app of the backend (cdk.json runs it with
+// `go run ./infra`). It expects the functions prebuilt by `make build`
+// under build/<function>/bootstrap, so synthesis needs neither Docker nor a
+// Go toolchain inside a bundling step.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/app"
+)
+
+// buildDir is where `make build` writes the bootstraps, relative to the
+// repository root, where the cdk CLI runs the app.
+const buildDir = "build"
+
+func main() {
+	defer jsii.Close()
+
+	if err := checkBuild(buildDir); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+
+	a := awscdk.NewApp(nil)
+	NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
+		StackProps: awscdk.StackProps{Env: env()},
+		BuildDir:   buildDir,
+	})
+	a.Synth(nil)
+}
+
+// checkBuild fails with an actionable message before CDK fails with a
+// JavaScript stack trace about a missing asset path.
+func checkBuild(dir string) error {
+	for _, f := range app.Functions() {
+		p := filepath.Join(dir, f.Name, "bootstrap")
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s is missing: run `make build` first (make synth does)", p)
+		}
+	}
+	return nil
+}
+
+// env pins the stack to the CLI's account and region when it knows them
+// (CDK_DEFAULT_*); otherwise the stack stays environment-agnostic, which
+// is all synthesis without credentials can do.
+func env() *awscdk.Environment {
+	account, region := os.Getenv("CDK_DEFAULT_ACCOUNT"), os.Getenv("CDK_DEFAULT_REGION")
+	if account == "" || region == "" {
+		return nil
+	}
+	return &awscdk.Environment{Account: jsii.String(account), Region: jsii.String(region)}
+}

@@ -1,0 +1,348 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfrontorigins"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/constructs-go/constructs/v10"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+// BackendStackProps configure the backend stack.
+type BackendStackProps struct {
+	awscdk.StackProps
+	// BuildDir holds one <function>/bootstrap per app.Functions() entry,
+	// as `make build` writes them (normally "build").
+	BuildDir string
+	// LogLevel is the LOG_LEVEL of every function; empty means info.
+	LogLevel string
+}
+
+// Function settings. API Gateway HTTP APIs give up on an integration after
+// 30 s, so a longer Lambda timeout would only bill for answers nobody reads.
+const (
+	functionMemoryMB  = 256
+	httpTimeout       = 10 // seconds
+	authorizerTimeout = 5  // seconds
+	logRetention      = awslogs.RetentionDays_ONE_MONTH
+)
+
+// corsExposeHeaders are the response headers browsers may read. API
+// Gateway replaces the integration's CORS headers with its own when CORS
+// is configured on the API, so the router's Access-Control-Expose-Headers
+// list (shared/httpapi, setCORS) must be repeated here or clients lose the
+// rate-limit headers.
+var corsExposeHeaders = []string{
+	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
+	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset",
+}
+
+// authorizerID is the construct ID of the Lambda authorizer.
+const authorizerID = "TokenAuthorizer"
+
+// Outputs of the stack, by logical ID.
+const (
+	OutputAPIURL       = "ApiUrl"
+	OutputTableName    = "TableName"
+	OutputBucketName   = "MediaBucketName"
+	OutputMediaBaseURL = "MediaBaseUrl"
+)
+
+// NewBackendStack defines the whole backend: the table, the media bucket
+// and its CDN, the signing secret, one Lambda per app.Functions() entry
+// with exactly its grants, and the HTTP API with one route per route-table
+// entry. Nothing here lists routes or actions by hand: they come from
+// shared/app and shared/dynamo, so the stack cannot drift from the code.
+func NewBackendStack(scope constructs.Construct, id string, props *BackendStackProps) awscdk.Stack {
+	if props == nil {
+		props = &BackendStackProps{}
+	}
+	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+
+	table := newTable(stack)
+	bucket, mediaBaseURL := newMedia(stack)
+
+	// Deploy-time resolution: the template carries a Secrets Manager
+	// dynamic reference ({{resolve:secretsmanager:...}}), CloudFormation
+	// resolves it when it writes the functions' configuration, and the
+	// value then sits in the Lambda environment (encrypted at rest, but
+	// readable by anyone allowed lambda:GetFunctionConfiguration). The
+	// stricter alternative is to pass only the secret's ARN and read it at
+	// cold start with the Secrets Manager SDK (secretsmanager:GetSecretValue
+	// granted to each function): nothing readable in the configuration, and
+	// rotation takes effect on the next cold start without a deploy, at the
+	// cost of one more call per cold start and one more module in go.mod.
+	secret := awssecretsmanager.NewSecret(stack, jsii.String("JWTSigningSecret"), &awssecretsmanager.SecretProps{
+		Description: jsii.String("HMAC key for the API's access tokens (JWT_SECRET)"),
+		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+			PasswordLength:     jsii.Number(64),
+			ExcludePunctuation: jsii.Bool(true), // env-var and shell safe; 64 alphanumerics are ~380 bits
+		},
+	})
+	jwtSecret := secret.SecretValue().UnsafeUnwrap()
+
+	logLevel := props.LogLevel
+	if logLevel == "" {
+		logLevel = "info"
+	}
+	httpEnv := map[string]*string{
+		config.EnvTableName:    table.TableName(),
+		config.EnvMediaBucket:  bucket.BucketName(),
+		config.EnvMediaBaseURL: mediaBaseURL,
+		config.EnvJWTSecret:    jwtSecret,
+		config.EnvLogLevel:     jsii.String(logLevel),
+	}
+	// The authorizer reads only the token settings (functions/authorizer).
+	authorizerEnv := map[string]*string{
+		config.EnvJWTSecret: jwtSecret,
+		config.EnvLogLevel:  jsii.String(logLevel),
+	}
+
+	functions := app.Functions()
+	lambdas := map[string]awslambda.Function{}
+	var authorizerFn awslambda.Function
+	for _, f := range functions {
+		env, timeout := httpEnv, httpTimeout
+		if f.Authorizer {
+			env, timeout = authorizerEnv, authorizerTimeout
+		}
+		fn := newFunction(stack, f, props.BuildDir, env, timeout)
+		grant(fn, f, table, bucket)
+		lambdas[f.Name] = fn
+		if f.Authorizer {
+			authorizerFn = fn
+		}
+	}
+
+	api := newAPI(stack, functions, lambdas, authorizerFn)
+
+	output(stack, OutputAPIURL, api.ApiEndpoint(), "Base URL of the HTTP API")
+	output(stack, OutputTableName, table.TableName(), "DynamoDB table")
+	output(stack, OutputBucketName, bucket.BucketName(), "Private media bucket")
+	output(stack, OutputMediaBaseURL, mediaBaseURL, "Public URL prefix of media objects (CloudFront)")
+	return stack
+}
+
+// newTable builds the one table from dynamo.Table, the schema the local
+// server and the tests create too.
+func newTable(scope constructs.Construct) awsdynamodb.Table {
+	s := dynamo.Table
+	table := awsdynamodb.NewTable(scope, jsii.String("Table"), &awsdynamodb.TableProps{
+		PartitionKey:        &awsdynamodb.Attribute{Name: jsii.String(s.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
+		SortKey:             &awsdynamodb.Attribute{Name: jsii.String(s.SortKey), Type: awsdynamodb.AttributeType_STRING},
+		BillingMode:         awsdynamodb.BillingMode_PAY_PER_REQUEST,
+		TimeToLiveAttribute: jsii.String(s.TTLAttribute),
+		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
+			PointInTimeRecoveryEnabled: jsii.Bool(true),
+		},
+		// The table is the system of record: deleting the stack must not
+		// delete the users.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	for _, ix := range s.Indexes {
+		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
+			IndexName:      jsii.String(ix.Name),
+			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
+			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix.SortKey), Type: awsdynamodb.AttributeType_STRING},
+			ProjectionType: awsdynamodb.ProjectionType_ALL,
+		})
+	}
+	return table
+}
+
+// newMedia builds the private media bucket and the CloudFront distribution
+// that serves it, and returns the bucket and MEDIA_BASE_URL. Clients never
+// reach the bucket itself: CloudFront signs its reads with Origin Access
+// Control, and the bucket policy admits only that distribution.
+func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
+	bucket := awss3.NewBucket(scope, jsii.String("MediaBucket"), &awss3.BucketProps{
+		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:        awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:        jsii.Bool(true),
+		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		// Users' avatars and logos: kept if the stack goes.
+		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+	})
+	cdn := awscloudfront.NewDistribution(scope, jsii.String("MediaCDN"), &awscloudfront.DistributionProps{
+		Comment: jsii.String("bookplatform media"),
+		DefaultBehavior: &awscloudfront.BehaviorOptions{
+			Origin:               awscloudfrontorigins.S3BucketOrigin_WithOriginAccessControl(bucket, nil),
+			ViewerProtocolPolicy: awscloudfront.ViewerProtocolPolicy_REDIRECT_TO_HTTPS,
+			AllowedMethods:       awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
+			CachePolicy:          awscloudfront.CachePolicy_CACHING_OPTIMIZED(),
+		},
+		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
+	})
+	return bucket, jsii.String("https://" + *cdn.DistributionDomainName())
+}
+
+// newFunction creates one Lambda from its prebuilt bootstrap, with its own
+// role and log group: the role has no managed policy (the default role's
+// AWSLambdaBasicExecutionRole allows logs on every group), only what
+// grant and the log group add.
+func newFunction(scope constructs.Construct, f app.Function, buildDir string, env map[string]*string, timeoutSeconds int) awslambda.Function {
+	id := func(suffix string) *string { return jsii.String(fmt.Sprintf("%sFunction%s", f.Name, suffix)) }
+	logs := awslogs.NewLogGroup(scope, id("Logs"), &awslogs.LogGroupProps{
+		Retention:     logRetention,
+		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+	})
+	role := awsiam.NewRole(scope, id("Role"), &awsiam.RoleProps{
+		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("lambda.amazonaws.com"), nil),
+		Description: jsii.String("Runs the " + f.Name + " function"),
+	})
+	logs.GrantWrite(role)
+	return awslambda.NewFunction(scope, id(""), &awslambda.FunctionProps{
+		Description:  jsii.String(FunctionDescription(f.Name)),
+		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
+		Architecture: awslambda.Architecture_ARM_64(),
+		Code:         awslambda.Code_FromAsset(jsii.String(filepath.Join(buildDir, f.Name)), nil),
+		Handler:      jsii.String("bootstrap"),
+		MemorySize:   jsii.Number(functionMemoryMB),
+		Timeout:      awscdk.Duration_Seconds(jsii.Number(timeoutSeconds)),
+		Environment:  &env,
+		LogGroup:     logs,
+		Role:         role,
+	})
+}
+
+// FunctionDescription is the Lambda description of the named function;
+// the tests find each function's resources by it.
+func FunctionDescription(name string) string { return "bookplatform " + name }
+
+// grant gives fn exactly f's actions: TableActions on the table and its
+// indexes, MediaActions on the bucket's objects. No Grant* helper and no
+// managed policy: those grant whole families of actions (ReadWriteData
+// includes Scan and BatchWriteItem), and the list in app.Functions is the
+// reviewed one.
+func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket) {
+	if len(f.TableActions) > 0 {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("Table"),
+			Actions:   jsii.Strings(f.TableActions...),
+			Resources: jsii.Strings(*table.TableArn(), *table.TableArn()+"/index/*"),
+		}))
+	}
+	if len(f.MediaActions) > 0 {
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("MediaObjects"),
+			Actions:   jsii.Strings(f.MediaActions...),
+			Resources: jsii.Strings(*bucket.ArnForObjects(jsii.String("*"))),
+		}))
+	}
+}
+
+// newAPI builds the HTTP API: one route per route-table entry, the Lambda
+// authorizer on the routes that read a token, and the Fallback function on
+// $default so unknown paths and wrong methods get the envelope's 404/405.
+func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[string]awslambda.Function, authorizerFn awslambda.Function) awsapigatewayv2.HttpApi {
+	var fallback awsapigatewayv2.HttpRouteIntegration
+	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
+	for _, f := range functions {
+		if f.Authorizer {
+			continue
+		}
+		// One invoke permission per function for the whole API instead of
+		// one per route: a group with dozens of routes would otherwise
+		// approach the 20 KB Lambda resource-policy limit, and the stack
+		// CloudFormation's 500-resource limit.
+		integrations[f.Name] = awsapigatewayv2integrations.NewHttpLambdaIntegration(jsii.String(f.Name+"Integration"), lambdas[f.Name],
+			&awsapigatewayv2integrations.HttpLambdaIntegrationProps{ScopePermissionToRoute: jsii.Bool(false)})
+		if f.Fallback {
+			fallback = integrations[f.Name]
+		}
+	}
+
+	api := awsapigatewayv2.NewHttpApi(scope, jsii.String("HttpApi"), &awsapigatewayv2.HttpApiProps{
+		Description:        jsii.String("bookplatform API"),
+		DefaultIntegration: fallback,
+		CorsPreflight: &awsapigatewayv2.CorsPreflightOptions{
+			AllowOrigins: jsii.Strings("*"),
+			AllowHeaders: jsii.Strings("Authorization", "Content-Type"),
+			AllowMethods: &[]awsapigatewayv2.CorsHttpMethod{
+				awsapigatewayv2.CorsHttpMethod_GET, awsapigatewayv2.CorsHttpMethod_POST, awsapigatewayv2.CorsHttpMethod_PUT,
+				awsapigatewayv2.CorsHttpMethod_DELETE, awsapigatewayv2.CorsHttpMethod_OPTIONS,
+			},
+			ExposeHeaders: jsii.Strings(corsExposeHeaders...),
+			MaxAge:        awscdk.Duration_Minutes(jsii.Number(10)),
+		},
+	})
+
+	var authorizer awsapigatewayv2.IHttpRouteAuthorizer
+	if authorizerFn != nil {
+		// Empty identity source and no result cache: API Gateway then
+		// invokes the authorizer on every request, header or not, instead
+		// of answering a request without the header itself with 401
+		// {"message":"Unauthorized"}. The authorizer lets that request
+		// through unauthenticated and the function answers the spec's exact
+		// 401 ("Missing or invalid authorization header"). An empty
+		// identity source is only allowed with caching disabled; caching
+		// would be keyed on nothing anyway.
+		authorizer = awsapigatewayv2authorizers.NewHttpLambdaAuthorizer(jsii.String(authorizerID), authorizerFn,
+			&awsapigatewayv2authorizers.HttpLambdaAuthorizerProps{
+				AuthorizerName:  jsii.String("token"),
+				ResponseTypes:   &[]awsapigatewayv2authorizers.HttpLambdaResponseType{awsapigatewayv2authorizers.HttpLambdaResponseType_SIMPLE},
+				IdentitySource:  &[]*string{},
+				ResultsCacheTtl: awscdk.Duration_Seconds(jsii.Number(0)),
+			})
+	}
+
+	for _, f := range functions {
+		for _, r := range f.Routes {
+			opts := &awsapigatewayv2.AddRoutesOptions{
+				Path:        jsii.String(r.Path),
+				Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
+				Integration: integrations[f.Name],
+			}
+			// Optional routes get the authorizer too: with the empty
+			// identity source a request without a token still reaches the
+			// function (as anonymous), and a forged token is stopped at the
+			// edge exactly as on Bearer routes.
+			if authorizer != nil && r.Auth != httpapi.AuthNone {
+				opts.Authorizer = authorizer
+			}
+			api.AddRoutes(opts)
+		}
+	}
+	if authorizer != nil {
+		omitIdentitySource(api)
+	}
+	return api
+}
+
+// omitIdentitySource removes IdentitySource from the authorizer resource.
+// CDK renders the empty list as "IdentitySource": []; the API Gateway v2
+// API documents the property as optional for a REQUEST authorizer without
+// caching, so leaving it out is the documented form rather than relying
+// on an empty list meaning the same. The authorizer resource exists only
+// once a route has bound it, hence after the routes.
+func omitIdentitySource(api awsapigatewayv2.HttpApi) {
+	node := api.Node().TryFindChild(jsii.String(authorizerID))
+	if node == nil {
+		panic("infra: the HTTP API has no " + authorizerID + " authorizer: no route uses it")
+	}
+	cfn, ok := node.Node().DefaultChild().(awscdk.CfnResource)
+	if !ok {
+		panic("infra: the " + authorizerID + " authorizer has no CloudFormation resource")
+	}
+	cfn.AddPropertyDeletionOverride(jsii.String("IdentitySource"))
+}
+
+func output(scope constructs.Construct, id string, value *string, description string) {
+	awscdk.NewCfnOutput(scope, jsii.String(id), &awscdk.CfnOutputProps{Value: value, Description: jsii.String(description)})
+}
