@@ -43,16 +43,6 @@ const (
 	logRetention      = awslogs.RetentionDays_ONE_MONTH
 )
 
-// corsExposeHeaders are the response headers browsers may read. API
-// Gateway replaces the integration's CORS headers with its own when CORS
-// is configured on the API, so the router's Access-Control-Expose-Headers
-// list (shared/httpapi, setCORS) must be repeated here or clients lose the
-// rate-limit headers.
-var corsExposeHeaders = []string{
-	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset",
-}
-
 // authorizerID is the construct ID of the Lambda authorizer.
 const authorizerID = "TokenAuthorizer"
 
@@ -278,7 +268,7 @@ func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[st
 				awsapigatewayv2.CorsHttpMethod_GET, awsapigatewayv2.CorsHttpMethod_POST, awsapigatewayv2.CorsHttpMethod_PUT,
 				awsapigatewayv2.CorsHttpMethod_DELETE, awsapigatewayv2.CorsHttpMethod_OPTIONS,
 			},
-			ExposeHeaders: jsii.Strings(corsExposeHeaders...),
+			ExposeHeaders: jsii.Strings(httpapi.ExposedHeaders...),
 			MaxAge:        awscdk.Duration_Minutes(jsii.Number(10)),
 		},
 	})

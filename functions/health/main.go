@@ -2,9 +2,8 @@
 // Gateway's $default route, so its router holds every group's route table:
 // a request that matched no route at the gateway (unknown path, or a known
 // path with a wrong method) gets the router's 404 or 405 in the error
-// envelope instead of API Gateway's bare {"message":"Not Found"}. Only
-// GET /health and such unmatched requests are sent here, and building the
-// other groups' handlers costs nothing until one runs.
+// envelope instead of API Gateway's bare {"message":"Not Found"}. It runs
+// only the health handler (app.FallbackRouter).
 package main
 
 import (
@@ -27,7 +26,7 @@ func main() {
 	lambda.Start(handler(a))
 }
 
-// handler routes over all groups (a.Router with no names), see the package comment.
+// handler knows every route but runs only health's, see the package comment.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(a.Router()).ProxyWithContext
+	return httpadapter.NewV2(a.FallbackRouter()).ProxyWithContext
 }

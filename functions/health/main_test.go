@@ -107,6 +107,32 @@ func TestHealth_Lambda(t *testing.T) {
 	})
 }
 
+// Another group's route reaching $default (the gateway did not route it,
+// say for a path variant) is answered here, never run without that
+// group's permissions.
+func TestHealth_FallbackRunsNoOtherGroup(t *testing.T) {
+	a := newApp(t)
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "health.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	ev.RouteKey, ev.RawPath = "$default", "/v1/auth/signup"
+	ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path = "POST", "/v1/auth/signup"
+	ev.Body = `{"username":"someone","email":"s@example.com","password":"long-enough-pw"}`
+	resp, err := handler(a)(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := envelope(t, resp, 404)
+	if body.Error.Code != "NOT_FOUND" {
+		t.Errorf("error = %+v", body.Error)
+	}
+}
+
 func envelope(t *testing.T, resp events.APIGatewayV2HTTPResponse, status int) httpapi.ErrorBody {
 	t.Helper()
 	if resp.StatusCode != status {

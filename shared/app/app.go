@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -124,13 +126,41 @@ func (a *App) Router(names ...string) *httpapi.Router {
 			selected = append(selected, g)
 		}
 	}
+	return a.newRouter(selected)
+}
+
+func (a *App) newRouter(groups []httpapi.Group) *httpapi.Router {
 	return httpapi.NewRouter(httpapi.Options{
 		Identity:     identity{a},
 		Counter:      a.Store,
 		Logger:       a.Logger,
 		MaxBodyBytes: a.Config.MaxBodyBytes,
 		Now:          a.Now,
-	}, selected...)
+	}, groups...)
+}
+
+// FallbackRouter serves API Gateway's $default route from the health
+// function: it knows every group's routes, so an unmatched request gets
+// the envelope's 404 or 405, but it runs only the health group's handlers.
+// A request the gateway did not route and this table matches anyway is
+// answered 404 rather than run without its group's permissions.
+func (a *App) FallbackRouter() *httpapi.Router {
+	var groups []httpapi.Group
+	for _, g := range Groups(a) {
+		if g.Name != "health" {
+			routes := make([]httpapi.Route, len(g.Routes))
+			for i, r := range g.Routes {
+				routes[i] = httpapi.Route{Method: r.Method, Path: r.Path, Auth: httpapi.AuthNone, Unmetered: true, Handler: notRoutedHere}
+			}
+			g.Routes = routes
+		}
+		groups = append(groups, g)
+	}
+	return a.newRouter(groups)
+}
+
+func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {
+	return apperr.NotFound("No route for %s %s", r.Method, r.URL.Path)
 }
 
 // identity adapts the app to httpapi.Identity.

@@ -47,10 +47,6 @@ const (
 	CtxSessionID     = "sessionId"
 )
 
-// minSecretBytes mirrors the config package's rule for JWT_SECRET: HS256
-// keys shorter than the hash output weaken the signature.
-const minSecretBytes = 32
-
 // Config is what the authorizer reads from the environment: only the
 // token settings, so its function needs no table, bucket or media URL.
 type Config struct {
@@ -66,8 +62,8 @@ func LoadConfig(get func(string) string) (Config, error) {
 	switch n := len(c.JWTSecret); {
 	case n == 0:
 		errs = append(errs, fmt.Errorf("%s is required", config.EnvJWTSecret))
-	case n < minSecretBytes:
-		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", config.EnvJWTSecret, minSecretBytes))
+	case n < config.MinJWTSecretBytes:
+		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", config.EnvJWTSecret, config.MinJWTSecretBytes))
 	}
 	if v := strings.TrimSpace(get(config.EnvAccessTokenTTL)); v != "" {
 		d, err := time.ParseDuration(v)

@@ -35,8 +35,11 @@ const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultPort            = 8080
 	DefaultUpgradeURL      = "https://bookplatform.example/upgrade"
-	minJWTSecretBytes      = 32
 )
+
+// MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
+// shorter than the hash output weakens the signature.
+const MinJWTSecretBytes = 32
 
 // Config is the service configuration, read once at process start.
 type Config struct {
@@ -118,8 +121,8 @@ func load(get func(string) string) (Config, error) {
 		Port:            int(integer(EnvPort, DefaultPort, 1, 65535)),
 		UpgradeURL:      strings.TrimSpace(get(EnvUpgradeURL)),
 	}
-	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < minJWTSecretBytes {
-		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, minJWTSecretBytes))
+	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
+		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))
 	}
 	if c.UpgradeURL == "" {
 		c.UpgradeURL = DefaultUpgradeURL

@@ -77,6 +77,13 @@ func TestRouter_UnknownRouteIs404InEnvelope(t *testing.T) {
 	assert.Equal(t, rec.Header().Get("X-Request-Id"), e["requestId"])
 }
 
+func TestRouter_TrailingSlashIsAnotherPath(t *testing.T) {
+	rec, _ := serve(t, testRouter(), "GET", "/v1/users/me/")
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+	rec, _ = serve(t, testRouter(), "GET", "/v1/users//lines")
+	assert.Equal(t, http.StatusNotFound, rec.Code)
+}
+
 func TestRouter_WrongMethodIs405WithAllow(t *testing.T) {
 	rec, body := serve(t, testRouter(), "DELETE", "/v1/users/me")
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)

@@ -386,10 +386,17 @@ func requestID(r *http.Request) string {
 	return hex.EncodeToString(b[:])
 }
 
+// ExposedHeaders are the response headers browsers may read. The CDK stack
+// repeats them in API Gateway's CORS configuration, which replaces ours.
+var ExposedHeaders = []string{
+	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
+	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset",
+}
+
 func setCORS(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "X-Request-Id, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Monthly-Limit, X-Monthly-Remaining, X-Monthly-Reset")
+	h.Set("Access-Control-Expose-Headers", strings.Join(ExposedHeaders, ", "))
 }
 
 func writeCORSPreflight(w *statusWriter) {
