@@ -28,7 +28,9 @@ check-node:
 	@command -v node >/dev/null && command -v npm >/dev/null || { echo "error: Node.js 20+ with npm is required (CDK CLI, DynamoDB Local package): apt-get install nodejs npm"; exit 1; }
 
 check-java:
-	@command -v java >/dev/null || { echo "error: Java 17+ is required to run DynamoDB Local: apt-get install openjdk-17-jre-headless"; exit 1; }
+	@command -v java >/dev/null || { echo "error: Java 17+ is required to run DynamoDB Local (apt-get install openjdk-17-jre-headless)"; exit 1; }
+	@v=$$(java -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -n1); \
+	[ "$${v:-0}" -ge 17 ] 2>/dev/null || { echo "error: Java 17+ is required to run DynamoDB Local (apt-get install openjdk-17-jre-headless); found: $$(java -version 2>&1 | head -n1)"; exit 1; }
 
 node_modules/.installed: package.json package-lock.json | check-node
 	npm ci --no-audit --no-fund --loglevel=error
@@ -37,14 +39,20 @@ node_modules/.installed: package.json package-lock.json | check-node
 deps: check-go node_modules/.installed
 	$(GO) mod download
 
+# Built, then exec'd rather than `go run`: the server is then make's own
+# child, so a SIGTERM sent to make reaches it and it shuts down (stopping
+# DynamoDB Local); go run would die and leave the server running.
 run: deps check-java
-	$(GO) run ./local
+	$(GO) build -o .local/bin/local ./local
+	exec .local/bin/local
 
 vet: deps
 	$(GO) vet ./...
 
+# One DynamoDB Local serves every test package (withdynamodb sets
+# TEST_DYNAMODB_ENDPOINT): one JVM start instead of one per package.
 test: deps check-java vet
-	$(GO) test -count=1 ./...
+	$(GO) run ./local/withdynamodb $(GO) test -count=1 ./...
 
 build: check-go
 	@rm -rf build

@@ -20,6 +20,7 @@ require (
 	github.com/guregu/dynamo/v2 v2.1.1
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/stretchr/testify v1.12.1
+	go.etcd.io/bbolt v1.3.5
 	golang.org/x/crypto v0.58.0
 )
 
@@ -69,4 +70,5 @@ require (
 	golang.org/x/tools v0.49.0 // indirect
 	golang.org/x/tools/cmd/godoc v0.1.0-deprecated // indirect
 	golang.org/x/tools/godoc v0.1.0-deprecated // indirect
+	gopkg.in/mgo.v2 v2.0.0-20180705113604-9856a29383ce // indirect
 )

@@ -1,0 +1,195 @@
+package testenv
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/dynamo"
+	guregu "github.com/guregu/dynamo/v2"
+)
+
+// Response is what a client saw.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// JSON is the body decoded as a JSON object (numbers as float64); nil
+	// when the body is not one. Use Decode for arrays and typed structs.
+	JSON map[string]any
+
+	tb testing.TB
+}
+
+// Decode unmarshals the body into v and fails the test if it cannot.
+// Call it from the test's goroutine.
+func (r *Response) Decode(v any) {
+	r.tb.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		r.tb.Fatalf("decode response (HTTP %d) into %T: %v\nbody: %s", r.Status, v, err, r.Body)
+	}
+}
+
+// String is the status and body, for failure messages.
+func (r *Response) String() string { return fmt.Sprintf("HTTP %d %s", r.Status, r.Body) }
+
+// Do sends a request to the server and reads the whole answer. body is sent
+// as JSON: nil sends no body, a string, []byte or io.Reader is sent as is,
+// anything else is marshalled. token, when not empty, goes in an
+// "Authorization: Bearer" header. path is relative to the server
+// ("/v1/users/me") or an absolute URL (an avatarUrl).
+//
+// Do is safe to call from several goroutines at once (concurrency tests):
+// a transport failure is reported with Errorf and gives Status 0.
+func (e *Env) Do(method, path string, body any, token string) *Response {
+	e.tb.Helper()
+	h := map[string]string{}
+	if token != "" {
+		h["Authorization"] = "Bearer " + token
+	}
+	return e.DoHeaders(method, path, body, h)
+}
+
+// DoHeaders is Do with arbitrary request headers (a malformed
+// Authorization, a custom Content-Type).
+func (e *Env) DoHeaders(method, path string, body any, headers map[string]string) *Response {
+	e.tb.Helper()
+	rd, err := jsonBody(body)
+	if err != nil {
+		e.tb.Errorf("testenv: encode request body: %v", err)
+		return &Response{tb: e.tb}
+	}
+	h := http.Header{}
+	if rd != nil {
+		h.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		h.Set(k, v)
+	}
+	return e.send(method, path, rd, h)
+}
+
+// DoRaw sends body as is with the given Content-Type (multipart uploads,
+// malformed JSON).
+func (e *Env) DoRaw(method, path, contentType string, body io.Reader, token string) *Response {
+	e.tb.Helper()
+	h := http.Header{}
+	if contentType != "" {
+		h.Set("Content-Type", contentType)
+	}
+	if token != "" {
+		h.Set("Authorization", "Bearer "+token)
+	}
+	return e.send(method, path, body, h)
+}
+
+// Handler is the server's handler, for driving it without a network
+// (httptest.NewRecorder), e.g. to control how a body is streamed.
+func (e *Env) Handler() http.Handler { return e.handler }
+
+// URL returns the absolute URL of a path on the server.
+func (e *Env) URL(path string) string {
+	if strings.HasPrefix(path, "http://") || strings.HasPrefix(path, "https://") {
+		return path
+	}
+	return e.Server.URL + path
+}
+
+func (e *Env) send(method, path string, body io.Reader, h http.Header) *Response {
+	e.tb.Helper()
+	req, err := http.NewRequest(method, e.URL(path), body)
+	if err != nil {
+		e.tb.Errorf("testenv: %s %s: %v", method, path, err)
+		return &Response{tb: e.tb}
+	}
+	req.Header = h
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.tb.Errorf("testenv: %s %s: %v", method, path, err)
+		return &Response{tb: e.tb}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.tb.Errorf("testenv: %s %s: read body: %v", method, path, err)
+	}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data, tb: e.tb}
+	if len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
+		_ = json.Unmarshal(data, &r.JSON)
+	}
+	return r
+}
+
+func jsonBody(body any) (io.Reader, error) {
+	switch b := body.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return strings.NewReader(b), nil
+	case []byte:
+		return bytes.NewReader(b), nil
+	case io.Reader:
+		return b, nil
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.NewReader(data), nil
+}
+
+// GetItem reads one item of the table (strongly consistent) as a map of
+// plain Go values; nil when there is none. Tests use it to assert what was
+// stored, beside what the API answered.
+func (e *Env) GetItem(tb testing.TB, pk, sk string) map[string]any {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := e.App.DB.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(e.Config.TableName),
+		Key:            key(pk, sk),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		tb.Fatalf("testenv: get item %s %s: %v", pk, sk, err)
+	}
+	if out.Item == nil {
+		return nil
+	}
+	var item map[string]any
+	if err := guregu.UnmarshalItem(out.Item, &item); err != nil {
+		tb.Fatalf("testenv: decode item %s %s: %v", pk, sk, err)
+	}
+	return item
+}
+
+// DeleteItem removes one item of the table behind the API's back (a
+// record deleted by another process, a state no endpoint produces).
+func (e *Env) DeleteItem(tb testing.TB, pk, sk string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := e.App.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(e.Config.TableName),
+		Key:       key(pk, sk),
+	})
+	if err != nil {
+		tb.Fatalf("testenv: delete item %s %s: %v", pk, sk, err)
+	}
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		dynamo.AttrPK: &types.AttributeValueMemberS{Value: pk},
+		dynamo.AttrSK: &types.AttributeValueMemberS{Value: sk},
+	}
+}

@@ -1,0 +1,317 @@
+// Package testenv is the environment every integration test runs in: the
+// real router of every endpoint group, over a fresh DynamoDB table in
+// DynamoDB Local and an in-process S3, reached through real HTTP.
+//
+// A test package declares
+//
+//	func TestMain(m *testing.M) { testenv.Main(m) }
+//
+// and each test calls New for its own table, bucket and server, so tests
+// can run in parallel and never see each other's data:
+//
+//	env := testenv.New(t)
+//	res := env.Do("POST", "/v1/auth/signup", map[string]any{...}, "")
+//
+// One DynamoDB Local serves the whole test binary. When TEST_DYNAMODB_ENDPOINT
+// (or AWS_ENDPOINT_URL_DYNAMODB) is set, that one is used and none is started:
+// `make test` starts a single instance for all packages that way.
+package testenv
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// Environment variables naming an already running DynamoDB (Local) to use
+// instead of starting one. EnvDynamoDBEndpoint wins over the SDK's variable.
+const (
+	EnvDynamoDBEndpoint    = "TEST_DYNAMODB_ENDPOINT"
+	envSDKDynamoDBEndpoint = "AWS_ENDPOINT_URL_DYNAMODB"
+)
+
+// Fixed settings of every environment.
+const (
+	Region     = "us-east-1"
+	Bucket     = "media-test"
+	JWTSecret  = "testenv-jwt-secret-at-least-32-bytes-long"
+	BcryptCost = 4 // the minimum: sign-ups and logins stay fast
+	// startTimeout is generous: go test builds other packages on the same
+	// two cores while the JVM starts.
+	startTimeout = 2 * time.Minute
+)
+
+// The DynamoDB Local of this test binary, started by the first New.
+var ddb struct {
+	mu       sync.Mutex
+	main     bool // Main is running the tests
+	started  bool
+	endpoint string
+	inst     *dynamodblocal.Instance
+	err      error
+}
+
+// Main runs the tests of a package and then stops the DynamoDB Local that
+// New started (if it did); it exits with the tests' status. Call it from
+// TestMain. DynamoDB Local is started on first use, so a run that selects
+// no integration test does not pay the JVM's start.
+func Main(m *testing.M) {
+	ddb.mu.Lock()
+	ddb.main = true
+	ddb.mu.Unlock()
+
+	code := m.Run()
+
+	ddb.mu.Lock()
+	if ddb.inst != nil {
+		if err := ddb.inst.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "testenv:", err)
+		}
+		ddb.inst = nil
+	}
+	ddb.mu.Unlock()
+	os.Exit(code)
+}
+
+// DynamoDBEndpoint returns the endpoint of the shared DynamoDB Local,
+// starting it on first use.
+func DynamoDBEndpoint(tb testing.TB) string {
+	tb.Helper()
+	ddb.mu.Lock()
+	defer ddb.mu.Unlock()
+	if !ddb.started {
+		ddb.started = true
+		ddb.endpoint, ddb.err = startDynamoDB()
+	}
+	if ddb.err != nil {
+		tb.Fatalf("testenv: %v", ddb.err)
+	}
+	return ddb.endpoint
+}
+
+// startDynamoDB is called with ddb.mu held.
+func startDynamoDB() (string, error) {
+	for _, name := range []string{EnvDynamoDBEndpoint, envSDKDynamoDBEndpoint} {
+		if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+			return strings.TrimRight(v, "/"), nil
+		}
+	}
+	if !ddb.main {
+		// Without Main nobody stops the JVM at the end; on Linux the kernel
+		// would, elsewhere it would outlive the test binary.
+		return "", fmt.Errorf("add `func TestMain(m *testing.M) { testenv.Main(m) }` to this test package (or set %s)", EnvDynamoDBEndpoint)
+	}
+	inst, err := dynamodblocal.Start(context.Background(), dynamodblocal.Options{StartTimeout: startTimeout})
+	if err != nil {
+		return "", err
+	}
+	ddb.inst = inst
+	return inst.Endpoint, nil
+}
+
+// Option changes how New builds an environment.
+type Option func(*settings)
+
+type settings struct {
+	now    func() time.Time
+	clock  *Clock
+	logger *slog.Logger
+	edits  []func(*config.Config)
+}
+
+// WithClock makes the app read time from c (tokens, rate-limit windows,
+// timestamps), so a test can move time with c.Advance.
+func WithClock(c *Clock) Option {
+	return func(s *settings) { s.clock, s.now = c, c.Now }
+}
+
+// WithNow makes the app read time from now.
+func WithNow(now func() time.Time) Option {
+	return func(s *settings) { s.clock, s.now = nil, now }
+}
+
+// WithConfig edits the configuration before the app is built (shorter
+// token lifetimes, a smaller body limit, ...).
+func WithConfig(edit func(*config.Config)) Option {
+	return func(s *settings) { s.edits = append(s.edits, edit) }
+}
+
+// WithLogger replaces the default logger, which writes the app's JSON logs
+// to the test's log (shown for failed tests and with -v).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *settings) { s.logger = l }
+}
+
+// Env is one test's environment.
+type Env struct {
+	// App is the wired service, for arranging state the API cannot (a
+	// tier change) and for asserting what was stored.
+	App *app.App
+	// Server serves App's router and the /media/ route; Server.URL is the base.
+	Server *httptest.Server
+	// Config is the configuration App was built with.
+	Config config.Config
+	// Clock is the clock given by WithClock, nil otherwise.
+	Clock *Clock
+	// AWS is the SDK configuration of the local endpoints.
+	AWS aws.Config
+
+	tb      testing.TB
+	handler http.Handler
+}
+
+// New builds a fresh environment: a table with a random name (the schema
+// CDK deploys, TTL on), an in-memory S3 with the media bucket, the app,
+// and a server. Everything is removed when the test ends.
+func New(tb testing.TB, opts ...Option) *Env {
+	tb.Helper()
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	if os.Getenv("AWS_ENDPOINT_URL") != "" && os.Getenv("AWS_ENDPOINT_URL_S3") == "" {
+		// The SDK would then ignore the per-service endpoints set below.
+		tb.Fatalf("testenv: unset AWS_ENDPOINT_URL (it overrides the local endpoints)")
+	}
+	endpoint := DynamoDBEndpoint(tb)
+
+	logs := &tbWriter{tb: tb}
+	tb.Cleanup(logs.close) // registered first: runs last, after the server is closed
+	logger := s.logger
+	if logger == nil {
+		logger = slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+
+	// S3: gofakes3 in memory, one per environment (it is cheap). No
+	// clock-skew check: tests sign with the wall clock even when the app
+	// runs on a fake one.
+	s3backend := s3mem.New()
+	if err := s3backend.CreateBucket(Bucket); err != nil {
+		tb.Fatalf("testenv: create bucket: %v", err)
+	}
+	s3srv := httptest.NewServer(gofakes3.New(s3backend, gofakes3.WithTimeSkewLimit(0)).Server())
+
+	awsCfg := AWSConfig(map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL})
+
+	// The server is created before the app so that MEDIA_BASE_URL can name
+	// its address; it starts serving once the app is wired.
+	srv := httptest.NewUnstartedServer(nil)
+	baseURL := "http://" + srv.Listener.Addr().String()
+
+	cfg := config.Config{
+		TableName:       "test-" + randomHex(6),
+		MediaBucket:     Bucket,
+		MediaBaseURL:    baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
+		JWTSecret:       []byte(JWTSecret),
+		AccessTokenTTL:  config.DefaultAccessTokenTTL,
+		RefreshTokenTTL: config.DefaultRefreshTokenTTL,
+		BcryptCost:      BcryptCost,
+		MaxBodyBytes:    config.DefaultMaxBodyBytes,
+		LogLevel:        "info",
+		UpgradeURL:      config.DefaultUpgradeURL,
+	}
+	for _, edit := range s.edits {
+		edit(&cfg)
+	}
+
+	a := app.New(cfg, app.NewClients(awsCfg), logger, s.now)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
+		s3srv.Close()
+		srv.Close()
+		tb.Fatalf("testenv: %v (DynamoDB at %s)", err, endpoint)
+	}
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := a.DB.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(cfg.TableName)}); err != nil {
+			tb.Logf("testenv: delete table %s: %v", cfg.TableName, err)
+		}
+	})
+	tb.Cleanup(s3srv.Close)
+
+	h := devserver.Handler(a)
+	srv.Config.Handler = h
+	srv.Start()
+	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
+
+	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, tb: tb, handler: h}
+}
+
+// AWSConfig returns an SDK configuration with static dummy credentials and
+// one endpoint per service, keyed by the SDK's service id ("DynamoDB",
+// "S3", "SQS"). It goes through the configuration sources, the same path
+// the AWS_ENDPOINT_URL_<SERVICE> variables take, so parallel tests can use
+// different endpoints without touching the process environment.
+func AWSConfig(endpoints map[string]string) aws.Config {
+	return aws.Config{
+		Region:      Region,
+		Credentials: credentials.NewStaticCredentialsProvider("testenv", "testenv", ""),
+		// gofakes3 cannot verify trailing checksums of streamed bodies.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		ConfigSources:              []any{serviceEndpoints(endpoints)},
+	}
+}
+
+// serviceEndpoints satisfies the SDK's configuration-source interface for
+// per-service base endpoints.
+type serviceEndpoints map[string]string
+
+// GetServiceBaseEndpoint returns the endpoint of a service, if set.
+func (e serviceEndpoints) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	u, ok := e[sdkID]
+	return u, ok, nil
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// tbWriter sends log lines to the test's log until the test is over; a
+// line written later (by a goroutine the test did not wait for) is dropped
+// rather than panicking the test binary.
+type tbWriter struct {
+	mu   sync.Mutex
+	tb   testing.TB
+	done bool
+}
+
+func (w *tbWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.tb.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *tbWriter) close() {
+	w.mu.Lock()
+	w.done = true
+	w.mu.Unlock()
+}

@@ -1,0 +1,145 @@
+package testenv_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func TestNew_tableHasSchemaAndTTL(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+
+	desc, err := env.App.DB.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(env.Config.TableName)})
+	require.NoError(t, err)
+	assert.Equal(t, types.TableStatusActive, desc.Table.TableStatus)
+	var indexes []string
+	for _, ix := range desc.Table.GlobalSecondaryIndexes {
+		indexes = append(indexes, aws.ToString(ix.IndexName))
+	}
+	assert.ElementsMatch(t, []string{"GSI1", "GSI2"}, indexes)
+
+	ttl, err := env.App.DB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Config.TableName)})
+	require.NoError(t, err)
+	assert.Equal(t, types.TimeToLiveStatusEnabled, ttl.TimeToLiveDescription.TimeToLiveStatus)
+	assert.Equal(t, dynamo.AttrTTL, aws.ToString(ttl.TimeToLiveDescription.AttributeName))
+}
+
+func TestNew_tablesAreSeparateAndRemoved(t *testing.T) {
+	t.Parallel()
+	var first string
+	t.Run("first", func(t *testing.T) {
+		env := testenv.New(t)
+		first = env.Config.TableName
+		_, err := env.App.DB.PutItem(context.Background(), &dynamodb.PutItemInput{
+			TableName: aws.String(first),
+			Item: map[string]types.AttributeValue{
+				dynamo.AttrPK: &types.AttributeValueMemberS{Value: "X#1"},
+				dynamo.AttrSK: &types.AttributeValueMemberS{Value: "Y"},
+				"n":           &types.AttributeValueMemberN{Value: "7"},
+			},
+		})
+		require.NoError(t, err)
+		assert.Equal(t, map[string]any{"PK": "X#1", "SK": "Y", "n": float64(7)}, env.GetItem(t, "X#1", "Y"))
+		env.DeleteItem(t, "X#1", "Y")
+		assert.Nil(t, env.GetItem(t, "X#1", "Y"))
+	})
+	env := testenv.New(t)
+	assert.NotEqual(t, first, env.Config.TableName)
+	_, err := env.App.DB.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(first)})
+	var notFound *types.ResourceNotFoundException
+	assert.ErrorAs(t, err, &notFound, "the first test's table is deleted when it ends")
+}
+
+func TestNew_s3RoundTrip(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+
+	_, err := env.App.S3.PutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv"),
+		Body: strings.NewReader("isbn,qty\n1,2\n"), ContentType: aws.String("text/csv"),
+	})
+	require.NoError(t, err)
+	got, err := env.App.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv")})
+	require.NoError(t, err)
+	data, _ := io.ReadAll(got.Body)
+	got.Body.Close()
+	assert.Equal(t, "isbn,qty\n1,2\n", string(data))
+	assert.Equal(t, "text/csv", aws.ToString(got.ContentType))
+
+}
+
+func TestNew_mediaRouteServesUploads(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	png := []byte("\x89PNG\r\n\x1a\nnot really")
+	url, err := env.App.Media.PutImage(context.Background(), "avatars/u1/pic one.png", "image/png", png)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(url, env.Config.MediaBaseURL+"/"), url)
+
+	res, err := http.Get(url)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Equal(t, "image/png", res.Header.Get("Content-Type"))
+	assert.Equal(t, "nosniff", res.Header.Get("X-Content-Type-Options"))
+	assert.True(t, bytes.Equal(png, body))
+
+	missing := env.Do("GET", "/media/avatars/nobody.png", nil, "")
+	assert.Equal(t, http.StatusNotFound, missing.Status)
+	assert.Equal(t, "NotFound", missing.JSON["error"].(map[string]any)["name"])
+	assert.Equal(t, http.StatusMethodNotAllowed, env.Do("DELETE", url, nil, "").Status)
+}
+
+func TestDo_health(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	res := env.Do("GET", "/health", nil, "")
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, "ok", res.JSON["status"])
+	assert.NotEmpty(t, res.Header.Get("X-Request-Id"))
+
+	var typed struct{ Status string }
+	res.Decode(&typed)
+	assert.Equal(t, "ok", typed.Status)
+
+	assert.Equal(t, http.StatusNotFound, env.Do("GET", "/no/such/route", nil, "").Status)
+}
+
+func TestWithClock_appReadsTheFakeTime(t *testing.T) {
+	t.Parallel()
+	start := time.Now().UTC().Truncate(time.Second).Add(-time.Hour)
+	clock := testenv.NewClock(start)
+	env := testenv.New(t, testenv.WithClock(clock))
+	assert.Same(t, clock, env.Clock)
+
+	assert.Equal(t, start.Format(time.RFC3339), env.Do("GET", "/health", nil, "").JSON["timestamp"])
+	later := clock.Advance(90 * time.Minute)
+	assert.Equal(t, later.Format(time.RFC3339), env.Do("GET", "/health", nil, "").JSON["timestamp"])
+}
+
+func TestWithConfig_editsTheConfiguration(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t, testenv.WithConfig(func(c *config.Config) { c.MaxBodyBytes = 2048 }))
+	assert.Equal(t, int64(2048), env.Config.MaxBodyBytes)
+	assert.Equal(t, int64(2048), env.App.Config.MaxBodyBytes)
+}
