@@ -9,9 +9,10 @@ import (
 // moved, so a test decides exactly when a token expires or a rate-limit
 // window rolls over.
 //
-// Start it near the real time (NewClock(time.Now())): DynamoDB Local runs
-// on the wall clock, and items whose TTL attribute lies in the real past
-// may be deleted behind the test's back.
+// Any start time works: DynamoDB Local never deletes expired items (an
+// item 48 h past its TTL was still there 40 s later), so code must filter
+// on the TTL attribute itself, as it must in AWS, where deletion can lag
+// expiry by up to two days.
 type Clock struct {
 	mu  sync.Mutex
 	now time.Time
