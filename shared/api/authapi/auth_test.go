@@ -1,0 +1,470 @@
+package authapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// signup creates a full account and returns the response.
+func signup(t *testing.T, env *testenv.Env, username, email string) *testenv.Response {
+	t.Helper()
+	res := env.Do("POST", "/v1/auth/signup", map[string]any{
+		"username": username, "email": email, "password": "long-enough-pw", "displayName": "Reader " + username,
+	}, "")
+	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+	return res
+}
+
+func str(v any) string { s, _ := v.(string); return s }
+
+func errorOf(t *testing.T, res *testenv.Response) map[string]any {
+	t.Helper()
+	e, ok := res.JSON["error"].(map[string]any)
+	require.True(t, ok, "no error envelope in %s", res.Body)
+	assert.NotEmpty(t, e["requestId"])
+	return e
+}
+
+func assertTokens(t *testing.T, body map[string]any) {
+	t.Helper()
+	assert.NotEmpty(t, body["token"])
+	assert.Equal(t, body["token"], body["access_token"])
+	assert.NotEmpty(t, body["refreshToken"])
+	assert.Equal(t, body["refreshToken"], body["refresh_token"])
+	assert.Equal(t, "Bearer", body["tokenType"])
+}
+
+func TestAuth_Guest(t *testing.T) {
+	env := testenv.New(t)
+	for name, body := range map[string]any{"form A {}": map[string]any{}, "form B device_id": map[string]any{"device_id": "ios-1234"}, "no body": nil} {
+		t.Run(name, func(t *testing.T) {
+			res := env.Do("POST", "/v1/auth/guest", body, "")
+			require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+			assertTokens(t, res.JSON)
+			u := res.JSON["user"].(map[string]any)
+			assert.Regexp(t, regexp.MustCompile(`^guest_\d{10}$`), u["username"])
+			assert.Equal(t, "Guest", u["displayName"])
+			assert.Equal(t, "free", u["tier"])
+			assert.Equal(t, true, u["isGuest"])
+			assert.Nil(t, u["email"])
+			assert.Contains(t, u, "email")
+			assert.NotEmpty(t, u["id"])
+			assert.NotEmpty(t, u["createdAt"])
+
+			// The token carries the spec's claims.
+			var claims jwt.MapClaims
+			_, _, err := jwt.NewParser().ParseUnverified(str(res.JSON["token"]), &claims)
+			require.NoError(t, err)
+			assert.Equal(t, u["id"], claims["userId"])
+			assert.Equal(t, true, claims["isGuest"])
+			assert.Equal(t, "free", claims["tier"])
+			assert.Contains(t, claims, "iat")
+			assert.Contains(t, claims, "exp")
+		})
+	}
+	t.Run("device_id of the wrong type is 400", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/guest", map[string]any{"device_id": 12}, "")
+		assert.Equal(t, http.StatusBadRequest, res.Status)
+		assert.Equal(t, "ValidationError", errorOf(t, res)["name"])
+	})
+}
+
+func TestAuth_Signup(t *testing.T) {
+	env := testenv.New(t)
+	res := signup(t, env, "Ann_Reader", "Ann@Example.com")
+	assertTokens(t, res.JSON)
+	u := res.JSON["user"].(map[string]any)
+	assert.Equal(t, "Ann_Reader", u["username"])
+	assert.Equal(t, "ann@example.com", u["email"], "emails are stored lower-cased")
+	assert.Equal(t, "Reader Ann_Reader", u["displayName"])
+	assert.Equal(t, "free", u["tier"])
+	assert.Equal(t, false, u["isGuest"])
+	assert.NotContains(t, string(res.Body), "passwordHash")
+
+	t.Run("form B: display_name and no username", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/signup", map[string]any{"email": "bee.keeper@example.com", "password": "long-enough-pw", "display_name": "Bee"}, "")
+		require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
+		u := res.JSON["user"].(map[string]any)
+		assert.Equal(t, "Bee", u["displayName"])
+		assert.Regexp(t, regexp.MustCompile(`^bee_keeper_\d{4}$`), u["username"])
+	})
+
+	conflicts := []struct{ name, username, email, message string }{
+		{"same email in other case", "someone_else", "ANN@example.COM", "Email already registered"},
+		{"same username in other case", "ann_reader", "other@example.com", "Username already taken"},
+	}
+	for _, c := range conflicts {
+		t.Run(c.name+" is 409", func(t *testing.T) {
+			res := env.Do("POST", "/v1/auth/signup", map[string]any{"username": c.username, "email": c.email, "password": "long-enough-pw"}, "")
+			assert.Equal(t, http.StatusConflict, res.Status)
+			e := errorOf(t, res)
+			assert.Equal(t, "Conflict", e["name"])
+			assert.Equal(t, c.message, e["message"])
+		})
+	}
+
+	invalid := []struct {
+		name  string
+		body  string
+		field string
+	}{
+		{"missing email", `{"username":"valid_name","password":"long-enough-pw"}`, "email"},
+		{"bad email", `{"username":"valid_name","email":"not-an-email","password":"long-enough-pw"}`, "email"},
+		{"email with display name", `{"username":"valid_name","email":"Ann <ann@x.org>","password":"long-enough-pw"}`, "email"},
+		{"short password", `{"username":"valid_name","email":"v@example.com","password":"short"}`, "password"},
+		{"missing password", `{"username":"valid_name","email":"v@example.com"}`, "password"},
+		{"password over 72 bytes", `{"username":"valid_name","email":"v@example.com","password":"` + strings.Repeat("p", 73) + `"}`, "password"},
+		{"username with a space", `{"username":"bad name","email":"v@example.com","password":"long-enough-pw"}`, "username"},
+		{"username too short", `{"username":"ab","email":"v@example.com","password":"long-enough-pw"}`, "username"},
+		{"reserved username", `{"username":"me","email":"v@example.com","password":"long-enough-pw"}`, "username"},
+		{"guest_ namespace", `{"username":"guest_123","email":"v@example.com","password":"long-enough-pw"}`, "username"},
+		{"display name too long", `{"username":"valid_name","email":"v@example.com","password":"long-enough-pw","displayName":"` + strings.Repeat("n", 101) + `"}`, "displayName"},
+		{"wrong type", `{"username":"valid_name","email":"v@example.com","password":12345678}`, "password"},
+	}
+	for _, c := range invalid {
+		t.Run(c.name+" is 400", func(t *testing.T) {
+			res := env.DoRaw("POST", "/v1/auth/signup", "application/json", strings.NewReader(c.body), "")
+			assert.Equal(t, http.StatusBadRequest, res.Status, string(res.Body))
+			e := errorOf(t, res)
+			assert.Equal(t, "VALIDATION_ERROR", e["code"])
+			assert.Contains(t, e["details"].(map[string]any)["fields"], c.field)
+		})
+	}
+	t.Run("malformed JSON is 400", func(t *testing.T) {
+		res := env.DoRaw("POST", "/v1/auth/signup", "application/json", strings.NewReader(`{"email":`), "")
+		assert.Equal(t, http.StatusBadRequest, res.Status)
+		assert.Equal(t, "Malformed JSON body", errorOf(t, res)["message"])
+	})
+	t.Run("nothing was stored for refused sign-ups", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/login", map[string]any{"email": "v@example.com", "password": "long-enough-pw"}, "")
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+	})
+}
+
+func TestAuth_ConcurrentSignupsMakeOneAccount(t *testing.T) {
+	env := testenv.New(t)
+	const n = 12
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Same email, different usernames: the email claim decides.
+			res := env.Do("POST", "/v1/auth/signup", map[string]any{
+				"username": fmt.Sprintf("racer_%d", i), "email": "race@example.com", "password": "long-enough-pw",
+			}, "")
+			statuses[i] = res.Status
+		}()
+	}
+	wg.Wait()
+	created, conflicts := 0, 0
+	for _, s := range statuses {
+		switch s {
+		case http.StatusCreated:
+			created++
+		case http.StatusConflict:
+			conflicts++
+		}
+	}
+	assert.Equal(t, 1, created, "statuses %v", statuses)
+	assert.Equal(t, n-1, conflicts, "statuses %v", statuses)
+
+	// Exactly one username claim stands: the losers' usernames are free.
+	free := 0
+	for i := 0; i < n; i++ {
+		if env.Do("GET", "/v1/users/username/racer_"+fmt.Sprint(i), nil, "").Status == http.StatusNotFound {
+			free++
+		}
+	}
+	assert.Equal(t, n-1, free)
+}
+
+func TestAuth_Login(t *testing.T) {
+	env := testenv.New(t)
+	signup(t, env, "lena", "lena@example.com")
+
+	res := env.Do("POST", "/v1/auth/login", map[string]any{"email": "LENA@example.com", "password": "long-enough-pw"}, "")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	assertTokens(t, res.JSON)
+	assert.Equal(t, "lena", res.JSON["user"].(map[string]any)["username"])
+
+	for name, body := range map[string]map[string]any{
+		"wrong password": {"email": "lena@example.com", "password": "wrong-password"},
+		"unknown email":  {"email": "nobody@example.com", "password": "long-enough-pw"},
+	} {
+		t.Run(name+" is 401", func(t *testing.T) {
+			res := env.Do("POST", "/v1/auth/login", body, "")
+			assert.Equal(t, http.StatusUnauthorized, res.Status)
+			e := errorOf(t, res)
+			assert.Equal(t, "Unauthorized", e["name"])
+			assert.Equal(t, "Invalid email or password", e["message"])
+		})
+	}
+	t.Run("missing fields are 400", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/login", map[string]any{"email": ""}, "")
+		assert.Equal(t, http.StatusBadRequest, res.Status)
+		assert.Len(t, errorOf(t, res)["details"].(map[string]any)["fields"], 2)
+	})
+}
+
+func TestAuth_Refresh(t *testing.T) {
+	env := testenv.New(t)
+	first := signup(t, env, "rita", "rita@example.com")
+	r1 := str(first.JSON["refreshToken"])
+
+	// Form A field name; the new pair replaces the old.
+	res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": r1}, "")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	assertTokens(t, res.JSON)
+	assert.NotContains(t, res.JSON, "user")
+	r2 := str(res.JSON["refresh_token"])
+	assert.NotEqual(t, r1, r2)
+	assert.Equal(t, http.StatusOK, env.Do("GET", "/v1/users/me", nil, str(res.JSON["token"])).Status)
+
+	// Form B field name.
+	res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refresh_token": r2}, "")
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	r3 := str(res.JSON["refreshToken"])
+
+	t.Run("reusing a rotated token revokes the whole family", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": r1}, "")
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+		// The newest token of that session is now dead too.
+		res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": r3}, "")
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+	})
+	t.Run("other sessions are untouched", func(t *testing.T) {
+		login := env.Do("POST", "/v1/auth/login", map[string]any{"email": "rita@example.com", "password": "long-enough-pw"}, "")
+		res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": login.JSON["refreshToken"]}, "")
+		assert.Equal(t, http.StatusOK, res.Status)
+	})
+	t.Run("missing token is 400", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/refresh", map[string]any{}, "")
+		assert.Equal(t, http.StatusBadRequest, res.Status)
+	})
+	t.Run("unknown token is 401", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": "made-up"}, "")
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+		assert.Equal(t, "UNAUTHORIZED", errorOf(t, res)["code"])
+	})
+}
+
+func TestAuth_RefreshTokenExpires(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	res := signup(t, env, "tess", "tess@example.com")
+	clock.Advance(env.Config.RefreshTokenTTL + time.Minute)
+	res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": res.JSON["refreshToken"]}, "")
+	assert.Equal(t, http.StatusUnauthorized, res.Status)
+}
+
+func TestAuth_ConcurrentRefreshWithOneTokenRevokes(t *testing.T) {
+	env := testenv.New(t)
+	res := signup(t, env, "twin", "twin@example.com")
+	tok := res.JSON["refreshToken"]
+	const n = 6
+	statuses := make([]int, n)
+	bodies := make([]map[string]any, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": tok}, "")
+			statuses[i], bodies[i] = r.Status, r.JSON
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for i, s := range statuses {
+		if s == http.StatusOK {
+			ok++
+			// The winner's new token belongs to a revoked session now.
+			r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": bodies[i]["refreshToken"]}, "")
+			assert.Equal(t, http.StatusUnauthorized, r.Status)
+		}
+	}
+	assert.LessOrEqual(t, ok, 1, "at most one use of a token may succeed: %v", statuses)
+}
+
+func TestAuth_MigrateGuest(t *testing.T) {
+	env := testenv.New(t)
+	guest := env.Do("POST", "/v1/auth/guest", map[string]any{}, "")
+	require.Equal(t, http.StatusCreated, guest.Status)
+	gid := guest.JSON["user"].(map[string]any)["id"]
+	gtoken := str(guest.JSON["token"])
+
+	signup(t, env, "taken_name", "taken@example.com")
+	t.Run("taken email is 409 and the guest stays a guest", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{"username": "fresh_name", "email": "taken@example.com", "password": "long-enough-pw"}, gtoken)
+		assert.Equal(t, http.StatusConflict, res.Status)
+		me := env.Do("GET", "/v1/users/me", nil, gtoken)
+		assert.Equal(t, true, me.JSON["isGuest"])
+		assert.Equal(t, http.StatusNotFound, env.Do("GET", "/v1/users/username/fresh_name", nil, "").Status)
+	})
+	t.Run("taken username is 409", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{"username": "TAKEN_NAME", "email": "new@example.com", "password": "long-enough-pw"}, gtoken)
+		assert.Equal(t, http.StatusConflict, res.Status)
+	})
+	t.Run("invalid body is 400", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{"email": "new@example.com", "password": "short"}, gtoken)
+		assert.Equal(t, http.StatusBadRequest, res.Status)
+	})
+	t.Run("without a token is 401", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{}, "")
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+		assert.Equal(t, "Missing or invalid authorization header", errorOf(t, res)["message"])
+	})
+
+	res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{
+		"username": "grown_up", "email": "grown@example.com", "password": "long-enough-pw", "displayName": "Grown Up",
+	}, gtoken)
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	assertTokens(t, res.JSON)
+	u := res.JSON["user"].(map[string]any)
+	assert.Equal(t, gid, u["id"], "migration keeps the user id")
+	assert.Equal(t, false, u["isGuest"])
+	assert.Equal(t, "grown_up", u["username"])
+	assert.Equal(t, "grown@example.com", u["email"])
+	assert.Equal(t, "Grown Up", u["displayName"])
+
+	// The new account signs in; the guest's refresh token is revoked.
+	login := env.Do("POST", "/v1/auth/login", map[string]any{"email": "grown@example.com", "password": "long-enough-pw"}, "")
+	assert.Equal(t, http.StatusOK, login.Status)
+	assert.Equal(t, gid, login.JSON["user"].(map[string]any)["id"])
+	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": guest.JSON["refreshToken"]}, "").Status)
+
+	t.Run("a full account cannot migrate: 401", func(t *testing.T) {
+		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{"username": "again_name", "email": "again@example.com", "password": "long-enough-pw"}, str(login.JSON["token"]))
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+		assert.Equal(t, "Only guest accounts can be migrated", errorOf(t, res)["message"])
+	})
+}
+
+func TestAuth_Logout(t *testing.T) {
+	env := testenv.New(t)
+	a := signup(t, env, "leo", "leo@example.com")
+	b := env.Do("POST", "/v1/auth/login", map[string]any{"email": "leo@example.com", "password": "long-enough-pw"}, "")
+
+	// Form A: empty body ends the session of the access token.
+	res := env.Do("POST", "/v1/auth/logout", map[string]any{}, str(a.JSON["token"]))
+	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
+	assert.Equal(t, true, res.JSON["success"])
+	assert.NotEmpty(t, res.JSON["message"])
+	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": a.JSON["refreshToken"]}, "").Status)
+
+	// Session b is still alive; Form B names its refresh token.
+	c := env.Do("POST", "/v1/auth/login", map[string]any{"email": "leo@example.com", "password": "long-enough-pw"}, "")
+	res = env.Do("POST", "/v1/auth/logout", map[string]any{"refresh_token": b.JSON["refreshToken"]}, str(c.JSON["token"]))
+	require.Equal(t, http.StatusOK, res.Status)
+	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": b.JSON["refreshToken"]}, "").Status)
+	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": c.JSON["refreshToken"]}, "").Status)
+
+	t.Run("without a token is 401", func(t *testing.T) {
+		assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/logout", map[string]any{}, "").Status)
+	})
+}
+
+func TestAuth_AccessTokenChecks(t *testing.T) {
+	clock := testenv.NewClock(time.Now())
+	env := testenv.New(t, testenv.WithClock(clock))
+	res := signup(t, env, "vera", "vera@example.com")
+	token := str(res.JSON["token"])
+	uid := str(res.JSON["user"].(map[string]any)["id"])
+
+	forge := func(method jwt.SigningMethod, key any) string {
+		s, err := jwt.NewWithClaims(method, jwt.MapClaims{
+			"userId": uid, "sub": uid, "iss": "bookplatform", "isGuest": false, "tier": "premium",
+			"iat": clock.Now().Unix(), "exp": clock.Now().Add(time.Hour).Unix(),
+		}).SignedString(key)
+		require.NoError(t, err)
+		return s
+	}
+	cases := []struct {
+		name, header, message string
+	}{
+		{"no header", "", "Missing or invalid authorization header"},
+		{"not Bearer", "Token " + token, "Missing or invalid authorization header"},
+		{"Bearer without token", "Bearer ", "Missing or invalid authorization header"},
+		{"garbage token", "Bearer abc.def.ghi", "Invalid or expired token"},
+		{"alg none", "Bearer " + forge(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType), "Invalid or expired token"},
+		{"wrong key", "Bearer " + forge(jwt.SigningMethodHS256, []byte("an-attacker-key-an-attacker-key!")), "Invalid or expired token"},
+	}
+	for _, c := range cases {
+		t.Run(c.name+" is 401", func(t *testing.T) {
+			res := env.DoHeaders("GET", "/v1/users/me", nil, map[string]string{"Authorization": c.header})
+			assert.Equal(t, http.StatusUnauthorized, res.Status)
+			assert.Equal(t, c.message, errorOf(t, res)["message"])
+		})
+	}
+	t.Run("expired token is 401", func(t *testing.T) {
+		clock.Advance(env.Config.AccessTokenTTL + time.Minute)
+		res := env.Do("GET", "/v1/users/me", nil, token)
+		assert.Equal(t, http.StatusUnauthorized, res.Status)
+		assert.Equal(t, "Invalid or expired token", errorOf(t, res)["message"])
+	})
+}
+
+func TestAuth_RateLimitGuest(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 21, 10, 0, 5, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	guest := env.Do("POST", "/v1/auth/guest", map[string]any{}, "") // counts as request 1 from this address
+	require.Equal(t, http.StatusCreated, guest.Status)
+	token := str(guest.JSON["token"])
+	var last *testenv.Response
+	for i := 2; i <= 60; i++ {
+		last = env.Do("GET", "/v1/users/me", nil, token)
+		require.Equal(t, http.StatusOK, last.Status, "request %d", i)
+	}
+	assert.Equal(t, "60", last.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "0", last.Header.Get("X-RateLimit-Remaining"))
+
+	res := env.Do("GET", "/v1/users/me", nil, token)
+	require.Equal(t, http.StatusTooManyRequests, res.Status)
+	assert.Equal(t, "60", res.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "0", res.Header.Get("X-RateLimit-Remaining"))
+	reset := time.Date(2026, 11, 21, 10, 1, 0, 0, time.UTC)
+	assert.Equal(t, fmt.Sprint(reset.Unix()), res.Header.Get("X-RateLimit-Reset"))
+	assert.Equal(t, "55", res.Header.Get("Retry-After"))
+	e := errorOf(t, res)
+	assert.Equal(t, "RATE_LIMITED", e["code"])
+	assert.Equal(t, "TooManyRequests", e["name"])
+	d := e["details"].(map[string]any)
+	assert.Equal(t, "rate_limit_exceeded", d["error"])
+	assert.EqualValues(t, 55000, d["retryAfter"])
+	assert.EqualValues(t, 60, d["limit"])
+	assert.EqualValues(t, 0, d["remaining"])
+
+	// A refused write changes nothing, though the handler ran alongside
+	// the counter: writes wait for the admission decision.
+	res = env.Do("PUT", "/v1/users/me", map[string]any{"bio": "written while limited"}, token)
+	require.Equal(t, http.StatusTooManyRequests, res.Status)
+	clock.Advance(time.Minute)
+	me := env.Do("GET", "/v1/users/me", nil, token)
+	require.Equal(t, http.StatusOK, me.Status, "a new window admits again")
+	assert.Equal(t, "", me.JSON["bio"])
+	assert.Equal(t, "59", me.Header.Get("X-RateLimit-Remaining"))
+}
+
+func TestAuth_RateLimitFullAccountsByUser(t *testing.T) {
+	env := testenv.New(t)
+	res := signup(t, env, "frank", "frank@example.com")
+	me := env.Do("GET", "/v1/users/me", nil, str(res.JSON["token"]))
+	require.Equal(t, http.StatusOK, me.Status)
+	// Free tier: 120 a minute, counted for this user alone.
+	assert.Equal(t, "120", me.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "119", me.Header.Get("X-RateLimit-Remaining"))
+}
