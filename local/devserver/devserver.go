@@ -6,14 +6,12 @@
 package devserver
 
 import (
-	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -62,8 +60,7 @@ func Media(store *s3media.Store, logger *slog.Logger) http.Handler {
 		}
 		obj, err := store.Get(r.Context(), key)
 		if err != nil {
-			var noKey *types.NoSuchKey
-			if errors.As(err, &noKey) || apperr.Is(err, apperr.CodeNotFound) {
+			if apperr.Is(err, apperr.CodeNotFound) {
 				err = apperr.NotFound("No media at %s", r.URL.Path)
 			}
 			httpapi.WriteError(w, r, logger, err)

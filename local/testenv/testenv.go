@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -218,17 +219,19 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + srv.Listener.Addr().String()
 
-	cfg := config.Config{
-		TableName:       "test-" + randomHex(6),
-		MediaBucket:     Bucket,
-		MediaBaseURL:    baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
-		JWTSecret:       []byte(JWTSecret),
-		AccessTokenTTL:  config.DefaultAccessTokenTTL,
-		RefreshTokenTTL: config.DefaultRefreshTokenTTL,
-		BcryptCost:      BcryptCost,
-		MaxBodyBytes:    config.DefaultMaxBodyBytes,
-		LogLevel:        "info",
-		UpgradeURL:      config.DefaultUpgradeURL,
+	// Built from variables, so tests get a deployment's defaults and checks.
+	vars := map[string]string{
+		config.EnvTableName:    "test-" + randomHex(6),
+		config.EnvMediaBucket:  Bucket,
+		config.EnvMediaBaseURL: baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
+		config.EnvJWTSecret:    JWTSecret,
+		config.EnvBcryptCost:   strconv.Itoa(BcryptCost),
+	}
+	cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
+	if err != nil {
+		s3srv.Close()
+		srv.Close()
+		tb.Fatalf("testenv: %v", err)
 	}
 	for _, edit := range s.edits {
 		edit(&cfg)

@@ -60,7 +60,7 @@ type Config struct {
 // missing or malformed variable at once, so a deploy fails with one clear
 // message instead of one variable at a time.
 func Load() (Config, error) {
-	return load(os.Getenv)
+	return LoadFrom(os.Getenv)
 }
 
 // MustLoad is Load for main functions: a bad configuration stops the
@@ -74,7 +74,9 @@ func MustLoad() Config {
 	return c
 }
 
-func load(get func(string) string) (Config, error) {
+// LoadFrom reads the configuration through get (a map in tests, so they
+// go through the same names, defaults and checks as a deployment).
+func LoadFrom(get func(string) string) (Config, error) {
 	var errs []error
 	required := func(name string) string {
 		v := strings.TrimSpace(get(name))

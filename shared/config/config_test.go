@@ -11,7 +11,7 @@ import (
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
 func TestLoad_Defaults(t *testing.T) {
-	c, err := load(env(map[string]string{
+	c, err := LoadFrom(env(map[string]string{
 		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
 	}))
 	require.NoError(t, err)
@@ -23,7 +23,7 @@ func TestLoad_Defaults(t *testing.T) {
 }
 
 func TestLoad_ReportsEveryProblemAtOnce(t *testing.T) {
-	_, err := load(env(map[string]string{EnvJWTSecret: "short", EnvAccessTokenTTL: "soon", EnvBcryptCost: "99"}))
+	_, err := LoadFrom(env(map[string]string{EnvJWTSecret: "short", EnvAccessTokenTTL: "soon", EnvBcryptCost: "99"}))
 	require.Error(t, err)
 	for _, want := range []string{EnvTableName, EnvMediaBucket, EnvMediaBaseURL, "at least 32 bytes", EnvAccessTokenTTL, EnvBcryptCost} {
 		assert.Contains(t, err.Error(), want)

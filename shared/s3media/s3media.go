@@ -5,6 +5,7 @@ package s3media
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/callstats"
 )
 
@@ -70,8 +73,13 @@ type Object struct {
 }
 
 // Get fetches an object (the local server's /media route uses it).
+// Errors: apperr NotFound for a missing key.
 func (s *Store) Get(ctx context.Context, key string) (*Object, error) {
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
+	var noKey *types.NoSuchKey
+	if errors.As(err, &noKey) {
+		return nil, apperr.NotFound("No media object %s", key)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get object %s: %w", key, err)
 	}
