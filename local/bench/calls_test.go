@@ -1,0 +1,500 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// callsOut is where TestCallCounts writes its table for the report
+// (`go run ./local/bench calls` sets it).
+var callsOut = flag.String("calls-out", "", "write the DynamoDB calls table to this file")
+
+// scenarioState carries ids and tokens from one step to the next.
+type scenarioState struct {
+	userID, username, email        string
+	token, refresh                 string
+	guestToken                     string
+	migratedToken, migratedRefresh string
+}
+
+// step is one request of the scenario. route names the route-table entry
+// ("METHOD /pattern") it exercises; the access log's route field must
+// agree, so a step cannot silently hit another route.
+type step struct {
+	route string
+	note  string
+	want  int
+	do    func(e *client, s *scenarioState) *response
+}
+
+const password = "bench-password-1"
+
+// scenario visits every route of every group in an order that a client
+// could follow: sign up, use the account, end with logout. A new route
+// without a step here fails TestCallScenarioCoversEveryRoute.
+func scenario() []step {
+	return []step{
+		{route: "GET /health", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/health", nil, "")
+		}},
+		{route: "POST /v1/auth/signup", want: 201, do: func(e *client, s *scenarioState) *response {
+			s.username, s.email = "bench_reader", "bench.reader@example.com"
+			res := e.do("POST", "/v1/auth/signup", map[string]any{
+				"username": s.username, "email": s.email, "password": password, "displayName": "Bench Reader",
+			}, "")
+			if u, ok := res.JSON["user"].(map[string]any); ok {
+				s.userID, _ = u["id"].(string)
+				s.token, _ = res.JSON["token"].(string)
+				s.refresh, _ = res.JSON["refreshToken"].(string)
+			}
+			return res
+		}},
+		{route: "POST /v1/auth/login", want: 200, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/auth/login", map[string]any{"email": s.email, "password": password}, "")
+			if t, ok := res.JSON["token"].(string); ok {
+				s.token = t
+				s.refresh, _ = res.JSON["refreshToken"].(string)
+			}
+			return res
+		}},
+		{route: "POST /v1/auth/login", note: "wrong password", want: 401, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/auth/login", map[string]any{"email": s.email, "password": "not-the-password"}, "")
+		}},
+		{route: "POST /v1/auth/refresh", want: 200, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": s.refresh}, "")
+			if t, ok := res.JSON["token"].(string); ok {
+				s.token = t
+				s.refresh, _ = res.JSON["refreshToken"].(string)
+			}
+			return res
+		}},
+		{route: "POST /v1/auth/guest", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/auth/guest", map[string]any{}, "")
+			s.guestToken, _ = res.JSON["token"].(string)
+			return res
+		}},
+		{route: "POST /v1/auth/migrate-guest", want: 200, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/auth/migrate-guest", map[string]any{
+				"username": "bench_convert", "email": "bench.convert@example.com", "password": password, "displayName": "Converted",
+			}, s.guestToken)
+			s.migratedToken, _ = res.JSON["token"].(string)
+			s.migratedRefresh, _ = res.JSON["refreshToken"].(string)
+			return res
+		}},
+		{route: "GET /v1/users/me", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/me", nil, s.token)
+		}},
+		{route: "GET /v1/users/me", note: "no token", want: 401, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/users/me", nil, "")
+		}},
+		{route: "PUT /v1/users/me", note: "bio", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/users/me", map[string]any{"bio": "Reads benchmarks."}, s.token)
+		}},
+		{route: "PUT /v1/users/me", note: "new username", want: 200, do: func(e *client, s *scenarioState) *response {
+			s.username = "bench_reader2"
+			return e.do("PUT", "/v1/users/me", map[string]any{"username": s.username}, s.token)
+		}},
+		{route: "PUT /v1/users/me/password", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/users/me/password", map[string]any{"currentPassword": password, "newPassword": password + "x"}, s.token)
+		}},
+		{route: "POST /v1/users/me/avatar", note: "1 KB PNG", want: 200, do: func(e *client, s *scenarioState) *response {
+			body, ctype := avatarUpload()
+			return e.raw("POST", "/v1/users/me/avatar", ctype, body, s.token)
+		}},
+		{route: "GET /v1/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.userID, nil, "")
+		}},
+		{route: "GET /v1/users/{userId}", note: "unknown id", want: 404, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/users/00000000-0000-0000-0000-000000000000", nil, "")
+		}},
+		{route: "GET /v1/users/username/{username}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/username/"+s.username, nil, "")
+		}},
+		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
+		}},
+		{route: "POST /v1/auth/logout", note: "with refresh_token", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/auth/logout", map[string]any{"refresh_token": s.migratedRefresh}, s.migratedToken)
+		}},
+	}
+}
+
+// routeKeys lists every route of every group, as the access log names them.
+func routeKeys() []string {
+	var keys []string
+	for _, g := range app.Groups(nil) {
+		for _, r := range g.Routes {
+			keys = append(keys, r.Method+" "+r.Path)
+		}
+	}
+	return keys
+}
+
+func TestCallScenarioCoversEveryRoute(t *testing.T) {
+	covered := map[string]bool{}
+	for _, s := range scenario() {
+		covered[s.route] = true
+	}
+	known := map[string]bool{}
+	for _, k := range routeKeys() {
+		known[k] = true
+		if !covered[k] {
+			t.Errorf("route %s has no step in local/bench/calls_test.go scenario(): add one so its DynamoDB calls are measured", k)
+		}
+	}
+	for k := range covered {
+		if !known[k] {
+			t.Errorf("scenario step names %s, which is not in any route table", k)
+		}
+	}
+}
+
+// callRuns is how often the scenario runs, each time on a fresh table.
+// Depth is read from call start and end times, and two calls launched
+// side by side look sequential when the second goroutine starts after the
+// first call has already returned (a busy machine, a 1 ms DynamoDB Local
+// call). The minimum over several runs is the depth the code allows; the
+// maximum shows what scheduling added.
+const callRuns = 5
+
+// observation is one step of one run.
+type observation struct {
+	status, calls, depth int
+	chain                string
+}
+
+// TestCallCounts runs the scenario against DynamoDB Local and reports, per
+// request, the DynamoDB calls and their sequential depth as the router's
+// access log records them (shared/callstats), with the operations in the
+// order they ran. It fails when a step gets an unexpected status or an
+// authenticated read exceeds its depth target in every run.
+func TestCallCounts(t *testing.T) {
+	steps := scenario()
+	obs := make([][]observation, len(steps))
+	for range callRuns {
+		for i, o := range runScenario(t, steps) {
+			obs[i] = append(obs[i], o)
+		}
+		if t.Failed() {
+			break
+		}
+	}
+
+	authRoutes := map[string]httpapi.Auth{}
+	for _, g := range app.Groups(nil) {
+		for _, r := range g.Routes {
+			authRoutes[r.Method+" "+r.Path] = r.Auth
+		}
+	}
+	var table strings.Builder
+	fmt.Fprintf(&table, "   %-38s %-19s %6s %5s %7s   %s\n", "route", "case", "status", "calls", "depth", "operations (+ = concurrent, -> = after)")
+	for i, s := range steps {
+		if len(obs[i]) == 0 {
+			continue
+		}
+		best, worst := obs[i][0], obs[i][0]
+		minCalls, maxCalls := best.calls, best.calls
+		for _, o := range obs[i][1:] {
+			if o.depth < best.depth {
+				best = o
+			}
+			worst.depth = max(worst.depth, o.depth)
+			minCalls, maxCalls = min(minCalls, o.calls), max(maxCalls, o.calls)
+		}
+		calls := strconv.Itoa(minCalls)
+		if maxCalls != minCalls {
+			calls += "-" + strconv.Itoa(maxCalls)
+		}
+		depth := strconv.Itoa(best.depth)
+		if worst.depth != best.depth {
+			depth += " (" + strconv.Itoa(worst.depth) + ")"
+		}
+		note := s.note
+		if note == "" {
+			note = "ok"
+		}
+		fmt.Fprintf(&table, "   %-38s %-19s %6d %5s %7s   %s\n", s.route, note, best.status, calls, depth, best.chain)
+
+		if best.status < 300 && strings.HasPrefix(s.route, "GET ") && authRoutes[s.route] == httpapi.AuthBearer && best.depth > maxAuthenticatedReadDepth {
+			t.Errorf("%s: depth %d in every run, target at most %d for an authenticated read", s.route, best.depth, maxAuthenticatedReadDepth)
+		}
+		if s.route == "GET /v1/users/me" && best.status == 200 && best.depth != usersMeDepth {
+			t.Errorf("GET /v1/users/me: depth %d in every run, target %d", best.depth, usersMeDepth)
+		}
+	}
+	fmt.Fprintf(&table, "   depth: fewest sequential round trips in %d runs on fresh tables; (n): the most seen, when a late goroutine made concurrent calls look sequential\n", callRuns)
+	t.Logf("DynamoDB calls per request:\n%s", table.String())
+	if *callsOut != "" {
+		if err := os.WriteFile(*callsOut, []byte(table.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runScenario runs every step once on a fresh environment: a new table
+// (so rate-limit windows start empty) and the app wired a second time
+// over it, with one more SDK middleware that notes each operation's name.
+// The access log carries only counts; the names make the table
+// actionable. Steps run one at a time, so every call noted during a step
+// belongs to it.
+func runScenario(t *testing.T, steps []step) []observation {
+	t.Helper()
+	env := testenv.New(t)
+	logs := newAccessLog()
+	ops := &opLog{}
+	awsCfg := env.AWS.Copy()
+	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
+	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
+	srv := httptest.NewServer(devserver.Handler(a))
+	defer srv.Close()
+	c := &client{base: srv.URL, http: srv.Client()}
+
+	var out []observation
+	st := &scenarioState{}
+	for _, s := range steps {
+		ops.reset()
+		res := s.do(c, st)
+		rec, ok := logs.wait(res.Header.Get("X-Request-Id"), 2*time.Second)
+		if !ok {
+			t.Fatalf("%s: no access-log record for request id %q (HTTP %d)", s.route, res.Header.Get("X-Request-Id"), res.Status)
+		}
+		noted := ops.take()
+		dynamoCalls := 0
+		for _, c := range noted {
+			if c.Service == "dynamodb" {
+				dynamoCalls++
+			}
+		}
+		if rec.Route != s.route {
+			t.Errorf("%s (%s): the router matched %q", s.route, s.note, rec.Route)
+		}
+		if res.Status != s.want {
+			t.Errorf("%s (%s): HTTP %d, want %d: %s", s.route, s.note, res.Status, s.want, res.Body)
+		}
+		if dynamoCalls != rec.Calls {
+			t.Errorf("%s (%s): access log counts %d DynamoDB calls, the SDK saw %d", s.route, s.note, rec.Calls, dynamoCalls)
+		}
+		out = append(out, observation{status: res.Status, calls: rec.Calls, depth: rec.Depth, chain: chain(noted)})
+	}
+	return out
+}
+
+// client sends the scenario's requests to the bench's own server.
+type client struct {
+	base string
+	http *http.Client
+}
+
+// response is what the client saw; JSON is the body decoded as an object.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+// do sends body as JSON (nil: no body) with an optional Bearer token.
+func (c *client) do(method, path string, body any, token string) *response {
+	var rd io.Reader
+	ctype := ""
+	if body != nil {
+		data, _ := json.Marshal(body)
+		rd, ctype = bytes.NewReader(data), "application/json"
+	}
+	return c.raw(method, path, ctype, rd, token)
+}
+
+func (c *client) raw(method, path, ctype string, body io.Reader, token string) *response {
+	req, err := http.NewRequest(method, c.base+path, body)
+	if err != nil {
+		return &response{Body: []byte(err.Error())}
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return &response{Header: http.Header{}, Body: []byte(err.Error())}
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	r := &response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	_ = json.Unmarshal(data, &r.JSON)
+	return r
+}
+
+// opLog notes every AWS operation (DynamoDB, S3) with its start and end.
+type opLog struct {
+	mu    sync.Mutex
+	calls []callstats.Call
+}
+
+func (l *opLog) middleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("BenchOpLog",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			start := time.Now()
+			out, md, err := next.HandleInitialize(ctx, in)
+			c := callstats.Call{Service: "dynamodb", Operation: middleware.GetOperationName(ctx), Start: start, End: time.Now()}
+			if id := awsmiddleware.GetServiceID(ctx); id != dynamodb.ServiceID {
+				// Other services' calls stay in the chain, named as such:
+				// they are round trips too.
+				c.Service, c.Operation = id, id+":"+c.Operation
+			}
+			l.mu.Lock()
+			l.calls = append(l.calls, c)
+			l.mu.Unlock()
+			return out, md, err
+		}), middleware.After)
+}
+
+func (l *opLog) reset() {
+	l.mu.Lock()
+	l.calls = nil
+	l.mu.Unlock()
+}
+
+func (l *opLog) take() []callstats.Call {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.calls)
+}
+
+// chain writes the calls by level of sequential depth, the same measure
+// callstats uses: calls on one level ran side by side.
+func chain(calls []callstats.Call) string {
+	if len(calls) == 0 {
+		return "-"
+	}
+	slices.SortFunc(calls, func(a, b callstats.Call) int { return a.Start.Compare(b.Start) })
+	level := make([]int, len(calls))
+	var levels [][]string
+	for i, c := range calls {
+		level[i] = 0
+		for j := range i {
+			if !calls[j].End.After(c.Start) && level[j]+1 > level[i] {
+				level[i] = level[j] + 1
+			}
+		}
+		for len(levels) <= level[i] {
+			levels = append(levels, nil)
+		}
+		levels[level[i]] = append(levels[level[i]], c.Operation)
+	}
+	parts := make([]string, len(levels))
+	for i, names := range levels {
+		slices.Sort(names)
+		parts[i] = strings.Join(names, "+")
+	}
+	return strings.Join(parts, " -> ")
+}
+
+// avatarUpload is a multipart body with a small real PNG in field avatar.
+func avatarUpload() (*bytes.Buffer, string) {
+	img := image.NewRGBA(image.Rect(0, 0, 16, 16))
+	for x := range 16 {
+		for y := range 16 {
+			img.Set(x, y, color.RGBA{R: uint8(x * 16), G: uint8(y * 16), B: 128, A: 255})
+		}
+	}
+	var pngData bytes.Buffer
+	_ = png.Encode(&pngData, img)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, _ := mw.CreateFormFile("avatar", "avatar.png")
+	_, _ = part.Write(pngData.Bytes())
+	_ = mw.Close()
+	return &body, mw.FormDataContentType()
+}
+
+// accessRecord is what the router logs per request (shared/httpapi).
+type accessRecord struct {
+	Msg       string `json:"msg"`
+	RequestID string `json:"requestId"`
+	Route     string `json:"route"`
+	Status    int    `json:"status"`
+	Calls     int    `json:"dynamoCalls"`
+	Depth     int    `json:"dynamoDepth"`
+}
+
+// accessLog collects the router's "request" records by request id. The
+// record is written when the handler returns, which can be a moment after
+// the client has the answer, hence wait.
+type accessLog struct {
+	mu      sync.Mutex
+	cond    *sync.Cond
+	records map[string]accessRecord
+}
+
+func newAccessLog() *accessLog {
+	l := &accessLog{records: map[string]accessRecord{}}
+	l.cond = sync.NewCond(&l.mu)
+	return l
+}
+
+// Write takes one JSON record per call, as slog's JSON handler writes them.
+func (l *accessLog) Write(p []byte) (int, error) {
+	for _, line := range bytes.Split(p, []byte("\n")) {
+		var rec accessRecord
+		if json.Unmarshal(line, &rec) != nil || rec.Msg != "request" || rec.RequestID == "" {
+			continue
+		}
+		l.mu.Lock()
+		l.records[rec.RequestID] = rec
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	}
+	return len(p), nil
+}
+
+func (l *accessLog) wait(id string, timeout time.Duration) (accessRecord, bool) {
+	deadline := time.Now().Add(timeout)
+	timer := time.AfterFunc(timeout, func() {
+		l.mu.Lock()
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
+	defer timer.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for {
+		if rec, ok := l.records[id]; ok {
+			return rec, true
+		}
+		if id == "" || time.Now().After(deadline) {
+			return accessRecord{}, false
+		}
+		l.cond.Wait()
+	}
+}

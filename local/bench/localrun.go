@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bookplatform/backend/shared/config"
+)
+
+// localRun is the local server (`go run ./local`) started for a benchmark.
+type localRun struct {
+	BaseURL string
+	dir     string // its module root, holding .local
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan error
+}
+
+// startLocalRun builds ./local and starts it on a free port with fresh data.
+//
+// The local server keeps its data in <module root>/.local, found from its
+// working directory, and has no setting to move it. To give the benchmark
+// fresh data without touching a developer's .local (or fighting a running
+// `make run` for the S3 stand-in's file lock), it runs in bench-out/localrun,
+// a directory made to look like a module root: a go.mod and a link to the
+// real node_modules, where DynamoDB Local is found.
+//
+// The binary is built rather than run through `go run`: a signal sent to
+// `go run` does not reach the program it started, and the benchmark must
+// stop the server with SIGINT the way a developer's Ctrl-C does.
+func startLocalRun(ctx context.Context, root string) (*localRun, error) {
+	outDir := filepath.Join(root, "bench-out")
+	bin := filepath.Join(outDir, "bin", "local")
+	progress("load: building ./local")
+	if out, err := exec.Command("go", "build", "-o", bin, "./local").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("build ./local: %v\n%s", err, out)
+	}
+
+	dir := filepath.Join(outDir, "localrun")
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("// Data root of the benchmark's local run; see local/bench/localrun.go.\nmodule benchlocalrun\n"), 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		return nil, err
+	}
+
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	r := &localRun{
+		BaseURL: "http://127.0.0.1:" + strconv.Itoa(port),
+		dir:     dir,
+		logPath: filepath.Join(outDir, "local-server.log"),
+		exited:  make(chan error, 1),
+	}
+	logFile, err := os.Create(r.logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logFile.Close() // the child holds its own descriptor
+
+	r.cmd = exec.Command(bin)
+	r.cmd.Dir = dir
+	r.cmd.Env = append(cleanEnv(), config.EnvPort+"="+strconv.Itoa(port))
+	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
+	progress("load: starting the local run on %s (log: %s)", r.BaseURL, r.logPath)
+	if err := r.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { r.exited <- r.cmd.Wait() }()
+
+	if err := r.waitHealthy(ctx, 3*time.Minute); err != nil {
+		_ = r.stop()
+		return nil, err
+	}
+	return r, nil
+}
+
+// cleanEnv is this process's environment without the service's and the
+// SDK's variables, so the local run uses its own defaults whatever the
+// developer's shell holds.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "AWS_") || isServiceVar(name) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func isServiceVar(name string) bool {
+	switch name {
+	case config.EnvTableName, config.EnvMediaBucket, config.EnvMediaBaseURL, config.EnvJWTSecret,
+		config.EnvAccessTokenTTL, config.EnvRefreshTokenTTL, config.EnvBcryptCost, config.EnvMaxBodyBytes,
+		config.EnvLogLevel, config.EnvPort, config.EnvUpgradeURL:
+		return true
+	}
+	return false
+}
+
+func (r *localRun) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		resp, err := client.Get(r.BaseURL + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case err := <-r.exited:
+			r.exited <- err
+			return fmt.Errorf("the local run exited before answering /health (%v); see %s:\n%s", err, r.logPath, tailFile(r.logPath, 2000))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the local run did not answer /health within %s; see %s", timeout, r.logPath)
+		}
+	}
+}
+
+// stop sends SIGINT, as Ctrl-C would, and checks that DynamoDB Local went
+// with the server: a JVM left behind would hold memory and the data files.
+func (r *localRun) stop() error {
+	var errs []error
+	_ = r.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-r.exited:
+	case <-time.After(30 * time.Second):
+		errs = append(errs, errors.New("the local run did not stop within 30s of SIGINT; killed"))
+		_ = r.cmd.Process.Kill()
+		<-r.exited
+	}
+	// The JVM is identified by its data directory, which only this run uses.
+	dbPath := filepath.Join(r.dir, ".local")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pids := processesMentioning(dbPath)
+		if len(pids) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				if p, err := os.FindProcess(pid); err == nil {
+					_ = p.Kill()
+				}
+			}
+			errs = append(errs, fmt.Errorf("DynamoDB Local (pid %v) outlived the local run; killed", pids))
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.Join(errs...)
+}
+
+// processesMentioning returns the pids whose command line contains s
+// (Linux /proc; elsewhere it finds nothing, and the check is skipped).
+func processesMentioning(s string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(cmdline), s) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+func tailFile(path string, n int) string {
+	data, _ := os.ReadFile(path)
+	if len(data) > n {
+		data = data[len(data)-n:]
+	}
+	return string(data)
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

@@ -1,0 +1,160 @@
+// Command bench measures the figures the closing note reports: the size of
+// each Lambda bootstrap, the cold start of one function process, the
+// DynamoDB calls and sequential depth of every endpoint, and latency and
+// throughput of the local run under load.
+//
+// Each figure has its own subcommand, so a reader can reproduce one number
+// without running the rest; `all` runs them in order and writes one report
+// (`make bench` calls it). Every section of the report names the command
+// that produced it.
+//
+//	go run ./local/bench sizes      [-dir build]
+//	go run ./local/bench coldstart  [-fn health,auth,users,authorizer] [-n 20]
+//	go run ./local/bench calls      (runs go test ./local/bench -run TestCallCounts)
+//	go run ./local/bench load       [-me-duration 10s] [-login-duration 10s] ...
+//	go run ./local/bench all        [-out bench-out/report.txt]
+//
+// The DynamoDB call counts are a test (calls_test.go) because the test
+// environment (local/testenv) is built on testing.TB; running it under
+// `go test ./...` also keeps the rule that every route has a scenario.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/bookplatform/backend/local/dynamodblocal"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+		os.Exit(2)
+	}
+	root, err := dynamodblocal.ModuleRoot("")
+	if err != nil {
+		fatal(err)
+	}
+	// Every path below (build/, bench-out/, ./functions/...) is relative to
+	// the module root, whatever directory the command was started from.
+	if err := os.Chdir(root); err != nil {
+		fatal(err)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	var run func(io.Writer, []string) error
+	switch cmd {
+	case "sizes":
+		run = runSizes
+	case "coldstart":
+		run = runColdStart
+	case "calls":
+		run = runCalls
+	case "load":
+		run = runLoad
+	case "all":
+		run = runAll
+	default:
+		usage()
+		os.Exit(2)
+	}
+	if err := run(os.Stdout, args); err != nil {
+		fatal(err)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|all [flags]  (-h on a subcommand lists its flags)")
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "bench:", err)
+	os.Exit(1)
+}
+
+// runAll runs every section into one report. A failing section is written
+// into the report as FAILED and the others still run, so one broken part
+// does not hide the figures of the rest; the exit status is still non-zero.
+func runAll(stdout io.Writer, args []string) error {
+	fs := flag.NewFlagSet("all", flag.ExitOnError)
+	out := fs.String("out", "bench-out/report.txt", "also write the report to this file")
+	n := fs.Int("n", 20, "cold starts per function")
+	meDur := fs.Duration("me-duration", 10*time.Second, "load duration of GET /v1/users/me")
+	loginDur := fs.Duration("login-duration", 10*time.Second, "load duration of POST /v1/auth/login")
+	_ = fs.Parse(args)
+
+	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(*out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := io.MultiWriter(stdout, f)
+
+	fmt.Fprintf(w, "Benchmark report, %s\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "machine: %s/%s, %d CPUs, %s; client, server and DynamoDB Local share it\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
+	// Timings mean little on a machine busy with other work: say how busy it was.
+	if la := loadAverage(); la != "" {
+		fmt.Fprintf(w, "load average at start: %s\n", la)
+	}
+
+	sections := []struct {
+		name string
+		run  func(io.Writer, []string) error
+		args []string
+	}{
+		{"sizes", runSizes, nil},
+		{"coldstart", runColdStart, []string{"-n", fmt.Sprint(*n)}},
+		{"calls", runCalls, nil},
+		{"load", runLoad, []string{"-me-duration", meDur.String(), "-login-duration", loginDur.String()}},
+	}
+	var failed []string
+	for _, s := range sections {
+		fmt.Fprintln(w)
+		start := time.Now()
+		if err := s.run(w, s.args); err != nil {
+			fmt.Fprintf(w, "FAILED: %v\n", err)
+			failed = append(failed, s.name)
+		}
+		fmt.Fprintf(os.Stderr, "bench: %s took %s\n", s.name, time.Since(start).Round(100*time.Millisecond))
+	}
+	if la := loadAverage(); la != "" {
+		fmt.Fprintf(w, "\nload average at end: %s\n", la)
+	}
+	fmt.Fprintf(w, "report written to %s\n", *out)
+	if len(failed) > 0 {
+		return fmt.Errorf("sections failed: %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// section prints a heading and the command that reproduces the figures below it.
+func section(w io.Writer, title, command string) {
+	fmt.Fprintf(w, "== %s\n   command: %s\n", title, command)
+}
+
+// progress goes to stderr so the report on stdout stays compact.
+func progress(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages (Linux), or "".
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}
