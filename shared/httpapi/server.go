@@ -66,6 +66,13 @@ func NewRouter(opts Options, groups ...Group) *Router {
 	}
 	var routes []Route
 	for _, g := range groups {
+		for _, r := range g.Routes {
+			// A misspelt action would otherwise fail every request of the
+			// route; a route table is code, so stop the process at start.
+			if _, err := routeRules(&r); err != nil {
+				panic(err)
+			}
+		}
 		routes = append(routes, g.Routes...)
 	}
 	return &Router{opts: opts, table: newTable(routes)}

@@ -1,0 +1,113 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/stretchr/testify/assert"
+)
+
+// memCounter is an in-memory ratelimit.Counter; DynamoDB's is tested
+// through the API tests. fail makes every Incr error.
+type memCounter struct {
+	mu     sync.Mutex
+	counts map[string]int64
+	fail   bool
+}
+
+func (m *memCounter) Incr(_ context.Context, scope, action string, ws, _ time.Time) (int64, error) {
+	if m.fail {
+		return 0, errors.New("counter store unavailable")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.counts == nil {
+		m.counts = map[string]int64{}
+	}
+	k := scope + "|" + action + "|" + ws.String()
+	m.counts[k]++
+	return m.counts[k], nil
+}
+
+// oneUser is an Identity with one premium user behind any token "ok".
+type oneUser struct{}
+
+func (oneUser) VerifyAccessToken(token string) (auth.Claims, error) {
+	if token != "ok" {
+		return auth.Claims{}, auth.ErrInvalidToken
+	}
+	return auth.Claims{UserID: "u1"}, nil
+}
+
+func (oneUser) GetUser(context.Context, string) (*users.User, error) {
+	return &users.User{ID: "u1", Tier: users.TierPremium}, nil
+}
+
+func limitedRouter(c *memCounter) *Router {
+	ok := func(w http.ResponseWriter, r *http.Request) error { return JSON(w, http.StatusOK, map[string]bool{"ok": true}) }
+	return NewRouter(Options{
+		Identity: oneUser{}, Counter: c, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) },
+	}, Group{Routes: []Route{
+		{Method: "POST", Path: "/v1/lines/{id}/like", Auth: AuthBearer, Actions: []string{"like"}, Handler: ok},
+		{Method: "GET", Path: "/v1/anything", Auth: AuthOptional, Handler: ok},
+	}})
+}
+
+func call(rt http.Handler, method, path, token string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	rt.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestRateLimit_PerActionRuleNamedOnTheRoute(t *testing.T) {
+	rt := limitedRouter(&memCounter{})
+	for i := 1; i <= 100; i++ {
+		rec := call(rt, "POST", "/v1/lines/l1/like", "ok")
+		if !assert.Equal(t, http.StatusOK, rec.Code, "like %d", i) {
+			return
+		}
+	}
+	// The like rule (100/hour) is tighter than premium's 300/minute.
+	rec := call(rt, "POST", "/v1/lines/l1/like", "ok")
+	assert.Equal(t, http.StatusTooManyRequests, rec.Code)
+	assert.Equal(t, "100", rec.Header().Get("X-RateLimit-Limit"))
+	assert.Equal(t, "1800", rec.Header().Get("Retry-After"), "the hour window ends at 10:00")
+	assert.Contains(t, rec.Body.String(), `"action":"like"`)
+
+	// Other routes still answer: only the like action is exhausted.
+	rec = call(rt, "GET", "/v1/anything", "ok")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "300", rec.Header().Get("X-RateLimit-Limit"))
+}
+
+func TestRateLimit_FailsOpenWhenTheCounterStoreFails(t *testing.T) {
+	rt := limitedRouter(&memCounter{fail: true})
+	for i := 0; i < 70; i++ { // beyond the guest rate
+		rec := call(rt, "GET", "/v1/anything", "")
+		if !assert.Equal(t, http.StatusOK, rec.Code) {
+			return
+		}
+	}
+}
+
+func TestRateLimit_UnknownActionStopsTheRouterAtStart(t *testing.T) {
+	assert.PanicsWithError(t, `route GET /x names unknown rate-limit action "no_such_action"`, func() {
+		NewRouter(Options{}, Group{Routes: []Route{
+			{Method: "GET", Path: "/x", Actions: []string{"no_such_action"}, Handler: func(http.ResponseWriter, *http.Request) error { return nil }},
+		}})
+	})
+}
