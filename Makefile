@@ -64,8 +64,11 @@ build: check-go
 synth: deps build
 	npx cdk synth --quiet
 
-bench: deps check-java
-	@echo "(bench target filled in below)"
+# Sizes of the bootstraps `build` just made, cold starts, DynamoDB calls per
+# endpoint, load on the local run; local/bench says how each is measured.
+# The report goes to stdout and bench-out/report.txt.
+bench: deps check-java build
+	$(GO) run ./local/bench all -out bench-out/report.txt
 
 reset:
 	rm -rf .local
