@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,7 +163,12 @@ func measureLoad(w io.Writer, run *localRun, meDur, loginDur time.Duration, meWo
 			line += "; other: " + r.nonOK()
 		}
 		fmt.Fprintln(w, line)
-		fmt.Fprintf(w, "   (expected: at most %d served per address and minute window, the rest 429 at once)\n", ratelimit.TierRates[ratelimit.TierGuest])
+		fmt.Fprintf(w, "   (limit: %d anonymous requests per address and minute window)\n", ratelimit.TierRates[ratelimit.TierGuest])
+		// What a refused login cost the server, from its own access log:
+		// the client's view alone cannot tell queueing from work.
+		if n, p50, calls := refusedCost(run.logPath, "POST /v1/auth/login"); n > 0 {
+			fmt.Fprintf(w, "   server side, the %d refused logins took p50 %s each and made %s DynamoDB calls (access log durationMs, dynamoCalls)\n", n, ms(p50), calls)
+		}
 	}
 	if len(failures) > 0 {
 		return errors.New(strings.Join(failures, "; "))
@@ -240,4 +246,46 @@ func intList(s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// refusedCost reads the local run's access log (one JSON record per
+// request) and summarises its 429 answers on one route: how many, their
+// median duration and the DynamoDB calls they made.
+func refusedCost(logPath, route string) (n int, p50 time.Duration, calls string) {
+	data, err := os.ReadFile(logPath)
+	if err != nil {
+		return 0, 0, ""
+	}
+	var durations []time.Duration
+	counts := map[int]int{}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var rec struct {
+			Msg        string  `json:"msg"`
+			Route      string  `json:"route"`
+			Status     int     `json:"status"`
+			DurationMs float64 `json:"durationMs"`
+			Calls      int     `json:"dynamoCalls"`
+		}
+		if json.Unmarshal(line, &rec) != nil || rec.Msg != "request" || rec.Route != route || rec.Status != http.StatusTooManyRequests {
+			continue
+		}
+		durations = append(durations, time.Duration(rec.DurationMs*float64(time.Millisecond)))
+		counts[rec.Calls]++
+	}
+	if len(durations) == 0 {
+		return 0, 0, ""
+	}
+	var keys []int
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d (x%d)", k, counts[k]))
+	}
+	if len(keys) == 1 {
+		parts = []string{strconv.Itoa(keys[0])}
+	}
+	return len(durations), percentile(sortedCopy(durations), .5), strings.Join(parts, ", ")
 }
