@@ -53,7 +53,9 @@ func (oneUser) GetUser(context.Context, string) (*users.User, error) {
 }
 
 func limitedRouter(c *memCounter) *Router {
-	ok := func(w http.ResponseWriter, r *http.Request) error { return JSON(w, http.StatusOK, map[string]bool{"ok": true}) }
+	ok := func(w http.ResponseWriter, r *http.Request) error {
+		return JSON(w, http.StatusOK, map[string]bool{"ok": true})
+	}
 	return NewRouter(Options{
 		Identity: oneUser{}, Counter: c, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) },

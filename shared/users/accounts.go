@@ -61,7 +61,7 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, erro
 	if err != nil {
 		return nil, err
 	}
-	hash, err := auth.HashPassword(in.Password, s.d.BcryptCost)
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -130,13 +130,16 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 	}
 	u, err := s.d.Store.GetUserByEmail(ctx, email)
 	if apperr.Is(err, apperr.CodeNotFound) {
-		auth.CheckNoUser(password)
-		return nil, apperr.Unauthorized("Invalid email or password")
+		u, err = nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !auth.CheckPassword(u.PasswordHash, password) {
+	ok, err := s.checkPassword(ctx, u, password)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, apperr.Unauthorized("Invalid email or password")
 	}
 	return s.signIn(ctx, u)
@@ -185,7 +188,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 	if err != nil {
 		return nil, err
 	}
-	hash, err := auth.HashPassword(in.Password, s.d.BcryptCost)
+	hash, err := s.hashPassword(ctx, in.Password)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/auth"
 	"github.com/google/uuid"
 )
 
@@ -95,10 +94,14 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 	if err := f.err(); err != nil {
 		return err
 	}
-	if !auth.CheckPassword(caller.PasswordHash, current) {
+	ok, err := s.checkPassword(ctx, caller, current)
+	if err != nil {
+		return err
+	}
+	if !ok {
 		return apperr.Unauthorized("Current password is incorrect")
 	}
-	hash, err := auth.HashPassword(next, s.d.BcryptCost)
+	hash, err := s.hashPassword(ctx, next)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/bookplatform/backend/shared/admission"
 	"github.com/bookplatform/backend/shared/auth"
 )
 
@@ -73,4 +74,27 @@ func NewService(d Deps) *Service {
 		d.Now = time.Now
 	}
 	return &Service{d: d}
+}
+
+// Password work costs tens of milliseconds of CPU, so it waits for the
+// request's admission (shared/admission): a request refused by the rate
+// limiter must not get a bcrypt round for free.
+
+func (s *Service) hashPassword(ctx context.Context, password string) (string, error) {
+	if err := admission.Wait(ctx); err != nil {
+		return "", err
+	}
+	return auth.HashPassword(password, s.d.BcryptCost)
+}
+
+// checkPassword compares password with hash; a nil user (unknown email)
+// spends the same time and fails.
+func (s *Service) checkPassword(ctx context.Context, u *User, password string) (bool, error) {
+	if err := admission.Wait(ctx); err != nil {
+		return false, err
+	}
+	if u == nil {
+		return auth.CheckNoUser(password), nil
+	}
+	return auth.CheckPassword(u.PasswordHash, password), nil
 }
