@@ -60,7 +60,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	dataDir := filepath.Join(root, ".local")
+	dataDir := os.Getenv(config.EnvLocalDataDir)
+	if dataDir == "" {
+		dataDir = filepath.Join(root, ".local")
+	}
 
 	port := strings.TrimSpace(os.Getenv(config.EnvPort))
 	if port == "" {

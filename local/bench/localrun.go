@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -28,12 +29,9 @@ type localRun struct {
 
 // startLocalRun builds ./local and starts it on a free port with fresh data.
 //
-// The local server keeps its data in <module root>/.local, found from its
-// working directory, and has no setting to move it. To give the benchmark
-// fresh data without touching a developer's .local (or fighting a running
-// `make run` for the S3 stand-in's file lock), it runs in bench-out/localrun,
-// a directory made to look like a module root: a go.mod and a link to the
-// real node_modules, where DynamoDB Local is found.
+// Its data goes to a fresh bench-out/localrun (LOCAL_DATA_DIR), so neither
+// a developer's .local nor a running `make run` (the S3 stand-in's file
+// lock) is touched.
 //
 // The binary is built rather than run through `go run`: a signal sent to
 // `go run` does not reach the program it started, and the benchmark must
@@ -51,12 +49,6 @@ func startLocalRun(ctx context.Context, root string) (*localRun, error) {
 		return nil, err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("// Data root of the benchmark's local run; see local/bench/localrun.go.\nmodule benchlocalrun\n"), 0o644); err != nil {
-		return nil, err
-	}
-	if err := os.Symlink(filepath.Join(root, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		return nil, err
 	}
 
@@ -77,8 +69,8 @@ func startLocalRun(ctx context.Context, root string) (*localRun, error) {
 	defer logFile.Close() // the child holds its own descriptor
 
 	r.cmd = exec.Command(bin)
-	r.cmd.Dir = dir
-	r.cmd.Env = append(cleanEnv(), config.EnvPort+"="+strconv.Itoa(port))
+	r.cmd.Dir = root
+	r.cmd.Env = append(cleanEnv(), config.EnvPort+"="+strconv.Itoa(port), config.EnvLocalDataDir+"="+dir)
 	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
 	progress("load: starting the local run on %s (log: %s)", r.BaseURL, r.logPath)
 	if err := r.cmd.Start(); err != nil {
@@ -100,22 +92,12 @@ func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "AWS_") || isServiceVar(name) {
+		if strings.HasPrefix(name, "AWS_") || slices.Contains(config.Names, name) {
 			continue
 		}
 		env = append(env, kv)
 	}
 	return env
-}
-
-func isServiceVar(name string) bool {
-	switch name {
-	case config.EnvTableName, config.EnvMediaBucket, config.EnvMediaBaseURL, config.EnvJWTSecret,
-		config.EnvAccessTokenTTL, config.EnvRefreshTokenTTL, config.EnvBcryptCost, config.EnvMaxBodyBytes,
-		config.EnvLogLevel, config.EnvPort, config.EnvUpgradeURL:
-		return true
-	}
-	return false
 }
 
 func (r *localRun) waitHealthy(ctx context.Context, timeout time.Duration) error {

@@ -58,6 +58,16 @@ func (r *Recorder) Calls() []Call {
 	return out
 }
 
+// Operations names the recorded calls in start order ("dynamodb:GetItem").
+func (r *Recorder) Operations() []string {
+	calls := r.Calls()
+	ops := make([]string, len(calls))
+	for i, c := range calls {
+		ops[i] = c.Service + ":" + c.Operation
+	}
+	return ops
+}
+
 // Summary counts the calls of one service and their sequential depth: the
 // longest chain of calls in which each started after the previous ended.
 // Calls that overlapped in time ran concurrently and add no depth.

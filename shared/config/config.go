@@ -24,8 +24,16 @@ const (
 	EnvMaxBodyBytes    = "MAX_BODY_BYTES"    // JSON request body limit, default 1 MiB
 	EnvLogLevel        = "LOG_LEVEL"         // debug, info, warn, error; default info
 	EnvPort            = "PORT"              // local server port, default 8080
+	EnvLocalDataDir    = "LOCAL_DATA_DIR"    // local server data folder, default <repo>/.local
 	EnvUpgradeURL      = "UPGRADE_URL"       // where the monthly-limit body sends free users
 )
+
+// Names lists every variable above, for tools that must clear or copy the
+// service's environment.
+var Names = []string{
+	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
+	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
+}
 
 // Defaults for the optional variables; docs/decisions.md explains the token lifetimes.
 const (

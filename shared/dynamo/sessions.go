@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
@@ -137,13 +138,20 @@ func (s *Store) RevokeAllSessions(ctx context.Context, userID, exceptSessionID s
 	if err != nil {
 		return fmt.Errorf("list sessions of %s: %w", userID, err)
 	}
-	for _, it := range items {
+	// One update per session, all at once: a user with many devices
+	// should not wait for them one after another.
+	var wg sync.WaitGroup
+	errs := make([]error, len(items))
+	for i, it := range items {
 		if it.Revoked || it.ID == exceptSessionID {
 			continue
 		}
-		if err := s.RevokeSession(ctx, userID, it.ID); err != nil {
-			return err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.RevokeSession(ctx, userID, it.ID)
+		}()
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }

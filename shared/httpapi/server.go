@@ -135,7 +135,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		attrs := []any{
 			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, "route", st.route,
 			"status", sw.status, "durationMs", float64(time.Since(start).Microseconds()) / 1000,
-			"dynamoCalls", calls, "dynamoDepth", depth,
+			"dynamoCalls", calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
 		}
 		if st.user != nil {
 			attrs = append(attrs, "userId", st.user.ID)
