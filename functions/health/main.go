@@ -8,25 +8,15 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"os"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/bookplatform/backend/shared/app"
 )
 
-func main() {
-	a, err := app.FromEnv(context.Background())
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "configuration error:", err)
-		os.Exit(2)
-	}
-	lambda.Start(handler(a))
-}
+func main() { lambda.Start(handler(app.MustFromEnv())) }
 
 // handler knows every route but runs only health's, see the package comment.
 func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(a.FallbackRouter()).ProxyWithContext
+	return app.LambdaHandler(a.FallbackRouter())
 }

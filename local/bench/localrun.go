@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
+
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/shared/config"
 )
 
@@ -52,7 +53,7 @@ func startLocalRun(ctx context.Context, root string) (*localRun, error) {
 		return nil, err
 	}
 
-	port, err := freePort()
+	port, err := dynamodblocal.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -183,14 +184,4 @@ func tailFile(path string, n int) string {
 		data = data[len(data)-n:]
 	}
 	return string(data)
-}
-
-// freePort asks the kernel for an unused loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }

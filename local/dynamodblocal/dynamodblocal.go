@@ -98,7 +98,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	for attempt := 1; ; attempt++ {
 		port := opts.Port
 		if port == 0 {
-			if port, err = freePort(); err != nil {
+			if port, err = FreePort(); err != nil {
 				return nil, fmt.Errorf("dynamodb local: pick a port: %w", err)
 			}
 		}
@@ -328,8 +328,8 @@ func ModuleRoot(start string) (string, error) {
 	}
 }
 
-// freePort asks the kernel for an unused loopback port.
-func freePort() (int, error) {
+// FreePort asks the kernel for an unused loopback port.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

@@ -105,8 +105,13 @@ func state(r *http.Request) *reqState {
 // Caller returns the signed-in user, or nil on an anonymous request.
 func Caller(r *http.Request) *users.User { return state(r).user }
 
-// CallerClaims returns the verified token claims, or nil.
-func CallerClaims(r *http.Request) *auth.Claims { return state(r).claims }
+// SessionID returns the session of the caller's token, or "".
+func SessionID(r *http.Request) string {
+	if c := state(r).claims; c != nil {
+		return c.SessionID
+	}
+	return ""
+}
 
 // RequestID returns the request's id (also sent as X-Request-Id).
 func RequestID(r *http.Request) string { return state(r).requestID }

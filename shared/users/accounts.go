@@ -57,11 +57,7 @@ func (s *Service) CreateGuest(ctx context.Context) (*AuthResult, error) {
 // Signup creates a full account. Errors: ValidationError (fields),
 // Conflict (email or username taken).
 func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, error) {
-	in, err := s.checkSignup(in)
-	if err != nil {
-		return nil, err
-	}
-	hash, err := s.hashPassword(ctx, in.Password)
+	in, hash, err := s.prepareSignup(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -89,8 +85,9 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, erro
 	}
 }
 
-// checkSignup normalizes and validates a sign-up, reporting every bad field.
-func (s *Service) checkSignup(in SignupInput) (SignupInput, error) {
+// prepareSignup normalizes and validates a sign-up, reporting every bad
+// field, and hashes its password.
+func (s *Service) prepareSignup(ctx context.Context, in SignupInput) (SignupInput, string, error) {
 	in.Username = strings.TrimSpace(in.Username)
 	in.Email = NormalizeEmail(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
@@ -111,7 +108,11 @@ func (s *Service) checkSignup(in SignupInput) (SignupInput, error) {
 			f["displayName"] = m
 		}
 	}
-	return in, f.err()
+	if err := f.err(); err != nil {
+		return in, "", err
+	}
+	hash, err := s.hashPassword(ctx, in.Password)
+	return in, hash, err
 }
 
 // Login signs in with email and password. A wrong email and a wrong
@@ -184,11 +185,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 	if !caller.IsGuest {
 		return nil, apperr.Unauthorized("Only guest accounts can be migrated")
 	}
-	in, err := s.checkSignup(in)
-	if err != nil {
-		return nil, err
-	}
-	hash, err := s.hashPassword(ctx, in.Password)
+	in, hash, err := s.prepareSignup(ctx, in)
 	if err != nil {
 		return nil, err
 	}

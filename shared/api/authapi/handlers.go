@@ -145,11 +145,7 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	sid := ""
-	if c := httpapi.CallerClaims(r); c != nil {
-		sid = c.SessionID
-	}
-	if err := h.Users.Logout(r.Context(), httpapi.Caller(r), sid, req.token()); err != nil {
+	if err := h.Users.Logout(r.Context(), httpapi.Caller(r), httpapi.SessionID(r), req.token()); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Logged out"})

@@ -50,11 +50,7 @@ func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	sid := ""
-	if c := httpapi.CallerClaims(r); c != nil {
-		sid = c.SessionID
-	}
-	if err := h.Users.ChangePassword(r.Context(), httpapi.Caller(r), sid, req.CurrentPassword, req.NewPassword); err != nil {
+	if err := h.Users.ChangePassword(r.Context(), httpapi.Caller(r), httpapi.SessionID(r), req.CurrentPassword, req.NewPassword); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Password changed; other sessions were signed out"})
