@@ -288,6 +288,7 @@ func runScenario(t *testing.T, steps []step) []observation {
 			t.Fatalf("%s: no access-log record for request id %q (HTTP %d)", s.route, res.Header.Get("X-Request-Id"), res.Status)
 		}
 		noted := ops.take()
+		checkGranted(t, s.route, noted)
 		dynamoCalls := 0
 		for _, c := range noted {
 			if c.Service == "dynamodb" {
@@ -497,4 +498,31 @@ func (l *accessLog) wait(id string, timeout time.Duration) (accessRecord, bool) 
 		}
 		l.cond.Wait()
 	}
+}
+
+// checkGranted fails when a route made an AWS call that the function
+// serving it in AWS is not granted (app.Functions is what CDK grants), so
+// a new call cannot pass locally and fail with AccessDenied in AWS.
+// TransactWriteItems also needs its parts' actions; those show in the
+// route's other tests failing here once the stores call them directly.
+func checkGranted(t *testing.T, route string, calls []callstats.Call) {
+	t.Helper()
+	for _, f := range app.Functions() {
+		for _, r := range f.Routes {
+			if r.Method+" "+r.Path != route {
+				continue
+			}
+			for _, c := range calls {
+				// opLog names other services' calls "S3:PutObject".
+				service := strings.ToLower(c.Service)
+				action := service + ":" + strings.TrimPrefix(c.Operation, c.Service+":")
+				granted := map[string][]string{"dynamodb": f.TableActions, "s3": f.MediaActions}[service]
+				if !slices.Contains(granted, action) {
+					t.Errorf("%s: calls %s, which function %s is not granted (shared/app/functions.go)", route, action, f.Name)
+				}
+			}
+			return
+		}
+	}
+	t.Errorf("%s: no function serves this route", route)
 }
