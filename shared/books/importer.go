@@ -1,0 +1,245 @@
+package books
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/google/uuid"
+)
+
+// ImportResult says what an import did. Errors lists every record not
+// imported (Failed) with its line and a reason, in line order.
+type ImportResult struct {
+	Created   int           `json:"created"`
+	Updated   int           `json:"updated"`
+	Unchanged int           `json:"unchanged"`
+	Failed    int           `json:"failed"`
+	Errors    []ImportError `json:"errors"`
+}
+
+// Format is a catalog file format.
+type Format string
+
+// Catalog file formats.
+const (
+	FormatJSONLines Format = "jsonl"
+	FormatCSV       Format = "csv"
+)
+
+// FormatOf returns the format a file name's extension names: .jsonl,
+// .ndjson and .json are JSON lines, .csv is CSV.
+func FormatOf(name string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".jsonl", ".ndjson", ".json":
+		return FormatJSONLines, nil
+	case ".csv":
+		return FormatCSV, nil
+	}
+	return "", fmt.Errorf("catalog file %s: unknown format (want .jsonl or .csv)", name)
+}
+
+// Parse reads a catalog file in the given format (ParseJSONLines,
+// ParseCSV).
+func Parse(r io.Reader, f Format) ([]Record, []ImportError, error) {
+	switch f {
+	case FormatJSONLines:
+		return ParseJSONLines(r)
+	case FormatCSV:
+		return ParseCSV(r)
+	}
+	return nil, nil, fmt.Errorf("unknown catalog format %q", f)
+}
+
+// ImportFile parses a catalog file and imports its records: the one path
+// that the local importer command and a future import worker share. Lines
+// that cannot be read count as Failed beside invalid records.
+func (s *Service) ImportFile(ctx context.Context, r io.Reader, f Format) (ImportResult, error) {
+	recs, perrs, err := Parse(r, f)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	res, err := s.Import(ctx, recs)
+	res.Failed += len(perrs)
+	res.Errors = append(res.Errors, perrs...)
+	slices.SortStableFunc(res.Errors, func(a, b ImportError) int { return a.Line - b.Line })
+	return res, err
+}
+
+// importBatch is how many records are looked up at once (one BatchGetItem
+// of ISBN claims, one of books).
+const importBatch = 100
+
+// maxImportAttempts bounds the retries of one record that loses a race
+// against another import of the same book.
+const maxImportAttempts = 4
+
+// Import upserts records by ISBN-13. A new ISBN creates a book; a known
+// one keeps its id, createdAt and counters while its catalog fields and
+// index items are replaced (words no longer in its title or authors leave
+// the index); an identical record changes nothing. Each book is written
+// with its ISBN claim and index items in one transaction, so a book is
+// never half-written. Invalid records are reported and skipped; when the
+// same ISBN appears twice the later record wins and the earlier is
+// reported. The error is for a storage failure: the records written until
+// then stay written (re-running the import is safe).
+func (s *Service) Import(ctx context.Context, records []Record) (ImportResult, error) {
+	res := ImportResult{Errors: []ImportError{}}
+	type item struct {
+		rec  Record
+		book *Book
+	}
+	var items []item
+	lastLine := map[string]int{} // ISBN-13 → index in items
+	for _, rec := range records {
+		b, err := rec.toBook()
+		if err != nil {
+			res.Errors = append(res.Errors, ImportError{Line: rec.Line, ISBN: rec.ISBN, Message: err.Error()})
+			continue
+		}
+		if i, dup := lastLine[b.ISBN13]; dup {
+			prev := items[i].rec
+			res.Errors = append(res.Errors, ImportError{Line: prev.Line, ISBN: prev.ISBN,
+				Message: fmt.Sprintf("ISBN %s appears again on line %d; the later record was imported", b.ISBN13, rec.Line)})
+			items[i] = item{rec, b}
+			continue
+		}
+		lastLine[b.ISBN13] = len(items)
+		items = append(items, item{rec, b})
+	}
+
+	var mu sync.Mutex
+	for start := 0; start < len(items); start += importBatch {
+		chunk := items[start:min(start+importBatch, len(items))]
+		isbns := make([]string, len(chunk))
+		for i, it := range chunk {
+			isbns[i] = it.book.ISBN13
+		}
+		existing, err := s.d.Store.FindBooksByISBN(ctx, isbns)
+		if err != nil {
+			return s.finish(res), fmt.Errorf("import: look up ISBNs: %w", err)
+		}
+		var (
+			wg       sync.WaitGroup
+			sem      = make(chan struct{}, s.d.ImportConcurrency)
+			storeErr error
+		)
+		for _, it := range chunk {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				outcome, err := s.importOne(ctx, it.book, existing[it.book.ISBN13])
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					switch outcome {
+					case outcomeCreated:
+						res.Created++
+					case outcomeUpdated:
+						res.Updated++
+					default:
+						res.Unchanged++
+					}
+				case apperr.CodeOf(err) != apperr.CodeInternal:
+					e, _ := apperr.As(err)
+					res.Errors = append(res.Errors, ImportError{Line: it.rec.Line, ISBN: it.rec.ISBN, Message: e.Message})
+				case storeErr == nil:
+					storeErr = fmt.Errorf("import ISBN %s (line %d): %w", it.book.ISBN13, it.rec.Line, err)
+				}
+			}()
+		}
+		wg.Wait()
+		if storeErr != nil {
+			return s.finish(res), storeErr
+		}
+	}
+	return s.finish(res), nil
+}
+
+func (s *Service) finish(res ImportResult) ImportResult {
+	res.Failed = len(res.Errors)
+	slices.SortStableFunc(res.Errors, func(a, b ImportError) int { return a.Line - b.Line })
+	return res
+}
+
+type outcome int
+
+const (
+	outcomeUnchanged outcome = iota
+	outcomeCreated
+	outcomeUpdated
+)
+
+// importOne creates or updates one book. A lost race (another import
+// claimed the ISBN first, or changed the book since it was read) reads
+// the book again and retries.
+func (s *Service) importOne(ctx context.Context, in, prev *Book) (outcome, error) {
+	for attempt := 1; ; attempt++ {
+		var err error
+		if prev == nil {
+			err = s.create(ctx, in)
+			if err == nil {
+				return outcomeCreated, nil
+			}
+		} else {
+			var changed bool
+			changed, err = s.update(ctx, prev, in)
+			if err == nil {
+				if changed {
+					return outcomeUpdated, nil
+				}
+				return outcomeUnchanged, nil
+			}
+		}
+		if !apperr.Is(err, apperr.CodeConflict) || attempt == maxImportAttempts {
+			return 0, err
+		}
+		found, ferr := s.d.Store.FindBooksByISBN(ctx, []string{in.ISBN13})
+		if ferr != nil {
+			return 0, ferr
+		}
+		prev = found[in.ISBN13]
+	}
+}
+
+func (s *Service) create(ctx context.Context, in *Book) error {
+	b := *in
+	b.ID = uuid.NewString()
+	b.CreatedAt = s.d.Now().UTC()
+	b.UpdatedAt = b.CreatedAt
+	b.Version = 1
+	ix := IndexingOf(&b)
+	b.SearchTokens = ix.Tokens
+	return s.d.Store.CreateBook(ctx, &b, ix)
+}
+
+// update writes in's catalog fields over prev; it reports false when
+// nothing differs (the index included, which a change of tokenisation
+// would make differ).
+func (s *Service) update(ctx context.Context, prev, in *Book) (bool, error) {
+	next := *prev
+	next.ISBN13, next.ISBN10, next.Title, next.Authors = in.ISBN13, in.ISBN10, in.Title, in.Authors
+	next.Publisher, next.PublishedDate, next.Description = in.Publisher, in.PublishedDate, in.Description
+	next.PageCount, next.Language, next.Categories = in.PageCount, in.Language, in.Categories
+	ix := IndexingOf(&next)
+	prevIx := IndexingOf(prev)
+	sameIndex := slices.Equal(prev.SearchTokens, ix.Tokens) && prevIx.TitleKey == ix.TitleKey && prevIx.AuthorKey == ix.AuthorKey
+	if sameCatalog(prev, &next) && sameIndex {
+		return false, nil
+	}
+	next.UpdatedAt = s.d.Now().UTC()
+	next.Version = prev.Version + 1
+	next.SearchTokens = ix.Tokens
+	var ixp *Indexing
+	if !sameIndex {
+		ixp = &ix
+	}
+	return true, s.d.Store.UpdateBook(ctx, prev, &next, ixp)
+}
