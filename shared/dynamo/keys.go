@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bookplatform/backend/shared/books"
 )
 
 // Key builders: the only place that knows key formats (docs/data-model.md).
@@ -36,3 +38,47 @@ func rateLimitPK(scope, action string, windowStart time.Time) string {
 }
 
 const rateLimitSK = "RL"
+
+// bookPK is a book; bookSK its one item.
+func bookPK(id string) string { return "BOOK#" + id }
+
+const bookSK = "BOOK"
+
+// isbnPK claims a bare ISBN-13 for one book. It is also the GSI1 partition
+// key of that book's item, so a book is read by ISBN in one Query.
+func isbnPK(isbn13 string) string { return "ISBN#" + isbn13 }
+
+const isbnSK = "ISBN"
+
+// gsiISBN is the index that finds a book item by isbnPK (GSI1SK bookSK).
+const gsiISBN = "GSI1"
+
+// postingPK is the partition of a search word's posting items: its first
+// books.PartitionRunes characters, so that a prefix of that length or
+// longer is one Query (begins_with on the sort key).
+func postingPK(word string) string {
+	end, n := len(word), 0
+	for i := range word {
+		if n == books.PartitionRunes {
+			end = i
+			break
+		}
+		n++
+	}
+	return "TOK#" + word[:end]
+}
+
+// postingSK names one book under one word; "#" never occurs in a word.
+func postingSK(word, bookID string) string { return word + "#" + bookID }
+
+// postingBookID reads the book id back from a posting's sort key.
+func postingBookID(sk string) string { return sk[strings.LastIndexByte(sk, '#')+1:] }
+
+// postingRange is the sort-key prefix of a term: the word and the
+// separator for an exact word, the bare word for a prefix.
+func postingRange(t books.Term) string {
+	if t.Prefix {
+		return t.Word
+	}
+	return t.Word + "#"
+}

@@ -1,0 +1,257 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/guregu/dynamo/v2"
+)
+
+var _ books.Storer = (*Store)(nil)
+
+// bookItem is a book as stored: PK BOOK#<id>, SK BOOK, and GSI1 keyed by
+// its ISBN-13 (ISBN#<isbn13>, BOOK) for reads by ISBN. The counters are
+// written here only when the book is created (all 0); afterwards only the
+// social features change them (ADD in their own transactions) and catalog
+// updates never name them.
+type bookItem struct {
+	PK            string    `dynamo:"PK"`
+	SK            string    `dynamo:"SK"`
+	GSI1PK        string    `dynamo:"GSI1PK"`
+	GSI1SK        string    `dynamo:"GSI1SK"`
+	Type          string    `dynamo:"type"`
+	ID            string    `dynamo:"id"`
+	ISBN13        string    `dynamo:"isbn13"`
+	ISBN10        string    `dynamo:"isbn10"`
+	Title         string    `dynamo:"title"`
+	Authors       []string  `dynamo:"authors"`
+	Publisher     string    `dynamo:"publisher"`
+	PublishedDate string    `dynamo:"publishedDate"`
+	Description   string    `dynamo:"description"`
+	PageCount     int       `dynamo:"pageCount"`
+	Language      string    `dynamo:"language"`
+	Categories    []string  `dynamo:"categories"`
+	TotalLines    int       `dynamo:"totalLines"`
+	TotalReviews  int       `dynamo:"totalReviews"`
+	RatingSum     int       `dynamo:"ratingSum"`
+	Rating1       int       `dynamo:"rating1"`
+	Rating2       int       `dynamo:"rating2"`
+	Rating3       int       `dynamo:"rating3"`
+	Rating4       int       `dynamo:"rating4"`
+	Rating5       int       `dynamo:"rating5"`
+	CreatedAt     time.Time `dynamo:"createdAt"`
+	UpdatedAt     time.Time `dynamo:"updatedAt"`
+	Version       int       `dynamo:"catalogVersion"`
+	SearchTokens  []string  `dynamo:"searchTokens"`
+}
+
+// isbnClaimItem reserves an ISBN-13 for one book: PK ISBN#<isbn13>, SK ISBN.
+type isbnClaimItem struct {
+	PK     string `dynamo:"PK"`
+	SK     string `dynamo:"SK"`
+	Type   string `dynamo:"type"`
+	BookID string `dynamo:"bookId"`
+}
+
+func toBookItem(b *books.Book) bookItem {
+	return bookItem{
+		PK: bookPK(b.ID), SK: bookSK, GSI1PK: isbnPK(b.ISBN13), GSI1SK: bookSK, Type: "Book",
+		ID: b.ID, ISBN13: b.ISBN13, ISBN10: b.ISBN10, Title: b.Title, Authors: b.Authors,
+		Publisher: b.Publisher, PublishedDate: b.PublishedDate, Description: b.Description,
+		PageCount: b.PageCount, Language: b.Language, Categories: b.Categories,
+		TotalLines: b.TotalLines, TotalReviews: b.TotalReviews, RatingSum: b.RatingSum,
+		Rating1: b.RatingCounts[0], Rating2: b.RatingCounts[1], Rating3: b.RatingCounts[2],
+		Rating4: b.RatingCounts[3], Rating5: b.RatingCounts[4],
+		CreatedAt: b.CreatedAt.UTC(), UpdatedAt: b.UpdatedAt.UTC(),
+		Version: b.Version, SearchTokens: b.SearchTokens,
+	}
+}
+
+func (it bookItem) toBook() *books.Book {
+	return &books.Book{
+		ID: it.ID, ISBN13: it.ISBN13, ISBN10: it.ISBN10, Title: it.Title, Authors: it.Authors,
+		Publisher: it.Publisher, PublishedDate: it.PublishedDate, Description: it.Description,
+		PageCount: it.PageCount, Language: it.Language, Categories: it.Categories,
+		TotalLines: it.TotalLines, TotalReviews: it.TotalReviews, RatingSum: it.RatingSum,
+		RatingCounts: [5]int{it.Rating1, it.Rating2, it.Rating3, it.Rating4, it.Rating5},
+		CreatedAt:    it.CreatedAt, UpdatedAt: it.UpdatedAt,
+		Version: it.Version, SearchTokens: it.SearchTokens,
+	}
+}
+
+// GetBook reads a book by id. Catalog reads are eventually consistent:
+// half the cost, and a book changes only when the catalog is imported or
+// a review or line lands.
+func (s *Store) GetBook(ctx context.Context, id string) (*books.Book, error) {
+	var it bookItem
+	err := s.table.Get(AttrPK, bookPK(id)).Range(AttrSK, dynamo.Equal, bookSK).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, apperr.NotFound("Book not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get book %s: %w", id, err)
+	}
+	return it.toBook(), nil
+}
+
+// GetBookByISBN reads a book by ISBN-13 with one Query of GSI1 (the book
+// item carries GSI1PK ISBN#<isbn13>), rather than the claim and then the
+// book: one round trip instead of two.
+func (s *Store) GetBookByISBN(ctx context.Context, isbn13 string) (*books.Book, error) {
+	var it bookItem
+	err := s.table.Get(AttrGSI1PK, isbnPK(isbn13)).Range(AttrGSI1SK, dynamo.Equal, bookSK).Index(gsiISBN).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return nil, apperr.NotFound("Book not found")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get book by ISBN %s: %w", isbn13, err)
+	}
+	return it.toBook(), nil
+}
+
+// GetBooks reads books by id with BatchGetItem (100 keys per call,
+// unprocessed keys retried) and returns them in the order of ids, leaving
+// out unknown ones.
+func (s *Store) GetBooks(ctx context.Context, ids []string) ([]*books.Book, error) {
+	byID, err := s.batchGetBooks(ctx, ids, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*books.Book, 0, len(ids))
+	for _, id := range ids {
+		if b, ok := byID[id]; ok {
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) batchGetBooks(ctx context.Context, ids []string, consistent bool) (map[string]*books.Book, error) {
+	out := make(map[string]*books.Book, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	keys := make([]dynamo.Keyed, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Keys{bookPK(id), bookSK}
+	}
+	var items []bookItem
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(consistent).All(ctx, &items)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, fmt.Errorf("batch get %d books: %w", len(ids), err)
+	}
+	for _, it := range items {
+		out[it.ID] = it.toBook()
+	}
+	return out, nil
+}
+
+// FindBooksByISBN reads the ISBN claims (one consistent BatchGetItem per
+// 100), then the books they name (likewise): the import's view of what
+// exists, consistent so that a book created a moment ago is updated, not
+// claimed again.
+func (s *Store) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[string]*books.Book, error) {
+	out := map[string]*books.Book{}
+	if len(isbn13s) == 0 {
+		return out, nil
+	}
+	keys := make([]dynamo.Keyed, len(isbn13s))
+	for i, isbn := range isbn13s {
+		keys[i] = dynamo.Keys{isbnPK(isbn), isbnSK}
+	}
+	var claims []isbnClaimItem
+	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return nil, fmt.Errorf("batch get %d ISBN claims: %w", len(isbn13s), err)
+	}
+	if len(claims) == 0 {
+		return out, nil
+	}
+	ids := make([]string, len(claims))
+	for i, c := range claims {
+		ids[i] = c.BookID
+	}
+	byID, err := s.batchGetBooks(ctx, ids, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range byID {
+		out[b.ISBN13] = b
+	}
+	return out, nil
+}
+
+// CreateBook writes the book (new id), its ISBN claim and its posting
+// items in one TransactWriteItems (books.MaxIndexTokens keeps it within
+// 100 items): a crash or a lost race leaves nothing behind. The claim is
+// conditional on the ISBN being free; losing it is a Conflict.
+func (s *Store) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing) error {
+	tx := s.db.WriteTx().
+		Put(s.table.Put(toBookItem(b)).If("attribute_not_exists(PK)")).
+		Put(s.table.Put(isbnClaimItem{PK: isbnPK(b.ISBN13), SK: isbnSK, Type: "IsbnClaim", BookID: b.ID}).If("attribute_not_exists(PK)"))
+	for _, p := range postingItems(b.ID, ix) {
+		tx = tx.Put(s.table.Put(p))
+	}
+	err := tx.Run(ctx)
+	if codes, ok := cancelReasons(err); ok {
+		switch {
+		case failedCondition(codes, 1):
+			return apperr.Conflict("ISBN %s is already in the catalog", b.ISBN13)
+		case failedCondition(codes, 0):
+			return apperr.Conflict("Book id %s already exists", b.ID)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("create book %s (ISBN %s): %w", b.ID, b.ISBN13, err)
+	}
+	return nil
+}
+
+// UpdateBook sets next's catalog fields on the stored book, conditional on
+// its version still being prev's, and, when ix is given, puts the posting
+// items of ix and deletes those of words prev had and ix lacks, all in one
+// TransactWriteItems. The counters are not in the update expression, so a
+// review or line counted meanwhile is kept.
+func (s *Store) UpdateBook(ctx context.Context, prev, next *books.Book, ix *books.Indexing) error {
+	upd := s.table.Update(AttrPK, bookPK(prev.ID)).Range(AttrSK, bookSK).
+		Set("isbn10", next.ISBN10).
+		Set("title", next.Title).
+		Set("authors", next.Authors).
+		Set("publisher", next.Publisher).
+		Set("publishedDate", next.PublishedDate).
+		Set("description", next.Description).
+		Set("pageCount", next.PageCount).
+		Set("language", next.Language).
+		Set("categories", next.Categories).
+		Set("updatedAt", next.UpdatedAt.UTC()).
+		Set("catalogVersion", next.Version).
+		Set("searchTokens", next.SearchTokens).
+		If("attribute_exists(PK) AND catalogVersion = ?", prev.Version)
+	tx := s.db.WriteTx().Update(upd)
+	if ix != nil {
+		for _, p := range postingItems(prev.ID, *ix) {
+			tx = tx.Put(s.table.Put(p))
+		}
+		keep := make(map[string]bool, len(ix.Tokens))
+		for _, w := range ix.Tokens {
+			keep[w] = true
+		}
+		for _, w := range prev.SearchTokens {
+			if !keep[w] {
+				tx = tx.Delete(s.table.Delete(AttrPK, postingPK(w)).Range(AttrSK, postingSK(w, prev.ID)))
+			}
+		}
+	}
+	err := tx.Run(ctx)
+	if codes, ok := cancelReasons(err); ok && failedCondition(codes, 0) {
+		return apperr.Conflict("Book %s was changed by another import; retry", prev.ID)
+	}
+	if err != nil {
+		return fmt.Errorf("update book %s: %w", prev.ID, err)
+	}
+	return nil
+}
