@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
@@ -44,6 +45,7 @@ type scenarioState struct {
 	token, refresh                 string
 	guestToken                     string
 	migratedToken, migratedRefresh string
+	bookID                         string // a book of benchCatalog
 }
 
 // step is one request of the scenario. route names the route-table entry
@@ -138,6 +140,36 @@ func scenario() []step {
 		}},
 		{route: "GET /v1/users/username/{username}", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/users/username/"+s.username, nil, "")
+		}},
+		{route: "GET /v1/books", note: "two words", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books?q=harry+pot", nil, "")
+		}},
+		{route: "GET /v1/books", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books?q=tolkien&limit=5", nil, s.token)
+		}},
+		{route: "GET /v1/books", note: "an ISBN", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books?q=0-306-40615-2", nil, "")
+		}},
+		{route: "GET /v1/books", note: "limit 51", want: 400, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books?q=harry&limit=51", nil, "")
+		}},
+		{route: "GET /v1/books/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID, nil, "")
+		}},
+		{route: "GET /v1/books/{id}", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID, nil, s.token)
+		}},
+		{route: "GET /v1/books/{id}", note: "unknown id", want: 404, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books/00000000-0000-4000-8000-000000000000", nil, "")
+		}},
+		{route: "GET /v1/books/isbn/{isbn}", note: "ISBN-10", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books/isbn/0-306-40615-2", nil, "")
+		}},
+		{route: "GET /v1/books/isbn/{isbn}", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/isbn/9780306406157", nil, s.token)
+		}},
+		{route: "GET /v1/books/isbn/{isbn}", note: "bad check digit", want: 400, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books/isbn/9780306406158", nil, "")
 		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
@@ -279,7 +311,7 @@ func runScenario(t *testing.T, steps []step) []observation {
 	c := &client{base: srv.URL, http: srv.Client()}
 
 	var out []observation
-	st := &scenarioState{}
+	st := &scenarioState{bookID: seedBenchCatalog(t, a)}
 	for _, s := range steps {
 		ops.reset()
 		res := s.do(c, st)
@@ -307,6 +339,30 @@ func runScenario(t *testing.T, steps []step) []observation {
 		out = append(out, observation{status: res.Status, calls: rec.Calls, depth: rec.Depth, chain: chain(noted)})
 	}
 	return out
+}
+
+// benchCatalog is the handful of books the scenario's catalog steps read,
+// imported before the first step (the import is not a route, so its calls
+// are not part of any step).
+var benchCatalog = []books.Record{
+	{ISBN: "0-306-40615-2", Title: "Harry Potter", Authors: []string{"J. K. Rowling"}, Language: "en"},
+	{ISBN: "9780439785969", Title: "Harry Potter and the Philosopher's Stone", Authors: []string{"J. K. Rowling"}, Language: "en"},
+	{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
+	{ISBN: "9780261103573", Title: "The Lord of the Rings", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
+}
+
+// seedBenchCatalog imports benchCatalog and returns the id of its first book.
+func seedBenchCatalog(t *testing.T, a *app.App) string {
+	t.Helper()
+	res, err := a.Books.Import(t.Context(), benchCatalog)
+	if err != nil || res.Failed > 0 {
+		t.Fatalf("import bench catalog: %v %+v", err, res.Errors)
+	}
+	b, err := a.Books.GetByISBN(t.Context(), benchCatalog[0].ISBN)
+	if err != nil {
+		t.Fatalf("bench catalog: %v", err)
+	}
+	return b.ID
 }
 
 // client sends the scenario's requests to the bench's own server.

@@ -17,10 +17,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/bookplatform/backend/shared/api/authapi"
+	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -38,6 +40,7 @@ type App struct {
 	Media  *s3media.Store
 	Tokens *auth.Tokens
 	Users  *users.Service
+	Books  *books.Service
 	Now    func() time.Time
 }
 
@@ -78,6 +81,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 		Store: a.Store, Sessions: a.Store, Tokens: a.Tokens, Media: a.Media,
 		RefreshTTL: cfg.RefreshTokenTTL, BcryptCost: cfg.BcryptCost, Now: now,
 	})
+	a.Books = books.NewService(books.Deps{Store: a.Store, Now: now})
 	return a
 }
 
@@ -106,14 +110,18 @@ func NewLogger(level string) *slog.Logger {
 // Groups returns every endpoint group served by a's services. With a nil
 // app the handlers are empty: the tables can be listed, not served.
 func Groups(a *App) []httpapi.Group {
-	var u *users.Service
+	var (
+		u *users.Service
+		b *books.Service
+	)
 	if a != nil {
-		u = a.Users
+		u, b = a.Users, a.Books
 	}
 	return []httpapi.Group{
 		healthapi.Group(),
 		(&authapi.Handler{Users: u}).Group(),
 		(&usersapi.Handler{Users: u}).Group(),
+		(&booksapi.Handler{Books: b}).Group(),
 	}
 }
 

@@ -37,6 +37,11 @@ func Functions() []Function {
 		{Name: "users", Routes: groups["users"].Routes, TableActions: append(append([]string{}, requestActions...),
 			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"),
 			MediaActions: []string{"s3:PutObject"}},
+		// books only reads: GetItem for a book, Query for search postings
+		// and for a book by ISBN (GSI1), BatchGetItem for a result page.
+		// The catalog is written by the importer, not by this function.
+		{Name: "books", Routes: groups["books"].Routes, TableActions: append(append([]string{}, requestActions...),
+			"dynamodb:Query", "dynamodb:BatchGetItem")},
 		{Name: "authorizer", Authorizer: true},
 	}
 }

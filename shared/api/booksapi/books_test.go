@@ -1,0 +1,554 @@
+package booksapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// catalog is a test environment with a fake clock: every request moves it
+// on by a little over a second, so a test can send hundreds of requests
+// without meeting the search limit (60 a minute) or the anonymous rate.
+type catalog struct {
+	*testenv.Env
+	clock *testenv.Clock
+}
+
+func newCatalog(t *testing.T) *catalog {
+	t.Helper()
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	return &catalog{Env: testenv.New(t, testenv.WithClock(clock)), clock: clock}
+}
+
+func (c *catalog) get(t *testing.T, path, token string) *testenv.Response {
+	t.Helper()
+	c.clock.Advance(1100 * time.Millisecond)
+	return c.Do("GET", path, nil, token)
+}
+
+// search sends GET /v1/books with the given query parameters.
+func (c *catalog) search(t *testing.T, params ...string) *testenv.Response {
+	t.Helper()
+	v := url.Values{}
+	for i := 0; i+1 < len(params); i += 2 {
+		v.Set(params[i], params[i+1])
+	}
+	return c.get(t, "/v1/books?"+v.Encode(), "")
+}
+
+// importRecords imports records through the catalog service, the path the
+// importer command takes, and fails the test on a storage error.
+func (c *catalog) importRecords(t *testing.T, recs ...books.Record) books.ImportResult {
+	t.Helper()
+	res, err := c.App.Books.Import(t.Context(), recs)
+	require.NoError(t, err)
+	return res
+}
+
+func (c *catalog) importFile(t *testing.T, content string, f books.Format) books.ImportResult {
+	t.Helper()
+	res, err := c.App.Books.ImportFile(t.Context(), strings.NewReader(content), f)
+	require.NoError(t, err)
+	return res
+}
+
+// byISBN reads a book through the API and returns its JSON.
+func (c *catalog) byISBN(t *testing.T, isbn string) map[string]any {
+	t.Helper()
+	res := c.get(t, "/v1/books/isbn/"+url.PathEscape(isbn), "")
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	return res.JSON
+}
+
+func errorOf(t *testing.T, res *testenv.Response) map[string]any {
+	t.Helper()
+	e, ok := res.JSON["error"].(map[string]any)
+	require.True(t, ok, "no error envelope in %s", res.Body)
+	return e
+}
+
+// isbn13 makes a valid made-up ISBN-13 from a number.
+func isbn13(n int) string { return books.ISBN10To13(fmt.Sprintf("%09d", 100000000+n) + "0") }
+
+// The made-up catalog most tests search. ISBNs of the first rows are real
+// numbers with correct check digits; titles and authors are test data.
+var seed = []books.Record{
+	{ISBN: "0-306-40615-2", Title: "Harry Potter", Authors: []string{"J. K. Rowling"}, Publisher: "Test Press", PublishedDate: "1997-06-26", PageCount: 223, Language: "en", Categories: []string{"Fantasy"}, Description: "The exact-title book."},
+	{ISBN: "9780439785969", Title: "Harry Potter and the Philosopher's Stone", Authors: []string{"J. K. Rowling"}, PublishedDate: "1997", Language: "en"},
+	{ISBN: "978-0-7475-3269-9", Title: "Harry Potter and the Chamber of Secrets", Authors: []string{"J. K. Rowling"}, PublishedDate: "1998-07", Language: "en"},
+	{ISBN: "0-8044-2957-X", Title: "Potter Meets Harry", Authors: []string{"Anon Writer"}, Language: "en"},
+	{ISBN: "9780060935467", Title: "The Potter's Field", Authors: []string{"Harry Bosch"}, Language: "en"},
+	{ISBN: "9780451524935", Title: "Cien años de soledad", Authors: []string{"Gabriel García Márquez"}, Language: "es"},
+	{ISBN: "9780743273565", Title: "El amor en los tiempos del cólera", Authors: []string{"Gabriel García Márquez"}, Language: "es"},
+	{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
+	{ISBN: "9780261103573", Title: "The Lord of the Rings", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
+	{ISBN: "9780140449136", Title: "It", Authors: []string{"Stephen King"}, Language: "en"},
+	{ISBN: "979-10-90636-07-1", Title: "Le Petit Livre", Authors: []string{"Émile Zola"}, Language: "fr"},
+}
+
+func seedCatalog(t *testing.T, c *catalog) {
+	t.Helper()
+	res := c.importRecords(t, seed...)
+	require.Equal(t, len(seed), res.Created, "%+v", res)
+	require.Zero(t, res.Failed, "%+v", res.Errors)
+}
+
+func titles(t *testing.T, res *testenv.Response) []string {
+	t.Helper()
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	var out []string
+	for _, it := range res.JSON["items"].([]any) {
+		out = append(out, it.(map[string]any)["title"].(string))
+	}
+	return out
+}
+
+func TestBooks_Get(t *testing.T) {
+	c := newCatalog(t)
+	seedCatalog(t, c)
+	hp := c.byISBN(t, "9780306406157")
+	id := hp["id"].(string)
+
+	t.Run("200 with every field", func(t *testing.T) {
+		res := c.get(t, "/v1/books/"+id, "")
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		b := res.JSON
+		for _, f := range []string{"id", "isbn", "isbn13", "isbn10", "title", "authors", "publisher", "publishedDate", "description",
+			"coverUrl", "pageCount", "language", "categories", "averageRating", "totalReviews", "totalLines", "createdAt", "updatedAt"} {
+			assert.Contains(t, b, f)
+		}
+		assert.Equal(t, id, b["id"])
+		assert.Equal(t, "9780306406157", b["isbn"])
+		assert.Equal(t, "9780306406157", b["isbn13"])
+		assert.Equal(t, "0306406152", b["isbn10"])
+		assert.Equal(t, "Harry Potter", b["title"])
+		assert.Equal(t, []any{"J. K. Rowling"}, b["authors"])
+		assert.Equal(t, "Test Press", b["publisher"])
+		assert.Equal(t, "1997-06-26", b["publishedDate"])
+		assert.Equal(t, "The exact-title book.", b["description"])
+		assert.Equal(t, "https://covers.openlibrary.org/b/isbn/9780306406157-L.jpg", b["coverUrl"])
+		assert.Equal(t, 223.0, b["pageCount"])
+		assert.Equal(t, "en", b["language"])
+		assert.Equal(t, []any{"Fantasy"}, b["categories"])
+		assert.Equal(t, 0.0, b["averageRating"])
+		assert.Equal(t, 0.0, b["totalReviews"])
+		assert.Equal(t, 0.0, b["totalLines"])
+		assert.Equal(t, "2026-03-02T09:00:00.000Z", b["createdAt"])
+	})
+	t.Run("upper-case id is the same book", func(t *testing.T) {
+		res := c.get(t, "/v1/books/"+strings.ToUpper(id), "")
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, id, res.JSON["id"])
+	})
+	t.Run("optional auth: a signed-in caller gets the same book", func(t *testing.T) {
+		guest := c.Do("POST", "/v1/auth/guest", map[string]any{}, "")
+		require.Equal(t, http.StatusCreated, guest.Status)
+		res := c.get(t, "/v1/books/"+id, guest.JSON["token"].(string))
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, id, res.JSON["id"])
+	})
+	t.Run("empty lists are arrays and a missing ISBN-10 is null", func(t *testing.T) {
+		b := c.byISBN(t, "9791090636071")
+		assert.Nil(t, b["isbn10"])
+		assert.Contains(t, b, "isbn10")
+		assert.Equal(t, []any{}, b["categories"])
+	})
+	for name, path := range map[string]string{
+		"unknown id is 404":    "/v1/books/00000000-0000-4000-8000-000000000000",
+		"non-uuid id is 404":   "/v1/books/not-a-uuid",
+		"an ISBN is not an id": "/v1/books/9780306406157",
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := c.get(t, path, "")
+			assert.Equal(t, http.StatusNotFound, res.Status)
+			assert.Equal(t, "NotFound", errorOf(t, res)["name"])
+		})
+	}
+}
+
+func TestBooks_GetByISBN(t *testing.T) {
+	c := newCatalog(t)
+	seedCatalog(t, c)
+	found := []struct {
+		name, isbn, title string
+	}{
+		{"by ISBN-13", "9780306406157", "Harry Potter"},
+		{"by ISBN-10", "0306406152", "Harry Potter"},
+		{"ISBN-13 with hyphens", "978-0-306-40615-7", "Harry Potter"},
+		{"ISBN-10 with hyphens", "0-306-40615-2", "Harry Potter"},
+		{"with spaces", "978 0 306 40615 7", "Harry Potter"},
+		{"ISBN-10 with X check digit", "0-8044-2957-X", "Potter Meets Harry"},
+		{"lower-case x", "080442957x", "Potter Meets Harry"},
+		{"979 ISBN-13", "979-10-90636-07-1", "Le Petit Livre"},
+		{"imported as ISBN-13, found by ISBN-10", "0-7475-3269-9", "Harry Potter and the Chamber of Secrets"},
+	}
+	for _, f := range found {
+		t.Run(f.name, func(t *testing.T) {
+			b := c.byISBN(t, f.isbn)
+			assert.Equal(t, f.title, b["title"])
+		})
+	}
+	bad := []struct{ name, isbn string }{
+		{"bad check digit is 400", "978-0-306-40615-8"},
+		{"bad ISBN-10 check digit is 400", "0306406153"},
+		{"letters are 400", "97803064O6157"},
+		{"wrong length is 400", "978030640615"},
+	}
+	for _, b := range bad {
+		t.Run(b.name, func(t *testing.T) {
+			res := c.get(t, "/v1/books/isbn/"+url.PathEscape(b.isbn), "")
+			assert.Equal(t, http.StatusBadRequest, res.Status)
+			assert.Equal(t, "BadRequest", errorOf(t, res)["name"])
+		})
+	}
+	t.Run("unknown valid ISBN is 404", func(t *testing.T) {
+		res := c.get(t, "/v1/books/isbn/"+isbn13(777), "")
+		assert.Equal(t, http.StatusNotFound, res.Status)
+		assert.Equal(t, "NotFound", errorOf(t, res)["name"])
+	})
+}
+
+func TestBooks_Import(t *testing.T) {
+	c := newCatalog(t)
+	jsonl := strings.Join([]string{
+		`{"isbn":"0-306-40615-2","title":"The Quiet Orchard","authors":["Mara Lind"],"publisher":"North","publishedDate":"2001","pageCount":200,"language":"en","categories":["Fiction"]}`,
+		`{"isbn":"9780439785969","title":"Salt and Iron","authors":["Oskar Vey","Lena Moss"]}`,
+		`{"isbn":"978-0-306-40615-8","title":"Bad Check Digit"}`,
+		`{"isbn":"9780747532699","title":"","authors":["No Title"]}`,
+		`{"isbn":`,
+	}, "\n")
+	res := c.importFile(t, jsonl, books.FormatJSONLines)
+	assert.Equal(t, 2, res.Created)
+	assert.Equal(t, 3, res.Failed)
+	require.Len(t, res.Errors, 3)
+	assert.Equal(t, []int{3, 4, 5}, []int{res.Errors[0].Line, res.Errors[1].Line, res.Errors[2].Line})
+	assert.Contains(t, res.Errors[0].Message, "check digit")
+	assert.Equal(t, "978-0-306-40615-8", res.Errors[0].ISBN)
+	assert.Contains(t, res.Errors[1].Message, "title is required")
+
+	orchard := c.byISBN(t, "0306406152")
+	id := orchard["id"].(string)
+	t.Run("created: book, ISBN claim and index items are stored", func(t *testing.T) {
+		item := c.GetItem(t, "BOOK#"+id, "BOOK")
+		require.NotNil(t, item)
+		assert.Equal(t, "ISBN#9780306406157", item["GSI1PK"])
+		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
+		for _, w := range []string{"the", "quiet", "orchard", "mara", "lind"} {
+			assert.NotNil(t, c.GetItem(t, "TOK#"+firstRunes(w, 3), w+"#"+id), w)
+		}
+	})
+	t.Run("invalid records wrote nothing", func(t *testing.T) {
+		assert.Nil(t, c.GetItem(t, "ISBN#9780747532699", "ISBN"))
+		assert.Equal(t, http.StatusNotFound, c.get(t, "/v1/books/isbn/9780747532699", "").Status)
+	})
+
+	t.Run("identical re-import changes nothing", func(t *testing.T) {
+		res := c.importFile(t, jsonl, books.FormatJSONLines)
+		assert.Equal(t, 0, res.Created)
+		assert.Equal(t, 0, res.Updated)
+		assert.Equal(t, 2, res.Unchanged)
+		assert.Equal(t, 3, res.Failed)
+	})
+
+	// The social features keep counters on the book; an import must not
+	// touch them. Set some behind the API's back.
+	setCounters(t, c, id, map[string]int{"totalReviews": 2, "ratingSum": 9, "rating4": 1, "rating5": 1, "totalLines": 5})
+	c.clock.Advance(time.Hour)
+
+	t.Run("re-import by ISBN-10 updates the same book, keeps id, createdAt and counters", func(t *testing.T) {
+		res := c.importRecords(t, books.Record{Line: 1, ISBN: "0306406152", Title: "The Loud Orchard", Authors: []string{"Mara Lind"}, Publisher: "South", PageCount: 210})
+		assert.Equal(t, books.ImportResult{Updated: 1, Errors: []books.ImportError{}}, res)
+		b := c.byISBN(t, "978-0-306-40615-7")
+		assert.Equal(t, id, b["id"])
+		assert.Equal(t, "The Loud Orchard", b["title"])
+		assert.Equal(t, "South", b["publisher"])
+		assert.Equal(t, 210.0, b["pageCount"])
+		assert.Equal(t, "", b["language"], "a field the record leaves out is cleared")
+		assert.Equal(t, orchard["createdAt"], b["createdAt"])
+		assert.NotEqual(t, orchard["updatedAt"], b["updatedAt"])
+		assert.Equal(t, 2.0, b["totalReviews"])
+		assert.Equal(t, 4.5, b["averageRating"])
+		assert.Equal(t, 5.0, b["totalLines"])
+		item := c.GetItem(t, "BOOK#"+id, "BOOK")
+		assert.Equal(t, 1.0, item["rating4"])
+		assert.Equal(t, 9.0, item["ratingSum"])
+	})
+	t.Run("the index follows: the old word is gone, the new one finds it", func(t *testing.T) {
+		assert.Nil(t, c.GetItem(t, "TOK#qui", "quiet#"+id), "stale index item deleted")
+		assert.Equal(t, 0.0, c.search(t, "q", "quiet orchard").JSON["total"])
+		assert.Equal(t, []string{"The Loud Orchard"}, titles(t, c.search(t, "q", "loud orch")))
+		posting := c.GetItem(t, "TOK#orc", "orchard#"+id)
+		assert.Equal(t, "the loud orchard", posting["titleKey"], "kept words carry the new title")
+	})
+	t.Run("no duplicate book or claim", func(t *testing.T) {
+		assert.Equal(t, 1.0, c.search(t, "q", "orchard").JSON["total"])
+		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
+	})
+
+	t.Run("CSV", func(t *testing.T) {
+		csv := "isbn,title,authors,publisher,publishedDate,pageCount,language,categories\n" +
+			"978-0-451-52493-5,Glass Harbour,Ines Roth / Tomas Berg,East,2019-04-01,310,de,Crime;Thriller\n" +
+			"0-306-40615-2,The Loud Orchard,Mara Lind,South,,210,,\n" +
+			"9780451524936,Wrong Digit,Someone,,,,,\n"
+		res := c.importFile(t, csv, books.FormatCSV)
+		assert.Equal(t, 1, res.Created)
+		assert.Equal(t, 0, res.Updated, "the orchard row equals what is stored")
+		assert.Equal(t, 1, res.Unchanged)
+		require.Len(t, res.Errors, 1)
+		assert.Equal(t, 4, res.Errors[0].Line)
+		b := c.byISBN(t, "0451524934")
+		assert.Equal(t, []any{"Ines Roth", "Tomas Berg"}, b["authors"])
+		assert.Equal(t, []any{"Crime", "Thriller"}, b["categories"])
+		assert.Equal(t, "2019-04-01", b["publishedDate"])
+		assert.Equal(t, "de", b["language"])
+	})
+
+	t.Run("the same ISBN twice in one import: the later record wins", func(t *testing.T) {
+		res := c.importRecords(t,
+			books.Record{Line: 1, ISBN: isbn13(1), Title: "First Draft"},
+			books.Record{Line: 2, ISBN: isbn13(1), Title: "Final Draft"},
+		)
+		assert.Equal(t, 1, res.Created)
+		require.Len(t, res.Errors, 1)
+		assert.Equal(t, 1, res.Errors[0].Line)
+		assert.Equal(t, "Final Draft", c.byISBN(t, isbn13(1))["title"])
+	})
+
+	t.Run("concurrent imports of one new book make one book", func(t *testing.T) {
+		rec := books.Record{ISBN: isbn13(2), Title: "Raced Book", Authors: []string{"Quick Hands"}}
+		errs := make(chan error, 4)
+		for range 4 {
+			go func() {
+				_, err := c.App.Books.Import(context.Background(), []books.Record{rec})
+				errs <- err
+			}()
+		}
+		for range 4 {
+			require.NoError(t, <-errs)
+		}
+		res := c.search(t, "q", "raced book")
+		assert.Equal(t, 1.0, res.JSON["total"])
+	})
+}
+
+func setCounters(t *testing.T, c *catalog, id string, counters map[string]int) {
+	t.Helper()
+	var sets []string
+	values := map[string]types.AttributeValue{}
+	for k, v := range counters {
+		sets = append(sets, fmt.Sprintf("%s = :%s", k, k))
+		values[":"+k] = &types.AttributeValueMemberN{Value: fmt.Sprint(v)}
+	}
+	_, err := c.App.DB.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(c.Config.TableName),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "BOOK#" + id}, "SK": &types.AttributeValueMemberS{Value: "BOOK"},
+		},
+		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
+		ExpressionAttributeValues: values,
+	})
+	require.NoError(t, err)
+}
+
+func firstRunes(s string, n int) string {
+	r := []rune(s)
+	return string(r[:min(n, len(r))])
+}
+
+func TestBooks_Search(t *testing.T) {
+	c := newCatalog(t)
+	seedCatalog(t, c)
+
+	matches := []struct {
+		name, q string
+		want    []string
+	}{
+		{"title", "hobbit", []string{"The Hobbit"}},
+		{"author", "tolkien", []string{"The Hobbit", "The Lord of the Rings"}},
+		{"accent-insensitive", "garcia marquez", []string{"Cien años de soledad", "El amor en los tiempos del cólera"}},
+		{"accents in the query too", "Cólera", []string{"El amor en los tiempos del cólera"}},
+		{"case-insensitive", "THE HOBBIT", []string{"The Hobbit"}},
+		{"prefix on last word", "harry pot", []string{
+			"Harry Potter", "Harry Potter and the Chamber of Secrets", "Harry Potter and the Philosopher's Stone",
+			"Potter Meets Harry", "The Potter's Field"}},
+		{"prefix alone", "tolk", []string{"The Hobbit", "The Lord of the Rings"}},
+		{"earlier words are whole words", "harr potter", nil},
+		{"all words must match", "hobbit tolkien", []string{"The Hobbit"}},
+		{"a word from another book fails the AND", "hobbit rowling", nil},
+		{"title and author words mixed", "rings tolkien", []string{"The Lord of the Rings"}},
+		{"stop words still must match", "the hobbit", []string{"The Hobbit"}},
+		{"only stop words work", "of the", []string{"Harry Potter and the Chamber of Secrets", "The Lord of the Rings"}},
+		{"a short word alone matches exactly", "it", []string{"It"}},
+		{"punctuation ignored", "philosopher's", []string{"Harry Potter and the Philosopher's Stone"}},
+		{"no results", "zzzz", nil},
+		{"no words at all", "!!!", nil},
+	}
+	for _, m := range matches {
+		t.Run(m.name, func(t *testing.T) {
+			res := c.search(t, "q", m.q)
+			assert.Equal(t, m.want, titles(t, res))
+			assert.Equal(t, float64(len(m.want)), res.JSON["total"])
+		})
+	}
+
+	t.Run("ranking order", func(t *testing.T) {
+		// Exact title, then titles starting with the query, then all
+		// words in the title, then matches through the authors.
+		assert.Equal(t, []string{
+			"Harry Potter",
+			"Harry Potter and the Chamber of Secrets", "Harry Potter and the Philosopher's Stone",
+			"Potter Meets Harry",
+			"The Potter's Field",
+		}, titles(t, c.search(t, "q", "harry potter")))
+	})
+	t.Run("exact ISBN first", func(t *testing.T) {
+		for _, isbn := range []string{"0-8044-2957-X", "9780804429573", "978 0 8044 2957 3"} {
+			res := c.search(t, "q", isbn)
+			assert.Equal(t, []string{"Potter Meets Harry"}, titles(t, res), isbn)
+			assert.Equal(t, 1.0, res.JSON["total"])
+		}
+		res := c.search(t, "q", isbn13(4242))
+		assert.Equal(t, 0.0, res.JSON["total"], "an unknown ISBN finds nothing")
+	})
+	t.Run("no results is 200 with empty items", func(t *testing.T) {
+		res := c.search(t, "q", "nothing like this")
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, []any{}, res.JSON["items"])
+		assert.Equal(t, 0.0, res.JSON["total"])
+		assert.Equal(t, 20.0, res.JSON["limit"])
+		assert.Equal(t, 0.0, res.JSON["offset"])
+	})
+	t.Run("items are the search shape", func(t *testing.T) {
+		res := c.search(t, "q", "harry potter", "limit", "1")
+		require.Equal(t, http.StatusOK, res.Status)
+		it := res.JSON["items"].([]any)[0].(map[string]any)
+		for _, f := range []string{"id", "isbn", "isbn13", "isbn10", "title", "authors", "publisher", "publishedDate", "description", "coverUrl", "pageCount", "categories", "averageRating", "totalReviews"} {
+			assert.Contains(t, it, f)
+		}
+		for _, f := range []string{"language", "totalLines", "createdAt", "updatedAt"} {
+			assert.NotContains(t, it, f)
+		}
+		assert.Equal(t, 5.0, res.JSON["total"])
+		assert.Equal(t, 1.0, res.JSON["limit"])
+	})
+	t.Run("search is rate limited as the search action", func(t *testing.T) {
+		res := c.search(t, "q", "hobbit")
+		assert.Equal(t, "60", res.Header.Get("X-RateLimit-Limit"))
+	})
+
+	invalid := []struct {
+		name   string
+		params []string
+	}{
+		{"missing q", nil},
+		{"blank q", []string{"q", "   "}},
+		{"limit 0", []string{"q", "harry", "limit", "0"}},
+		{"limit 51", []string{"q", "harry", "limit", "51"}},
+		{"limit abc", []string{"q", "harry", "limit", "abc"}},
+		{"limit 1.5", []string{"q", "harry", "limit", "1.5"}},
+		{"limit empty", []string{"q", "harry", "limit", ""}},
+		{"offset -1", []string{"q", "harry", "offset", "-1"}},
+		{"offset x", []string{"q", "harry", "offset", "x"}},
+		{"q too long", []string{"q", strings.Repeat("a ", 101)}},
+	}
+	for _, iv := range invalid {
+		t.Run(iv.name+" is 400", func(t *testing.T) {
+			res := c.search(t, iv.params...)
+			assert.Equal(t, http.StatusBadRequest, res.Status, res.String())
+			assert.Equal(t, "BadRequest", errorOf(t, res)["name"])
+		})
+	}
+	t.Run("limit 1 and 50 are fine", func(t *testing.T) {
+		assert.Equal(t, http.StatusOK, c.search(t, "q", "harry", "limit", "1").Status)
+		assert.Equal(t, http.StatusOK, c.search(t, "q", "harry", "limit", "50").Status)
+	})
+}
+
+func TestBooks_Search_paging(t *testing.T) {
+	c := newCatalog(t)
+	var recs []books.Record
+	for i := range 45 {
+		title := fmt.Sprintf("Zebra Tales %02d", i)
+		if i%5 == 0 {
+			title = "Zebra Crossing" // equal titles: the id breaks the tie
+		}
+		recs = append(recs, books.Record{Line: i + 1, ISBN: isbn13(i), Title: title, Authors: []string{fmt.Sprintf("Writer %d", i%7)}})
+	}
+	recs = append(recs, books.Record{Line: 99, ISBN: isbn13(99), Title: "Stripes", Authors: []string{"Zebra Jones"}})
+	res := c.importRecords(t, recs...)
+	require.Equal(t, 46, res.Created, "%+v", res.Errors)
+
+	all := c.search(t, "q", "zebra", "limit", "50")
+	require.Equal(t, 46.0, all.JSON["total"])
+	var want []string
+	for _, it := range all.JSON["items"].([]any) {
+		want = append(want, it.(map[string]any)["id"].(string))
+	}
+	require.Len(t, want, 46)
+	assert.Equal(t, "Stripes", all.JSON["items"].([]any)[45].(map[string]any)["title"], "author matches last")
+
+	for _, limit := range []int{1, 7, 20} {
+		t.Run(fmt.Sprintf("limit %d over all pages", limit), func(t *testing.T) {
+			var got []string
+			for offset := 0; offset < 46; offset += limit {
+				res := c.search(t, "q", "zebra", "limit", fmt.Sprint(limit), "offset", fmt.Sprint(offset))
+				require.Equal(t, http.StatusOK, res.Status, res.String())
+				assert.Equal(t, 46.0, res.JSON["total"])
+				assert.Equal(t, float64(offset), res.JSON["offset"])
+				items := res.JSON["items"].([]any)
+				assert.Len(t, items, min(limit, 46-offset))
+				for _, it := range items {
+					got = append(got, it.(map[string]any)["id"].(string))
+				}
+			}
+			assert.Equal(t, want, got, "pages neither skip nor repeat, in the one order")
+		})
+	}
+	t.Run("stable across calls", func(t *testing.T) {
+		for range 3 {
+			res := c.search(t, "q", "zebra", "limit", "50")
+			var ids []string
+			for _, it := range res.JSON["items"].([]any) {
+				ids = append(ids, it.(map[string]any)["id"].(string))
+			}
+			assert.Equal(t, want, ids)
+		}
+	})
+	t.Run("equal titles are ordered by id", func(t *testing.T) {
+		items := all.JSON["items"].([]any)
+		var crossing []string
+		for _, it := range items {
+			if m := it.(map[string]any); m["title"] == "Zebra Crossing" {
+				crossing = append(crossing, m["id"].(string))
+			}
+		}
+		assert.Len(t, crossing, 9)
+		assert.True(t, slices.IsSorted(crossing))
+	})
+	t.Run("offset past the end is an empty page with the total", func(t *testing.T) {
+		res := c.search(t, "q", "zebra", "offset", "46")
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, []any{}, res.JSON["items"])
+		assert.Equal(t, 46.0, res.JSON["total"])
+	})
+	t.Run("type-ahead narrows as the last word grows", func(t *testing.T) {
+		for q, total := range map[string]float64{"zebra t": 36, "zebra ta": 36, "zebra cr": 9, "zebra tales 07": 1} {
+			assert.Equal(t, total, c.search(t, "q", q).JSON["total"], q)
+		}
+	})
+}
