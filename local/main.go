@@ -9,8 +9,11 @@
 // Each stand-in listens on its own free loopback port, and the process sets
 // AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS and dummy credentials, so the app
 // builds its clients exactly as in Lambda (app.LoadClients). The table is
-// created from the same schema CDK deploys, and demo accounts are added if
-// missing. /media/{key} serves uploaded images, standing in for the CDN.
+// created from the same schema CDK deploys, demo accounts are added if
+// missing, and the demo catalog (local/data/catalog.jsonl) is imported.
+// /media/{key} serves uploaded images, standing in for the CDN. The
+// endpoints are written to .local/run.json while the run lasts, for
+// `go run ./local/importbooks`.
 //
 // Every setting can be overridden through the service's environment
 // variables (shared/config); the defaults below apply only to unset ones.
@@ -35,6 +38,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -160,11 +164,27 @@ func run() error {
 	if err := seedDemo(ctx, a); err != nil {
 		return err
 	}
+	if err := loadDemoCatalog(ctx, a, root, os.Stderr); err != nil {
+		if ctx.Err() != nil {
+			return nil // Ctrl-C during the first load
+		}
+		return err
+	}
 
 	srv := &http.Server{Handler: devserver.Handler(a), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	stops = append(stops, srv.Shutdown)
+
+	// Tools started beside this run (local/importbooks) find its
+	// endpoints here; the file goes when the run stops.
+	if err := runinfo.Write(dataDir, runinfo.Info{
+		PID: os.Getpid(), API: baseURL, DynamoDB: ddb.Endpoint, S3: s3URL, SQS: sqsURL,
+		Table: cfg.TableName, MediaBucket: cfg.MediaBucket, MediaBaseURL: cfg.MediaBaseURL,
+	}); err != nil {
+		return err
+	}
+	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
 	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL,
 		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queues, "data", dataDir)

@@ -1,0 +1,181 @@
+// Command importbooks loads a catalog file (JSON lines or CSV, by
+// extension) into the book catalog: the books are upserted by ISBN-13,
+// so running it again with the same file changes nothing.
+//
+//	go run ./local/importbooks -file local/data/catalog.jsonl
+//	go run ./local/importbooks -file local/data/catalog-sample.csv
+//
+// It builds the service exactly as local/main.go and the Lambdas do
+// (shared/config, app.LoadClients, app.New) and calls the same import
+// path as the local run's demo catalog (local/catalog, books.Service.ImportFile).
+// Where it writes:
+//
+//   - with AWS_ENDPOINT_URL_DYNAMODB set: that endpoint, the table TABLE_NAME
+//     (or -table), credentials from the SDK's usual chain;
+//   - otherwise, when `make run` is running on LOCAL_DATA_DIR (default .local):
+//     the local run's DynamoDB Local and table (read from .local/run.json);
+//   - otherwise, only with -aws: the table TABLE_NAME (or -table) in the AWS
+//     account and region of the SDK's usual chain. Without -aws it stops
+//     rather than write to AWS by accident.
+//
+// It prints the created, updated, unchanged and failed counts and one line
+// per failed record (file:line, ISBN, reason). The exit status is 1 when
+// the file cannot be read or storage fails (records written until then stay
+// written: re-running is safe), 2 for wrong usage, 1 with -strict when any
+// record failed, 0 otherwise.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bookplatform/backend/local/catalog"
+	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+)
+
+// Settings the import does not use but config.Load requires (they sign
+// tokens and build media URLs); placeholders keep a catalog load from
+// needing a deployment's secrets.
+var unusedSettings = map[string]string{
+	config.EnvMediaBucket:  "unused-by-importbooks",
+	config.EnvMediaBaseURL: "http://127.0.0.1/unused-by-importbooks",
+	config.EnvJWTSecret:    "importbooks-signs-no-tokens-this-key-is-unused",
+}
+
+func main() {
+	code, err := run(os.Args[1:], os.Stdout, os.Stderr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "importbooks:", err)
+	}
+	os.Exit(code)
+}
+
+func run(args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("importbooks", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("file", "", "catalog file to import: .jsonl (JSON lines) or .csv")
+	table := fs.String("table", "", "DynamoDB table (default: TABLE_NAME, or the local run's table)")
+	useAWS := fs.Bool("aws", false, "with no endpoint set and no local run, write to the table in AWS")
+	strict := fs.Bool("strict", false, "exit with status 1 when any record failed")
+	maxErrors := fs.Int("max-errors", 100, "print at most this many failed records (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return 2, nil
+	}
+	if *file == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "usage: go run ./local/importbooks -file FILE.jsonl|FILE.csv [-table NAME] [-aws] [-strict]")
+		return 2, nil
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	dest, err := chooseTarget(*table, *useAWS)
+	if err != nil {
+		return 1, err
+	}
+	cfg, err := config.LoadFrom(func(name string) string {
+		if name == config.EnvTableName {
+			return dest.table
+		}
+		if v := strings.TrimSpace(os.Getenv(name)); v != "" {
+			return v
+		}
+		return unusedSettings[name]
+	})
+	if err != nil {
+		return 1, fmt.Errorf("configuration: %w", err)
+	}
+	clients, err := app.LoadClients(ctx)
+	if err != nil {
+		return 1, err
+	}
+	// Warnings and errors of the service to stderr; stdout is the report.
+	logger := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a := app.New(cfg, clients, logger, nil)
+
+	fmt.Fprintf(stdout, "importing %s into table %s (%s)\n", *file, cfg.TableName, dest.where)
+	start := time.Now()
+	res, err := catalog.ImportFile(ctx, a.Books, *file)
+	catalog.WriteErrors(stdout, filepath.Base(*file), res, *maxErrors)
+	fmt.Fprintln(stdout, catalog.Summary(res, time.Since(start)))
+	if err != nil {
+		return 1, err
+	}
+	if *strict && res.Failed > 0 {
+		return 1, fmt.Errorf("%d records failed", res.Failed)
+	}
+	return 0, nil
+}
+
+// target is where the import writes, for the log line.
+type target struct {
+	table string
+	where string
+}
+
+// chooseTarget picks the DynamoDB the import writes to (see the package
+// comment) and sets the SDK's variables for the local run's.
+func chooseTarget(table string, useAWS bool) (target, error) {
+	if table == "" {
+		table = strings.TrimSpace(os.Getenv(config.EnvTableName))
+	}
+	if ep := strings.TrimSpace(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")); ep != "" {
+		if table == "" {
+			return target{}, fmt.Errorf("set %s or -table: the table to import into at %s", config.EnvTableName, ep)
+		}
+		return target{table: table, where: ep}, nil
+	}
+
+	dataDir := strings.TrimSpace(os.Getenv(config.EnvLocalDataDir))
+	if dataDir == "" {
+		root, err := dynamodblocal.ModuleRoot("")
+		if err != nil {
+			return target{}, err
+		}
+		dataDir = filepath.Join(root, ".local")
+	}
+	info, err := runinfo.Read(dataDir)
+	switch {
+	case err == nil:
+		if table == "" {
+			table = info.Table
+		}
+		// The same forced settings local/main.go gives itself: the local
+		// run's endpoint and dummy credentials, never a developer's real ones.
+		for k, v := range map[string]string{
+			"AWS_ENDPOINT_URL_DYNAMODB": info.DynamoDB, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
+		} {
+			_ = os.Setenv(k, v)
+		}
+		for _, k := range []string{"AWS_SESSION_TOKEN", "AWS_PROFILE"} {
+			_ = os.Unsetenv(k)
+		}
+		if os.Getenv("AWS_REGION") == "" {
+			_ = os.Setenv("AWS_REGION", "us-east-1")
+		}
+		return target{table: table, where: "the local run's DynamoDB Local at " + info.DynamoDB}, nil
+	case !errors.Is(err, runinfo.ErrNotRunning):
+		return target{}, err
+	case useAWS:
+		if table == "" {
+			return target{}, fmt.Errorf("set %s or -table: the table to import into in AWS", config.EnvTableName)
+		}
+		return target{table: table, where: "AWS"}, nil
+	}
+	return target{}, fmt.Errorf("no local run on %s: start `make run` first (it loads the demo catalog itself), "+
+		"set AWS_ENDPOINT_URL_DYNAMODB to another DynamoDB, or pass -aws with %s or -table to import into a table in AWS",
+		dataDir, config.EnvTableName)
+}

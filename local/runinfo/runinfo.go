@@ -1,0 +1,73 @@
+// Package runinfo records where a running local stack (`make run`)
+// listens, in a small file in its data directory, so that a tool started
+// beside it (the catalog importer) reaches its DynamoDB Local without
+// being told a port: the stand-ins listen on free ports chosen at start.
+package runinfo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// fileName is the file in the data directory.
+const fileName = "run.json"
+
+// Info is what a tool needs to use the running stack.
+type Info struct {
+	PID          int    `json:"pid"`
+	API          string `json:"api"`
+	DynamoDB     string `json:"dynamodb"`
+	S3           string `json:"s3"`
+	SQS          string `json:"sqs"`
+	Table        string `json:"table"`
+	MediaBucket  string `json:"mediaBucket"`
+	MediaBaseURL string `json:"mediaBaseUrl"`
+}
+
+// ErrNotRunning is returned by Read when no local stack uses the directory.
+var ErrNotRunning = errors.New("no local run is using this data directory")
+
+// Write records info for dir's stack; Remove deletes it when the stack stops.
+func Write(dir string, info Info) error {
+	data, err := json.MarshalIndent(info, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, fileName), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write run info: %w", err)
+	}
+	return nil
+}
+
+// Remove deletes dir's run info; a missing file is not an error.
+func Remove(dir string) error {
+	if err := os.Remove(filepath.Join(dir, fileName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// Read returns the run info of the stack using dir. A file left behind by
+// a stack that was killed (its process is gone) is ErrNotRunning too, so a
+// tool never talks to a port some other program may have taken since.
+func Read(dir string) (Info, error) {
+	data, err := os.ReadFile(filepath.Join(dir, fileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Info{}, ErrNotRunning
+	}
+	if err != nil {
+		return Info{}, err
+	}
+	var info Info
+	if err := json.Unmarshal(data, &info); err != nil {
+		return Info{}, fmt.Errorf("read %s: %w", filepath.Join(dir, fileName), err)
+	}
+	if !alive(info.PID) {
+		return Info{}, ErrNotRunning
+	}
+	return info, nil
+}
