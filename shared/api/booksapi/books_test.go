@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -327,6 +328,36 @@ func TestBooks_Import(t *testing.T) {
 		require.Len(t, res.Errors, 1)
 		assert.Equal(t, 1, res.Errors[0].Line)
 		assert.Equal(t, "Final Draft", c.byISBN(t, isbn13(1))["title"])
+	})
+
+	t.Run("a write that loses its condition writes nothing at all", func(t *testing.T) {
+		ctx := t.Context()
+		found, err := c.App.Store.FindBooksByISBN(ctx, []string{"9780306406157"})
+		require.NoError(t, err)
+		prev := found["9780306406157"]
+		require.NotNil(t, prev)
+
+		// An update from a stale read: the book's condition fails, so the
+		// postings in the same transaction are not written either.
+		stale := *prev
+		stale.Version--
+		next := *prev
+		next.Title, next.Version = "Vanishing Orchard", prev.Version+1
+		ix := books.IndexingOf(&next)
+		err = c.App.Store.UpdateBook(ctx, &stale, &next, &ix)
+		assert.Equal(t, apperr.CodeConflict, apperr.CodeOf(err), "%v", err)
+		assert.Equal(t, "The Loud Orchard", c.GetItem(t, "BOOK#"+id, "BOOK")["title"])
+		assert.Nil(t, c.GetItem(t, "TOK#van", "vanishing#"+id))
+
+		// A second book claiming a taken ISBN: neither it nor its postings exist.
+		dup := next
+		dup.ID, dup.Title = "00000000-0000-4000-8000-000000000001", "Duplicate Claim"
+		dix := books.IndexingOf(&dup)
+		err = c.App.Store.CreateBook(ctx, &dup, dix)
+		assert.Equal(t, apperr.CodeConflict, apperr.CodeOf(err), "%v", err)
+		assert.Nil(t, c.GetItem(t, "BOOK#"+dup.ID, "BOOK"))
+		assert.Nil(t, c.GetItem(t, "TOK#dup", "duplicate#"+dup.ID))
+		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
 	})
 
 	t.Run("concurrent imports of one new book make one book", func(t *testing.T) {
