@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookplatform/backend/shared/admission"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
@@ -38,17 +40,25 @@ func (m *memCounter) Incr(_ context.Context, scope, action string, ws, _ time.Ti
 	return m.counts[k], nil
 }
 
-// oneUser is an Identity with one premium user behind any token "ok".
+// oneUser is an Identity with one premium user behind token "ok"; token
+// "gone" verifies but names a user that no longer exists.
 type oneUser struct{}
 
 func (oneUser) VerifyAccessToken(token string) (auth.Claims, error) {
-	if token != "ok" {
-		return auth.Claims{}, auth.ErrInvalidToken
+	switch token {
+	case "ok":
+		return auth.Claims{UserID: "u1"}, nil
+	case "gone":
+		return auth.Claims{UserID: "u2"}, nil
 	}
-	return auth.Claims{UserID: "u1"}, nil
+	return auth.Claims{}, auth.ErrInvalidToken
 }
 
-func (oneUser) GetUser(context.Context, string) (*users.User, error) {
+func (oneUser) GetUser(_ context.Context, id string) (*users.User, error) {
+	if id != "u1" {
+		return nil, apperr.NotFound("User not found")
+	}
+	time.Sleep(5 * time.Millisecond) // a round trip: handlers must not assume it is done
 	return &users.User{ID: "u1", Tier: users.TierPremium}, nil
 }
 
@@ -112,4 +122,35 @@ func TestRateLimit_UnknownActionStopsTheRouterAtStart(t *testing.T) {
 			{Method: "GET", Path: "/x", Actions: []string{"no_such_action"}, Handler: func(http.ResponseWriter, *http.Request) error { return nil }},
 		}})
 	})
+}
+
+// On Optional routes the handler starts before the caller read ends;
+// Caller waits for it. A token whose user is gone gets 401 and its
+// handler's writes are refused.
+func TestOptionalRoute_CallerIsReadAlongsideTheHandler(t *testing.T) {
+	var seen *users.User
+	var writeErr error
+	rt := NewRouter(Options{Identity: oneUser{}, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Group{Routes: []Route{{Method: "GET", Path: "/v1/opt", Auth: AuthOptional, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			seen = Caller(r)
+			writeErr = admission.Wait(r.Context()) // what an AWS write does first
+			return JSON(w, http.StatusOK, map[string]bool{"ok": true})
+		}}}})
+
+	rec := call(rt, "GET", "/v1/opt", "ok")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	if assert.NotNil(t, seen) {
+		assert.Equal(t, "u1", seen.ID)
+	}
+	assert.NoError(t, writeErr)
+
+	rec = call(rt, "GET", "/v1/opt", "")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Nil(t, seen)
+
+	rec = call(rt, "GET", "/v1/opt", "gone")
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Contains(t, rec.Body.String(), MsgUserNotFound)
+	assert.Nil(t, seen)
+	assert.Error(t, writeErr, "writes of a request whose user is gone are refused")
 }

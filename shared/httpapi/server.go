@@ -90,6 +90,7 @@ type reqState struct {
 	route     string
 	claims    *auth.Claims
 	user      *users.User
+	userReady <-chan struct{} // closed once user is read; nil when it already is
 	maxBody   int64
 	now       time.Time
 }
@@ -102,8 +103,17 @@ func state(r *http.Request) *reqState {
 	return s
 }
 
-// Caller returns the signed-in user, or nil on an anonymous request.
-func Caller(r *http.Request) *users.User { return state(r).user }
+// Caller returns the signed-in user, or nil on an anonymous request. On
+// Optional routes the handler starts before the caller is read, and the
+// first call waits for the read; if the user turns out to be gone it
+// returns nil, and the router answers 401 instead of the handler's response.
+func Caller(r *http.Request) *users.User {
+	st := state(r)
+	if st.userReady != nil {
+		<-st.userReady
+	}
+	return st.user
+}
 
 // SessionID returns the session of the caller's token, or "".
 func SessionID(r *http.Request) string {
@@ -174,12 +184,14 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveRoute authenticates, applies rate limits and runs the handler.
 //
 // The caller's user read and the rate-limit counter updates start together.
-// The handler starts as soon as the caller is known, without waiting for
-// the counters: its reads go ahead, while its writes (DynamoDB, S3, SQS)
-// wait in the SDK middleware until the admission gate opens. The response
-// is buffered and released only once the gate has opened, so a refused
-// request gets a clean 429 and has changed nothing. An authenticated read
-// costs max(user read, counter) plus its own reads, not their sum.
+// The handler starts without waiting for the counters (on Optional routes,
+// without waiting for the caller either: Caller waits when asked): its
+// reads go ahead, while its writes (DynamoDB, S3, SQS) wait in the SDK
+// middleware until the admission gate opens, which needs the caller's tier.
+// The response is buffered and released only once the gate has opened and
+// the caller is confirmed, so a refused request gets a clean 429 or 401 and
+// has changed nothing. A read costs max(user read, counter, its own reads
+// after the caller is needed), not their sum.
 func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st *reqState) {
 	claims, err := rt.verify(r, route)
 	if err != nil {
@@ -198,6 +210,9 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		defer close(userDone)
 		if claims != nil {
 			user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID)
+			if userErr == nil {
+				st.user = user // published to Caller by closing userDone
+			}
 		}
 	}()
 
@@ -213,28 +228,36 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		<-userDone
 		var err error
 		results, err = decide(rules, counts, user, st.now)
+		if claims != nil && userErr != nil {
+			// A token whose user is gone admits nothing, not even as
+			// anonymous on an Optional route.
+			err = apperr.Unauthorized(MsgUserNotFound)
+		}
 		gate.Open(err)
 	}()
 
-	<-userDone
-	if claims != nil {
-		if userErr != nil {
-			_ = gate.Wait(ctx) // the request still counts
-			if apperr.Is(userErr, apperr.CodeNotFound) {
-				rt.writeError(w, r, apperr.Unauthorized(MsgUserNotFound))
-				return
-			}
-			rt.writeError(w, r, fmt.Errorf("load caller %s: %w", claims.UserID, userErr))
-			return
-		}
-		st.user = user
+	// Bearer handlers may rely on a caller; Optional ones handle nil and
+	// start at once.
+	if route.Auth == AuthBearer {
+		<-userDone
+	} else {
+		st.userReady = userDone
 	}
-
+	var herr error
 	buf := newBufferedWriter()
-	herr := route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
+	if route.Auth != AuthBearer || userErr == nil {
+		herr = route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
+	}
+	<-userDone
 	gerr := gate.Wait(ctx)
 	setRateHeaders(w.Header(), results, st.now)
 	switch {
+	case claims != nil && userErr != nil:
+		if apperr.Is(userErr, apperr.CodeNotFound) {
+			rt.writeError(w, r, apperr.Unauthorized(MsgUserNotFound))
+		} else {
+			rt.writeError(w, r, fmt.Errorf("load caller %s: %w", claims.UserID, userErr))
+		}
 	case gerr != nil:
 		rt.writeError(w, r, gerr)
 	case herr != nil:
