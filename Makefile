@@ -18,7 +18,7 @@ help:
 	@echo "make test   - go vet, every test against DynamoDB Local, the CDK assertions"
 	@echo "make build  - one linux/arm64 bootstrap per function under build/<function>/"
 	@echo "make synth  - synthesize the CDK app into cdk.out/"
-	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures"
+	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures, catalog import and search"
 	@echo "make reset  - delete the local run's data (.local/)"
 
 check-go:
@@ -65,7 +65,9 @@ synth: deps build
 	npx cdk synth --quiet
 
 # Sizes of the bootstraps `build` just made, cold starts, DynamoDB calls per
-# endpoint, load on the local run; local/bench says how each is measured.
+# endpoint, load on the local run, catalog import time by size and search
+# latency with 10,000 books (the bench sets BENCH_SEARCH for that test);
+# local/bench says how each is measured.
 # The report goes to stdout and bench-out/report.txt.
 bench: deps check-java build
 	$(GO) run ./local/bench all -out bench-out/report.txt

@@ -1,7 +1,8 @@
 // Command bench measures the figures the closing note reports: the size of
 // each Lambda bootstrap, the cold start of one function process, the
-// DynamoDB calls and sequential depth of every endpoint, and latency and
-// throughput of the local run under load.
+// DynamoDB calls and sequential depth of every endpoint, latency and
+// throughput of the local run under load, and how catalog import time
+// grows with the catalog and how fast search is with 10,000 books.
 //
 // Each figure has its own subcommand, so a reader can reproduce one number
 // without running the rest; `all` runs them in order and writes one report
@@ -12,11 +13,14 @@
 //	go run ./local/bench coldstart  [-fn health,auth,users,authorizer] [-n 20]
 //	go run ./local/bench calls      (runs go test ./local/bench -run TestCallCounts)
 //	go run ./local/bench load       [-me-duration 10s] [-login-duration 10s] ...
+//	go run ./local/bench catalog    [-sizes 1000,2000,5000,10000] [-rounds 40] (runs go test ./local/bench -run TestCatalogBench)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
-// The DynamoDB call counts are a test (calls_test.go) because the test
-// environment (local/testenv) is built on testing.TB; running it under
-// `go test ./...` also keeps the rule that every route has a scenario.
+// The DynamoDB call counts and the catalog figures are tests (calls_test.go,
+// catalog_test.go) because the test environment (local/testenv) is built on
+// testing.TB; running the first under `go test ./...` also keeps the rule
+// that every route has a scenario. The catalog one runs only with
+// BENCH_SEARCH=1: it imports 18,000 books.
 package main
 
 import (
@@ -57,6 +61,8 @@ func main() {
 		run = runCalls
 	case "load":
 		run = runLoad
+	case "catalog":
+		run = runCatalog
 	case "all":
 		run = runAll
 	default:
@@ -69,7 +75,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -115,6 +121,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"coldstart", runColdStart, []string{"-n", fmt.Sprint(*n)}},
 		{"calls", runCalls, nil},
 		{"load", runLoad, []string{"-me-duration", meDur.String(), "-login-duration", loginDur.String()}},
+		{"catalog", runCatalog, nil},
 	}
 	var failed []string
 	for _, s := range sections {
