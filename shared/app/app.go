@@ -6,6 +6,8 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -26,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -41,7 +44,9 @@ type App struct {
 	Tokens *auth.Tokens
 	Users  *users.Service
 	Books  *books.Service
-	Now    func() time.Time
+	// Quota is the free tier's monthly content quota (shared/quota).
+	Quota quota.Policy
+	Now   func() time.Time
 }
 
 // Clients are the AWS clients the app runs on.
@@ -82,6 +87,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 		RefreshTTL: cfg.RefreshTokenTTL, BcryptCost: cfg.BcryptCost, Now: now,
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Store, Now: now})
+	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
 	return a
 }
 
@@ -143,6 +149,8 @@ func (a *App) newRouter(groups []httpapi.Group) *httpapi.Router {
 		Counter:      a.Store,
 		Logger:       a.Logger,
 		MaxBodyBytes: a.Config.MaxBodyBytes,
+		CursorKey:    cursorKey(a.Config.JWTSecret),
+		Quota:        a.Quota,
 		Now:          a.Now,
 	}, groups...)
 }
@@ -189,4 +197,12 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// cursorKey derives the cursor-sealing key from the JWT secret, so there is
+// one secret to manage and the two uses never share a key.
+func cursorKey(secret []byte) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("bookplatform pagination cursors"))
+	return m.Sum(nil)
 }

@@ -14,18 +14,20 @@ import (
 
 // Environment variable names.
 const (
-	EnvTableName       = "TABLE_NAME"        // DynamoDB table (required)
-	EnvMediaBucket     = "MEDIA_BUCKET"      // S3 bucket for avatars, logos, banners, CSV uploads (required)
-	EnvMediaBaseURL    = "MEDIA_BASE_URL"    // public URL prefix under which media keys are served (required)
-	EnvJWTSecret       = "JWT_SECRET"        // HMAC key for access tokens, at least 32 bytes (required)
-	EnvAccessTokenTTL  = "ACCESS_TOKEN_TTL"  // Go duration, default 15m
-	EnvRefreshTokenTTL = "REFRESH_TOKEN_TTL" // Go duration, default 168h (7 days)
-	EnvBcryptCost      = "BCRYPT_COST"       // default 10; tests lower it
-	EnvMaxBodyBytes    = "MAX_BODY_BYTES"    // JSON request body limit, default 1 MiB
-	EnvLogLevel        = "LOG_LEVEL"         // debug, info, warn, error; default info
-	EnvPort            = "PORT"              // local server port, default 8080
-	EnvLocalDataDir    = "LOCAL_DATA_DIR"    // local server data folder, default <repo>/.local
-	EnvUpgradeURL      = "UPGRADE_URL"       // where the monthly-limit body sends free users
+	EnvTableName       = "TABLE_NAME"           // DynamoDB table (required)
+	EnvMediaBucket     = "MEDIA_BUCKET"         // S3 bucket for avatars, logos, banners, CSV uploads (required)
+	EnvMediaBaseURL    = "MEDIA_BASE_URL"       // public URL prefix under which media keys are served (required)
+	EnvJWTSecret       = "JWT_SECRET"           // HMAC key for access tokens, at least 32 bytes (required)
+	EnvAccessTokenTTL  = "ACCESS_TOKEN_TTL"     // Go duration, default 15m
+	EnvRefreshTokenTTL = "REFRESH_TOKEN_TTL"    // Go duration, default 168h (7 days)
+	EnvBcryptCost      = "BCRYPT_COST"          // default 10; tests lower it
+	EnvMaxBodyBytes    = "MAX_BODY_BYTES"       // JSON request body limit, default 1 MiB
+	EnvLogLevel        = "LOG_LEVEL"            // debug, info, warn, error; default info
+	EnvPort            = "PORT"                 // local server port, default 8080
+	EnvLocalDataDir    = "LOCAL_DATA_DIR"       // local server data folder, default <repo>/.local
+	EnvUpgradeURL      = "UPGRADE_URL"          // where the monthly-limit body sends free users
+	EnvMonthlyPosts    = "MONTHLY_POST_LIMIT"   // free tier's lines and replies a month, default 50
+	EnvMonthlyReviews  = "MONTHLY_REVIEW_LIMIT" // free tier's reviews a month, default 50
 )
 
 // Names lists every variable above, for tools that must clear or copy the
@@ -33,6 +35,7 @@ const (
 var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
+	EnvMonthlyPosts, EnvMonthlyReviews,
 }
 
 // Defaults for the optional variables; docs/decisions.md explains the token lifetimes.
@@ -43,6 +46,8 @@ const (
 	DefaultMaxBodyBytes    = 1 << 20
 	DefaultPort            = 8080
 	DefaultUpgradeURL      = "https://bookplatform.example/upgrade"
+	DefaultMonthlyPosts    = 50
+	DefaultMonthlyReviews  = 50
 )
 
 // MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
@@ -62,6 +67,8 @@ type Config struct {
 	LogLevel        string
 	Port            int
 	UpgradeURL      string
+	MonthlyPosts    int
+	MonthlyReviews  int
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -130,6 +137,8 @@ func LoadFrom(get func(string) string) (Config, error) {
 		LogLevel:        strings.ToLower(strings.TrimSpace(get(EnvLogLevel))),
 		Port:            int(integer(EnvPort, DefaultPort, 1, 65535)),
 		UpgradeURL:      strings.TrimSpace(get(EnvUpgradeURL)),
+		MonthlyPosts:    int(integer(EnvMonthlyPosts, DefaultMonthlyPosts, 1, 1_000_000)),
+		MonthlyReviews:  int(integer(EnvMonthlyReviews, DefaultMonthlyReviews, 1, 1_000_000)),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))

@@ -31,6 +31,9 @@ type userItem struct {
 	HomeStoreID    string    `dynamo:"homeStoreId"`
 	FollowerCount  int       `dynamo:"followerCount"`
 	FollowingCount int       `dynamo:"followingCount"`
+	QuotaMonth     string    `dynamo:"quotaMonth"`
+	MonthlyPosts   int       `dynamo:"monthlyPosts"`
+	MonthlyReviews int       `dynamo:"monthlyReviews"`
 	CreatedAt      time.Time `dynamo:"createdAt"`
 	UpdatedAt      time.Time `dynamo:"updatedAt"`
 }
@@ -60,6 +63,7 @@ func (it userItem) toUser() *users.User {
 		DisplayName: it.DisplayName, Bio: it.Bio, AvatarURL: it.AvatarURL, Tier: users.Tier(it.Tier),
 		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID,
 		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount,
+		QuotaMonth: it.QuotaMonth, MonthlyPosts: it.MonthlyPosts, MonthlyReviews: it.MonthlyReviews,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }

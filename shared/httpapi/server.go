@@ -20,6 +20,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -45,6 +46,11 @@ type Options struct {
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Now          func() time.Time
+	// CursorKey seals pagination cursors (CursorPage, NextCursor).
+	CursorKey []byte
+	// Quota reports the free tier's monthly posts on every response of a
+	// free-tier caller (X-Monthly-*); the zero value reports nothing.
+	Quota quota.Policy
 }
 
 // Router serves the routes of one or more groups.
@@ -91,6 +97,7 @@ type reqState struct {
 	claims    *auth.Claims
 	user      *users.User
 	userReady <-chan struct{} // closed once user is read; nil when it already is
+	cursorKey []byte
 	maxBody   int64
 	now       time.Time
 }
@@ -133,7 +140,7 @@ func Now(r *http.Request) time.Time { return state(r).now }
 // and 405 in the envelope), authentication and rate limiting, the handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	st := &reqState{requestID: requestID(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now()}
+	st := &reqState{requestID: requestID(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
 	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
@@ -251,6 +258,9 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 	<-userDone
 	gerr := gate.Wait(ctx)
 	setRateHeaders(w.Header(), results, st.now)
+	if st.user != nil {
+		SetMonthlyHeaders(w, rt.opts.Quota.Usage(st.user, quota.Posts, st.now))
+	}
 	switch {
 	case claims != nil && userErr != nil:
 		if apperr.Is(userErr, apperr.CodeNotFound) {
@@ -498,4 +508,18 @@ func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
 	}
 	w.WriteHeader(b.status)
 	_, _ = w.Write(b.body)
+}
+
+// SetMonthlyHeaders reports a free-tier caller's monthly quota
+// (X-Monthly-Limit, X-Monthly-Remaining, X-Monthly-Reset); a no-op for
+// unlimited tiers. The router sets them from the caller record on every
+// response; a handler that just published calls it to count that post.
+func SetMonthlyHeaders(w http.ResponseWriter, u quota.Usage) {
+	if !u.Limited {
+		return
+	}
+	h := w.Header()
+	h.Set("X-Monthly-Limit", strconv.Itoa(u.Limit))
+	h.Set("X-Monthly-Remaining", strconv.Itoa(u.Remaining))
+	h.Set("X-Monthly-Reset", u.ResetsAt.Format(time.RFC3339))
 }

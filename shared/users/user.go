@@ -35,6 +35,11 @@ type User struct {
 	HomeStoreID    string // empty when none
 	FollowerCount  int
 	FollowingCount int
+	// Monthly quota counts (shared/quota) of QuotaMonth ("2026-11"); counts
+	// of an earlier month mean nothing was published yet this month.
+	QuotaMonth     string
+	MonthlyPosts   int
+	MonthlyReviews int
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }

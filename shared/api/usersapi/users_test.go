@@ -60,12 +60,18 @@ func TestUsers_GetMe(t *testing.T) {
 	assert.NotContains(t, string(res.Body), "passwordHash")
 	assert.NotContains(t, string(res.Body), "$2a$")
 
+	t.Run("free tier responses carry the monthly quota", func(t *testing.T) {
+		assert.Equal(t, "50", res.Header.Get("X-Monthly-Limit"))
+		assert.Equal(t, "50", res.Header.Get("X-Monthly-Remaining"))
+		assert.NotEmpty(t, res.Header.Get("X-Monthly-Reset"))
+	})
 	t.Run("tier comes from stored data, not the token", func(t *testing.T) {
 		_, err := env.App.Users.SetTier(t.Context(), a.ID, "premium")
 		require.NoError(t, err)
 		res := env.Do("GET", "/v1/users/me", nil, a.Token) // token still says free
 		assert.Equal(t, "premium", res.JSON["tier"])
 		assert.Equal(t, "300", res.Header.Get("X-RateLimit-Limit"))
+		assert.Empty(t, res.Header.Get("X-Monthly-Limit"), "premium is unlimited")
 	})
 	t.Run("a deleted user's token is 401 User not found", func(t *testing.T) {
 		b := newAccount(t, env, "gone_soon")

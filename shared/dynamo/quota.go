@@ -1,0 +1,30 @@
+package dynamo
+
+import (
+	"github.com/bookplatform/backend/shared/quota"
+	"github.com/guregu/dynamo/v2"
+)
+
+// quotaCharge is the transaction item that counts one post on the user
+// item (access pattern "count a user's posts this month"). It is
+// conditional on the record the charge was computed from: the same month
+// and, for a limited user, a count still under the limit; a new month
+// resets both counts. A failed condition means a concurrent post or a
+// month change: the caller returns quota.ErrStale and quota.Policy.Do
+// re-reads and retries.
+func (s *Store) quotaCharge(c quota.Charge) *dynamo.Update {
+	attr, other := "monthlyPosts", "monthlyReviews"
+	if c.Kind == quota.Reviews {
+		attr, other = other, attr
+	}
+	upd := s.table.Update(AttrPK, userPK(c.UserID)).Range(AttrSK, profileSK)
+	if c.PrevMonth != c.Month {
+		return upd.Set("quotaMonth", c.Month).Set(attr, 1).Set(other, 0).
+			If("attribute_exists(PK) AND (attribute_not_exists(quotaMonth) OR quotaMonth <> ?)", c.Month)
+	}
+	upd = upd.Add(attr, 1)
+	if c.Limit > 0 {
+		return upd.If("quotaMonth = ? AND $ < ?", c.Month, attr, c.Limit)
+	}
+	return upd.If("quotaMonth = ?", c.Month)
+}
