@@ -1,0 +1,160 @@
+// Package reviews is the review domain: a reader's rating (1-5) and text
+// about a book, one per reader and book, with likes; the rules for
+// creating, changing and deleting reviews, and the lists of a book's and a
+// reader's reviews. The book's rating statistics (totalReviews, ratingSum,
+// rating1..rating5 on books.Book) change in the same storage transaction
+// as the review. It imports no AWS and no HTTP package; storage is reached
+// through Storer.
+package reviews
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/google/uuid"
+)
+
+// Rating bounds (spec: rating 1-5; 1 Poor ... 5 Excellent).
+const (
+	MinRating = 1
+	MaxRating = 5
+)
+
+// MaxContentRunes is the longest review text accepted. The spec gives no
+// bound; 5,000 characters is a long review and keeps an item far below
+// DynamoDB's 400 KB (docs/decisions.md, "Reviews").
+const MaxContentRunes = 5000
+
+// Review is one reader's review of one book.
+type Review struct {
+	ID        string
+	UserID    string
+	BookID    string
+	Rating    int // 1-5
+	Content   string
+	LikeCount int
+	// IsLiked is the viewer's own like; false for anonymous viewers.
+	IsLiked bool
+	// Author holds the author's UserBrief fields (id, username, display
+	// name, avatar) as of the review's last write by its author, and Book
+	// the book's BookBrief fields (id, ISBN-13, title, authors): a review
+	// is shown without reading its author and book again (docs/decisions.md,
+	// "Reviews").
+	Author    *users.User
+	Book      *books.Book
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Sort is the order of a book's review list.
+type Sort string
+
+// Sort orders (spec: sort=recent|rating, default recent).
+const (
+	SortRecent Sort = "recent" // newest first
+	SortRating Sort = "rating" // highest rating first, then newest
+)
+
+// ParseSort reads the sort query parameter; "" is SortRecent. Errors:
+// ValidationError for any other value.
+func ParseSort(s string) (Sort, error) {
+	switch Sort(s) {
+	case "", SortRecent:
+		return SortRecent, nil
+	case SortRating:
+		return SortRating, nil
+	}
+	return "", apperr.Validation("sort must be recent or rating", map[string]string{"sort": "must be recent or rating"})
+}
+
+// Page is one page of a review list and the storage's token for the next
+// ("" when this is the last page).
+type Page struct {
+	Items []*Review
+	Next  string
+}
+
+// BookPage is a page of a book's reviews with the book, whose counters are
+// the rating statistics shown beside the list.
+type BookPage struct {
+	Page
+	Book *books.Book
+}
+
+// PostInput is the body of POST /reviews.
+type PostInput struct {
+	BookID  string
+	Rating  int
+	Content string
+}
+
+// UpdateInput is a partial update: nil fields keep their value.
+type UpdateInput struct {
+	Rating  *int
+	Content *string
+}
+
+// Errors a Storer returns for the service to act on; neither reaches a
+// client.
+var (
+	// ErrExists: the user has a review of the book already (a concurrent
+	// POST created it): the service updates that one instead.
+	ErrExists = errors.New("reviews: the user has reviewed this book already")
+	// ErrChanged: the stored review's rating is no longer the one the
+	// change was computed from (a concurrent update): the service re-reads
+	// and tries again, so the book's statistics stay exact.
+	ErrChanged = errors.New("reviews: review changed since it was read")
+)
+
+var errReviewNotFound = apperr.NotFound("Review not found")
+
+// validID reports whether id can name a review or book: a UUID in its
+// canonical form. Anything else is answered NotFound without a read.
+func validID(id string) bool {
+	_, err := uuid.Parse(id)
+	return err == nil && len(id) == 36
+}
+
+// ValidateRating checks a rating: an integer from 1 to 5.
+func ValidateRating(r int) string {
+	if r < MinRating || r > MaxRating {
+		return "must be an integer from 1 to 5"
+	}
+	return ""
+}
+
+// normalizeContent trims the text and checks its length.
+func normalizeContent(s string) (string, string) {
+	s = strings.TrimSpace(s)
+	if n := utf8.RuneCountInString(s); n > MaxContentRunes {
+		return s, "must be at most " + strconv.Itoa(MaxContentRunes) + " characters (got " + strconv.Itoa(n) + ")"
+	}
+	return s, ""
+}
+
+// fieldErrors collects every bad field of a request, so one answer names
+// them all.
+type fieldErrors map[string]string
+
+func (f fieldErrors) err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return apperr.Validation("Invalid review", f)
+}
+
+// brief copies the UserBrief fields of u, the author snapshot a review keeps.
+func brief(u *users.User) *users.User {
+	return &users.User{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: u.AvatarURL}
+}
+
+// bookBrief copies the BookBrief fields of b.
+func bookBrief(b *books.Book) *books.Book {
+	return &books.Book{ID: b.ID, ISBN13: b.ISBN13, Title: b.Title, Authors: b.Authors}
+}
