@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,4 +82,40 @@ func postingRange(t books.Term) string {
 		return t.Word
 	}
 	return t.Word + "#"
+}
+
+// reviewPK is a review's partition: the review item (reviewSK) and its
+// like records (likeSK).
+func reviewPK(id string) string { return "REVIEW#" + id }
+
+const reviewSK = "REVIEW"
+
+// reviewClaimSK, in the book's partition, holds the id of userID's one
+// review of the book: a conditional put of it makes that review unique.
+func reviewClaimSK(userID string) string { return "REVIEWBY#" + userID }
+
+// Review lists, one index each (every review item is in all three):
+// GSI1 a book's reviews newest first, GSI2 a book's reviews by rating,
+// GSI3 a user's reviews newest first. All are read in descending order.
+const (
+	gsiBookReviews       = "GSI1"
+	gsiBookReviewsRating = "GSI2"
+	gsiUserReviews       = "GSI3"
+)
+
+func bookReviewsPK(bookID string) string       { return "BOOKREVIEWS#" + bookID }
+func bookReviewsRatingPK(bookID string) string { return "BOOKREVIEWSR#" + bookID }
+func userReviewsPK(userID string) string       { return "USERREVIEWS#" + userID }
+
+// timeKey is a creation time as a sort key: UTC with nanoseconds and a
+// fixed width, so that string order is time order.
+func timeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
+
+// reviewTimeSK orders reviews by creation time; the id breaks ties.
+func reviewTimeSK(createdAt time.Time, id string) string { return timeKey(createdAt) + "#" + id }
+
+// reviewRatingSK orders reviews by rating (one digit), then creation time,
+// then id; a rating change rewrites it.
+func reviewRatingSK(rating int, createdAt time.Time, id string) string {
+	return strconv.Itoa(rating) + "#" + reviewTimeSK(createdAt, id)
 }

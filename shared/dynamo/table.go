@@ -22,6 +22,8 @@ const (
 	AttrGSI1SK = "GSI1SK"
 	AttrGSI2PK = "GSI2PK"
 	AttrGSI2SK = "GSI2SK"
+	AttrGSI3PK = "GSI3PK"
+	AttrGSI3SK = "GSI3SK"
 	AttrTTL    = "expiresAt" // epoch seconds; DynamoDB deletes the item after it
 )
 
@@ -48,6 +50,7 @@ var Table = Schema{
 	Indexes: []Index{
 		{Name: "GSI1", PartitionKey: AttrGSI1PK, SortKey: AttrGSI1SK},
 		{Name: "GSI2", PartitionKey: AttrGSI2PK, SortKey: AttrGSI2SK},
+		{Name: "GSI3", PartitionKey: AttrGSI3PK, SortKey: AttrGSI3SK},
 	},
 	TTLAttribute: AttrTTL,
 }
