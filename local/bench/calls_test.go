@@ -46,6 +46,7 @@ type scenarioState struct {
 	guestToken                     string
 	migratedToken, migratedRefresh string
 	bookID                         string // a book of benchCatalog
+	reviewID                       string // the reader's review of bookID
 }
 
 // step is one request of the scenario. route names the route-table entry
@@ -170,6 +171,63 @@ func scenario() []step {
 		}},
 		{route: "GET /v1/books/isbn/{isbn}", note: "bad check digit", want: 400, do: func(e *client, _ *scenarioState) *response {
 			return e.do("GET", "/v1/books/isbn/9780306406158", nil, "")
+		}},
+		// Reviews: at most 5 review writes by one user, create_review's hourly limit.
+		{route: "POST /v1/reviews", note: "create", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/reviews", map[string]any{"bookId": s.bookID, "rating": 4, "content": "Benchmarked."}, s.token)
+			s.reviewID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/reviews", note: "again: update", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reviews", map[string]any{"bookId": s.bookID, "rating": 5, "content": "Benchmarked twice."}, s.token)
+		}},
+		{route: "POST /v1/reviews", note: "rating 2.5", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reviews", map[string]any{"bookId": s.bookID, "rating": 2.5}, s.token)
+		}},
+		{route: "GET /v1/reviews/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/reviews/"+s.reviewID, nil, s.token)
+		}},
+		{route: "GET /v1/reviews/{id}", note: "unknown id", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/reviews/00000000-0000-4000-8000-000000000000", nil, s.token)
+		}},
+		{route: "PUT /v1/reviews/{id}", note: "new rating", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/reviews/"+s.reviewID, map[string]any{"rating": 3}, s.token)
+		}},
+		{route: "PUT /v1/reviews/{id}", note: "not the author", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/reviews/"+s.reviewID, map[string]any{"rating": 1}, s.migratedToken)
+		}},
+		{route: "POST /v1/reviews/{id}/like", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/reviews/{id}/like", note: "already liked", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/books/{id}/reviews", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID+"/reviews", nil, "")
+		}},
+		{route: "GET /v1/books/{id}/reviews", note: "signed in, rating", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID+"/reviews?sort=rating&limit=10", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/books/{id}/reviews", note: "unknown book", want: 404, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books/00000000-0000-4000-8000-000000000000/reviews", nil, "")
+		}},
+		{route: "GET /v1/users/{username}/reviews", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/reviews", nil, "")
+		}},
+		{route: "GET /v1/users/{username}/reviews", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/reviews", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/reviews/{id}/like", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/reviews/{id}/like", note: "like again", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/reviews/{id}", note: "not the author", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/reviews/"+s.reviewID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/reviews/{id}", note: "with a like", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/reviews/"+s.reviewID, nil, s.token)
 		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)

@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
@@ -29,6 +30,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/quota"
+	"github.com/bookplatform/backend/shared/reviews"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -44,6 +46,8 @@ type App struct {
 	Tokens *auth.Tokens
 	Users  *users.Service
 	Books  *books.Service
+	// Reviews is the reviews feature (shared/reviews).
+	Reviews *reviews.Service
 	// Quota is the free tier's monthly content quota (shared/quota).
 	Quota quota.Policy
 	Now   func() time.Time
@@ -88,6 +92,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Store, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
+	a.Reviews = reviews.NewService(reviews.Deps{Store: a.Store, Quota: a.Quota, Now: now})
 	return a
 }
 
@@ -119,15 +124,18 @@ func Groups(a *App) []httpapi.Group {
 	var (
 		u *users.Service
 		b *books.Service
+		r *reviews.Service
 	)
 	if a != nil {
 		u, b = a.Users, a.Books
+		r = a.Reviews
 	}
 	return []httpapi.Group{
 		healthapi.Group(),
 		(&authapi.Handler{Users: u}).Group(),
 		(&usersapi.Handler{Users: u}).Group(),
 		(&booksapi.Handler{Books: b}).Group(),
+		(&reviewsapi.Handler{Reviews: r}).Group(),
 	}
 }
 

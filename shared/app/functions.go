@@ -42,6 +42,15 @@ func Functions() []Function {
 		// The catalog is written by the importer, not by this function.
 		{Name: "books", Routes: groups["books"].Routes, TableActions: append(append([]string{}, requestActions...),
 			"dynamodb:Query", "dynamodb:BatchGetItem")},
+		// reviews: BatchGetItem for a book with the caller's review claim,
+		// a review with the caller's like and isLiked on a page; Query for
+		// the lists and a deleted review's likes; TransactWriteItems (and
+		// the Put, Update and Delete inside them) for reviews with the
+		// book's statistics, likes and the quota; BatchWriteItem to remove
+		// a deleted review's likes.
+		{Name: "reviews", Routes: groups["reviews"].Routes, TableActions: append(append([]string{}, requestActions...),
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
+			"dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems")},
 		{Name: "authorizer", Authorizer: true},
 	}
 }
