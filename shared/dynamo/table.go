@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -91,13 +92,14 @@ func (s Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	return in
 }
 
-// EnsureTable creates the table and turns on TTL, unless it already exists.
-// Used by the local server and the tests; AWS gets the table from CDK.
+// EnsureTable creates the table and turns on TTL, unless it already
+// exists; an existing table gets the indexes it lacks. Used by the local
+// server and the tests; AWS gets the table from CDK.
 func (s Schema) EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
 	_, err := client.CreateTable(ctx, s.CreateTableInput(name))
 	var inUse *types.ResourceInUseException
 	if errors.As(err, &inUse) {
-		return nil
+		return s.addMissingIndexes(ctx, client, name)
 	}
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", name, err)
@@ -116,4 +118,61 @@ func (s Schema) EnsureTable(ctx context.Context, client *dynamodb.Client, name s
 		return fmt.Errorf("enable TTL on %s: %w", name, err)
 	}
 	return nil
+}
+
+// addMissingIndexes creates the schema's indexes that an existing table
+// lacks (a local run's data kept from before an index was added; in AWS
+// CloudFormation does this), one at a time as DynamoDB requires, waiting
+// for each to become active.
+func (s Schema) addMissingIndexes(ctx context.Context, client *dynamodb.Client, name string) error {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		return fmt.Errorf("describe table %s: %w", name, err)
+	}
+	have := map[string]bool{}
+	for _, ix := range out.Table.GlobalSecondaryIndexes {
+		have[aws.ToString(ix.IndexName)] = true
+	}
+	want := s.CreateTableInput(name)
+	for _, ix := range want.GlobalSecondaryIndexes {
+		if have[aws.ToString(ix.IndexName)] {
+			continue
+		}
+		_, err := client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+			TableName:            aws.String(name),
+			AttributeDefinitions: want.AttributeDefinitions,
+			GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+				IndexName: ix.IndexName, KeySchema: ix.KeySchema, Projection: ix.Projection,
+			}}},
+		})
+		if err != nil {
+			return fmt.Errorf("add index %s to %s: %w", aws.ToString(ix.IndexName), name, err)
+		}
+		if err := waitIndexActive(ctx, client, name, aws.ToString(ix.IndexName)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// waitIndexActive polls until the index has been built (a minute at most).
+func waitIndexActive(ctx context.Context, client *dynamodb.Client, table, index string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	for {
+		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
+		if err != nil {
+			return fmt.Errorf("wait for index %s of %s: %w", index, table, err)
+		}
+		for _, ix := range out.Table.GlobalSecondaryIndexes {
+			if aws.ToString(ix.IndexName) == index && ix.IndexStatus == types.IndexStatusActive {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for index %s of %s: %w", index, table, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
