@@ -34,7 +34,12 @@ func TestNew_tableHasSchemaAndTTL(t *testing.T) {
 	for _, ix := range desc.Table.GlobalSecondaryIndexes {
 		indexes = append(indexes, aws.ToString(ix.IndexName))
 	}
-	assert.ElementsMatch(t, []string{"GSI1", "GSI2"}, indexes)
+	var want []string
+	for _, ix := range dynamo.Table.Indexes {
+		want = append(want, ix.Name)
+	}
+	assert.ElementsMatch(t, want, indexes)
+	assert.Contains(t, indexes, "GSI3")
 
 	ttl, err := env.App.DB.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(env.Config.TableName)})
 	require.NoError(t, err)
