@@ -154,3 +154,54 @@ func TestOptionalRoute_CallerIsReadAlongsideTheHandler(t *testing.T) {
 	assert.Nil(t, seen)
 	assert.Error(t, writeErr, "writes of a request whose user is gone are refused")
 }
+
+// heldUser is oneUser whose user read waits until release is closed, so
+// a test can see what a handler does while the read is under way.
+type heldUser struct {
+	oneUser
+	release chan struct{}
+}
+
+func (h heldUser) GetUser(ctx context.Context, id string) (*users.User, error) {
+	<-h.release
+	return h.oneUser.GetUser(ctx, id)
+}
+
+// Bearer handlers start beside the caller read too: CallerID is there at
+// once, Caller waits and is never nil. A token whose user is gone gets
+// 401, whatever the handler did after asking for the caller.
+func TestBearerRoute_HandlerStartsBeforeTheCallerRead(t *testing.T) {
+	var (
+		early    string
+		seen     *users.User
+		returned bool
+	)
+	id := heldUser{}
+	rt := NewRouter(Options{Identity: &id, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Group{Routes: []Route{{Method: "GET", Path: "/v1/me", Auth: AuthBearer, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			early, seen, returned = CallerID(r), nil, false
+			close(id.release) // the read could not have ended before this
+			seen = Caller(r)
+			returned = true
+			return JSON(w, http.StatusOK, map[string]string{"id": seen.ID})
+		}}}})
+
+	id.release = make(chan struct{})
+	rec := call(rt, "GET", "/v1/me", "ok")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Equal(t, "u1", early)
+	if assert.NotNil(t, seen) {
+		assert.Equal(t, "u1", seen.ID)
+	}
+
+	id.release = make(chan struct{})
+	rec = call(rt, "GET", "/v1/me", "gone")
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Contains(t, rec.Body.String(), MsgUserNotFound)
+	assert.Equal(t, "u2", early)
+	assert.False(t, returned, "Caller stopped the handler instead of returning nil")
+
+	rec = call(rt, "GET", "/v1/me", "")
+	assert.Equal(t, http.StatusUnauthorized, rec.Code)
+	assert.Contains(t, rec.Body.String(), MsgMissingAuth)
+}

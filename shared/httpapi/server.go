@@ -97,6 +97,7 @@ type reqState struct {
 	claims    *auth.Claims
 	user      *users.User
 	userReady <-chan struct{} // closed once user is read; nil when it already is
+	bearer    bool            // the route requires a caller
 	cursorKey []byte
 	maxBody   int64
 	now       time.Time
@@ -110,17 +111,38 @@ func state(r *http.Request) *reqState {
 	return s
 }
 
-// Caller returns the signed-in user, or nil on an anonymous request. On
-// Optional routes the handler starts before the caller is read, and the
-// first call waits for the read; if the user turns out to be gone it
-// returns nil, and the router answers 401 instead of the handler's response.
+// Caller returns the signed-in user, or nil on an anonymous request. The
+// handler starts before the caller is read, and the first call waits for
+// the read. If the token's user turns out to be gone, the router answers
+// 401 instead of the handler's response: on an Optional route Caller then
+// returns nil; on a Bearer route, where handlers rely on a caller, it
+// stops the handler (errCallerGone) rather than return nil.
 func Caller(r *http.Request) *users.User {
 	st := state(r)
 	if st.userReady != nil {
 		<-st.userReady
 	}
+	if st.user == nil && st.bearer {
+		panic(errCallerGone)
+	}
 	return st.user
 }
+
+// CallerID returns the user id the request's verified token names, "" on
+// an anonymous request, without waiting for the caller read: a handler
+// can start reads keyed by the caller (their like of a line) beside it.
+// Should the account be gone, the router answers 401 and the reads were
+// only wasted.
+func CallerID(r *http.Request) string {
+	if c := state(r).claims; c != nil {
+		return c.UserID
+	}
+	return ""
+}
+
+// errCallerGone stops a Bearer handler that asks for a caller whose
+// account no longer exists; serveRoute recovers it and answers 401.
+var errCallerGone = errors.New("httpapi: caller is gone")
 
 // SessionID returns the session of the caller's token, or "".
 func SessionID(r *http.Request) string {
@@ -191,10 +213,10 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveRoute authenticates, applies rate limits and runs the handler.
 //
 // The caller's user read and the rate-limit counter updates start together.
-// The handler starts without waiting for the counters (on Optional routes,
-// without waiting for the caller either: Caller waits when asked): its
-// reads go ahead, while its writes (DynamoDB, S3, SQS) wait in the SDK
-// middleware until the admission gate opens, which needs the caller's tier.
+// The handler starts without waiting for the counters or the caller
+// (Caller waits when asked; CallerID does not): its reads go ahead, while
+// its writes (DynamoDB, S3, SQS) wait in the SDK middleware until the
+// admission gate opens, which needs the caller's tier.
 // The response is buffered and released only once the gate has opened and
 // the caller is confirmed, so a refused request gets a clean 429 or 401 and
 // has changed nothing. A read costs max(user read, counter, its own reads
@@ -243,18 +265,11 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		gate.Open(err)
 	}()
 
-	// Bearer handlers may rely on a caller; Optional ones handle nil and
-	// start at once.
-	if route.Auth == AuthBearer {
-		<-userDone
-	} else {
-		st.userReady = userDone
-	}
-	var herr error
+	// Every handler starts at once: its reads go beside the caller read,
+	// and Caller waits for that read only when asked.
+	st.userReady, st.bearer = userDone, route.Auth == AuthBearer
 	buf := newBufferedWriter()
-	if route.Auth != AuthBearer || userErr == nil {
-		herr = route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
-	}
+	herr := runHandler(route.Handler, buf, r.WithContext(admission.With(ctx, gate)))
 	<-userDone
 	gerr := gate.Wait(ctx)
 	setRateHeaders(w.Header(), results, st.now)
@@ -275,6 +290,22 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 	default:
 		buf.flushTo(w)
 	}
+}
+
+// runHandler runs h, turning errCallerGone (a Bearer handler asked for a
+// caller whose account is gone) into a nil error: serveRoute answers 401
+// for that request whatever the handler did. Any other panic goes on to
+// ServeHTTP's recovery.
+func runHandler(h HandlerFunc, w http.ResponseWriter, r *http.Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p != errCallerGone {
+				panic(p)
+			}
+			err = nil
+		}
+	}()
+	return h(w, r)
 }
 
 // verify reads and checks the bearer token as the route's auth level asks.
