@@ -119,3 +119,35 @@ func reviewTimeSK(createdAt time.Time, id string) string { return timeKey(create
 func reviewRatingSK(rating int, createdAt time.Time, id string) string {
 	return strconv.Itoa(rating) + "#" + reviewTimeSK(createdAt, id)
 }
+
+// linePK is a line's partition: the line item (SK lineSK), its replies
+// (SK replySK) and its likes (SK likeSK, likes.go), so deleting a line
+// finds everything that hangs off it with one Query.
+func linePK(id string) string { return "LINE#" + id }
+
+const lineSK = "LINE"
+
+// replySK is a reply in its line's partition; reply ids start with their
+// creation time, so the partition lists replies oldest first.
+func replySK(replyID string) string { return replyPrefix + replyID }
+
+const replyPrefix = "REPLY#"
+
+// bookLinesPK is the GSI1 partition of a book's lines and userLinesPK the
+// GSI2 partition of an author's lines; both sort by lineTimeSK.
+func bookLinesPK(bookID string) string { return "BOOKLINES#" + bookID }
+
+func userLinesPK(userID string) string { return "USERLINES#" + userID }
+
+// lineTimeSK orders a line in its book's and its author's lists: the
+// creation time (timeKey), then the id to break ties, so every line has
+// its own place and a page boundary between two lines of the same instant
+// is still exact.
+func lineTimeSK(createdAt time.Time, id string) string { return timeKey(createdAt) + "#" + id }
+
+// The indexes of the two line lists (GSI1 also serves books by ISBN,
+// under other partition keys).
+const (
+	gsiBookLines = "GSI1"
+	gsiUserLines = "GSI2"
+)
