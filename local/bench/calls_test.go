@@ -46,6 +46,7 @@ type scenarioState struct {
 	guestToken                     string
 	migratedToken, migratedRefresh string
 	bookID                         string // a book of benchCatalog
+	lineID, replyID                string // the reader's line on bookID and a reply to it
 	reviewID                       string // the reader's review of bookID
 }
 
@@ -171,6 +172,77 @@ func scenario() []step {
 		}},
 		{route: "GET /v1/books/isbn/{isbn}", note: "bad check digit", want: 400, do: func(e *client, _ *scenarioState) *response {
 			return e.do("GET", "/v1/books/isbn/9780306406158", nil, "")
+		}},
+		// Lines: the reader posts, the converted guest likes and replies.
+		{route: "POST /v1/lines", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/lines", map[string]any{"bookId": s.bookID, "content": "Measured, line by line.", "pageNumber": 42}, s.token)
+			s.lineID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/lines", note: "unknown book", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines", map[string]any{"bookId": "00000000-0000-4000-8000-000000000000", "content": "Lost."}, s.token)
+		}},
+		{route: "GET /v1/lines/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/"+s.lineID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/lines/{id}", note: "unknown id", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/00000000-0000-4000-8000-000000000000", nil, s.token)
+		}},
+		{route: "PUT /v1/lines/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/lines/"+s.lineID, map[string]any{"content": "Measured again."}, s.token)
+		}},
+		{route: "PUT /v1/lines/{id}", note: "not the author", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/lines/"+s.lineID, map[string]any{"content": "Mine now."}, s.migratedToken)
+		}},
+		{route: "POST /v1/lines/{id}/like", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines/"+s.lineID+"/like", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/lines/{id}/like", note: "already liked", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines/"+s.lineID+"/like", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/lines/{id}/like", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/lines/"+s.lineID+"/like", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/lines/{id}/like", note: "like again", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines/"+s.lineID+"/like", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/lines/{id}/replies", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/lines/"+s.lineID+"/replies", map[string]any{"content": "Seconded."}, s.migratedToken)
+			s.replyID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/lines/{id}/replies", note: "second reply", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines/"+s.lineID+"/replies", map[string]any{"content": "Thanks."}, s.token)
+		}},
+		{route: "GET /v1/lines/{id}/replies", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/"+s.lineID+"/replies", nil, s.token)
+		}},
+		{route: "DELETE /v1/lines/{lineId}/replies/{replyId}", note: "not the author", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/lines/"+s.lineID+"/replies/"+s.replyID, nil, s.token)
+		}},
+		{route: "DELETE /v1/lines/{lineId}/replies/{replyId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/lines/"+s.lineID+"/replies/"+s.replyID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/books/{id}/lines", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID+"/lines", nil, "")
+		}},
+		{route: "GET /v1/books/{id}/lines", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/books/"+s.bookID+"/lines?limit=10", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/books/{id}/lines", note: "unknown book", want: 404, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/books/00000000-0000-4000-8000-000000000000/lines", nil, "")
+		}},
+		{route: "GET /v1/users/{username}/lines", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/lines", nil, "")
+		}},
+		{route: "GET /v1/users/{username}/lines", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/lines", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/lines/{id}", note: "not the author", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/lines/"+s.lineID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/lines/{id}", note: "a like, a reply", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/lines/"+s.lineID, nil, s.token)
 		}},
 		// Reviews: at most 5 review writes by one user, create_review's hourly limit.
 		{route: "POST /v1/reviews", note: "create", want: 201, do: func(e *client, s *scenarioState) *response {

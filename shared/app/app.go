@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/apperr"
@@ -29,6 +30,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/reviews"
 	"github.com/bookplatform/backend/shared/s3media"
@@ -46,6 +48,7 @@ type App struct {
 	Tokens *auth.Tokens
 	Users  *users.Service
 	Books  *books.Service
+	Lines  *lines.Service
 	// Reviews is the reviews feature (shared/reviews).
 	Reviews *reviews.Service
 	// Quota is the free tier's monthly content quota (shared/quota).
@@ -92,6 +95,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Store, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
+	a.Lines = lines.NewService(lines.Deps{Store: a.Store, Quota: a.Quota, Now: now})
 	a.Reviews = reviews.NewService(reviews.Deps{Store: a.Store, Quota: a.Quota, Now: now})
 	return a
 }
@@ -124,10 +128,12 @@ func Groups(a *App) []httpapi.Group {
 	var (
 		u *users.Service
 		b *books.Service
+		l *lines.Service
 		r *reviews.Service
 	)
 	if a != nil {
 		u, b = a.Users, a.Books
+		l = a.Lines
 		r = a.Reviews
 	}
 	return []httpapi.Group{
@@ -135,6 +141,7 @@ func Groups(a *App) []httpapi.Group {
 		(&authapi.Handler{Users: u}).Group(),
 		(&usersapi.Handler{Users: u}).Group(),
 		(&booksapi.Handler{Books: b}).Group(),
+		(&linesapi.Handler{Lines: l}).Group(),
 		(&reviewsapi.Handler{Reviews: r}).Group(),
 	}
 }

@@ -51,6 +51,15 @@ func Functions() []Function {
 		{Name: "reviews", Routes: groups["reviews"].Routes, TableActions: append(append([]string{}, requestActions...),
 			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
 			"dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems")},
+		// lines: GetItem for a line, a reply or a username claim;
+		// BatchGetItem for authors, books and isLiked; Query for the two
+		// lists (GSI1, GSI2), replies and a deleted line's replies and
+		// likes; TransactWriteItems (and the Put, Update and Delete inside
+		// them) for lines, replies and likes with their counters and the
+		// quota; BatchWriteItem to remove a deleted line's replies and likes.
+		{Name: "lines", Routes: groups["lines"].Routes, TableActions: append(append([]string{}, requestActions...),
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
+			"dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems")},
 		{Name: "authorizer", Authorizer: true},
 	}
 }

@@ -1,0 +1,125 @@
+// Package linejson is the wire shape of lines and replies: the spec's
+// Line, the shorter answer of an edit, and Reply. The lines group uses it
+// now; club and challenge line lists will embed the same Line.
+package linejson
+
+import (
+	"github.com/bookplatform/backend/shared/api/bookjson"
+	"github.com/bookplatform/backend/shared/api/userjson"
+	"github.com/bookplatform/backend/shared/lines"
+)
+
+// Line is the spec's Line. user and book are null only when the account
+// or book record is missing.
+type Line struct {
+	ID          string          `json:"id"`
+	UserID      string          `json:"userId"`
+	User        *userjson.Brief `json:"user"`
+	BookID      string          `json:"bookId"`
+	Book        *bookjson.Brief `json:"book"`
+	Content     string          `json:"content"`
+	PageNumber  *int            `json:"pageNumber"`
+	LikeCount   int             `json:"likeCount"`
+	ReplyCount  int             `json:"replyCount"`
+	IsLiked     bool            `json:"isLiked"`
+	ClubID      *string         `json:"clubId"`
+	ChallengeID *string         `json:"challengeId"`
+	CreatedAt   string          `json:"createdAt"`
+	UpdatedAt   string          `json:"updatedAt"`
+}
+
+// Edited is the answer of PUT /lines/{id}: the spec lists the line's own
+// fields only.
+type Edited struct {
+	ID         string `json:"id"`
+	UserID     string `json:"userId"`
+	BookID     string `json:"bookId"`
+	Content    string `json:"content"`
+	PageNumber *int   `json:"pageNumber"`
+	LikeCount  int    `json:"likeCount"`
+	ReplyCount int    `json:"replyCount"`
+	CreatedAt  string `json:"createdAt"`
+	UpdatedAt  string `json:"updatedAt"`
+}
+
+// Reply is the spec's Reply.
+type Reply struct {
+	ID        string          `json:"id"`
+	LineID    string          `json:"lineId"`
+	UserID    string          `json:"userId"`
+	User      *userjson.Brief `json:"user"`
+	Content   string          `json:"content"`
+	CreatedAt string          `json:"createdAt"`
+}
+
+// NewLine converts a line view.
+func NewLine(v lines.View) Line {
+	l := v.Line
+	out := Line{
+		ID: l.ID, UserID: l.UserID, BookID: l.BookID, Content: l.Content, PageNumber: page(l.PageNumber),
+		LikeCount: l.LikeCount, ReplyCount: l.ReplyCount, IsLiked: v.IsLiked,
+		ClubID: nullable(l.ClubID), ChallengeID: nullable(l.ChallengeID),
+		CreatedAt: userjson.Time(l.CreatedAt), UpdatedAt: userjson.Time(l.UpdatedAt),
+	}
+	if v.Author != nil {
+		b := userjson.NewBrief(v.Author, false)
+		out.User = &b
+	}
+	if v.Book != nil {
+		b := bookjson.NewBrief(v.Book)
+		out.Book = &b
+	}
+	return out
+}
+
+// NewLines converts a page of line views; an empty page is [] on the wire.
+func NewLines(vs []lines.View) []Line {
+	out := make([]Line, len(vs))
+	for i, v := range vs {
+		out[i] = NewLine(v)
+	}
+	return out
+}
+
+// NewEdited converts a line to the edit answer.
+func NewEdited(l *lines.Line) Edited {
+	return Edited{
+		ID: l.ID, UserID: l.UserID, BookID: l.BookID, Content: l.Content, PageNumber: page(l.PageNumber),
+		LikeCount: l.LikeCount, ReplyCount: l.ReplyCount,
+		CreatedAt: userjson.Time(l.CreatedAt), UpdatedAt: userjson.Time(l.UpdatedAt),
+	}
+}
+
+// NewReply converts a reply view.
+func NewReply(v lines.ReplyView) Reply {
+	r := v.Reply
+	out := Reply{ID: r.ID, LineID: r.LineID, UserID: r.UserID, Content: r.Content, CreatedAt: userjson.Time(r.CreatedAt)}
+	if v.Author != nil {
+		b := userjson.NewBrief(v.Author, false)
+		out.User = &b
+	}
+	return out
+}
+
+// NewReplies converts a page of replies.
+func NewReplies(vs []lines.ReplyView) []Reply {
+	out := make([]Reply, len(vs))
+	for i, v := range vs {
+		out[i] = NewReply(v)
+	}
+	return out
+}
+
+func page(n int) *int {
+	if n == 0 {
+		return nil
+	}
+	return &n
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
