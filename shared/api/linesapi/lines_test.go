@@ -464,6 +464,18 @@ func TestLines_Like(t *testing.T) {
 			assertError(t, w.req(method, path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 		})
 	}
+	t.Run("the 101st like or unlike within an hour is 429", func(t *testing.T) {
+		fan := w.signup(t, "busy_fan")
+		for i := range 100 {
+			method := []string{"POST", "DELETE"}[i%2]
+			res := w.Do(method, path, nil, fan.token)
+			require.Equal(t, http.StatusOK, res.Status, "%d: %s", i, res.String())
+		}
+		res := w.Do("POST", path, nil, fan.token)
+		assertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
+		assert.Equal(t, "like", errorOf(t, res)["details"].(map[string]any)["action"])
+		assert.Nil(t, w.GetItem(t, "LINE#"+id, "LIKE#"+fan.id), "the refused like wrote nothing")
+	})
 }
 
 func TestLines_Like_concurrent(t *testing.T) {
