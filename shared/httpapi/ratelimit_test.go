@@ -169,20 +169,21 @@ func (h heldUser) GetUser(ctx context.Context, id string) (*users.User, error) {
 
 // Bearer handlers start beside the caller read too: CallerID is there at
 // once, Caller waits and is never nil. A token whose user is gone gets
-// 401, whatever the handler did after asking for the caller.
+// 401, whatever the handler did with the placeholder caller, and its
+// writes are refused.
 func TestBearerRoute_HandlerStartsBeforeTheCallerRead(t *testing.T) {
 	var (
 		early    string
 		seen     *users.User
-		returned bool
+		writeErr error
 	)
 	id := heldUser{}
 	rt := NewRouter(Options{Identity: &id, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		Group{Routes: []Route{{Method: "GET", Path: "/v1/me", Auth: AuthBearer, Handler: func(w http.ResponseWriter, r *http.Request) error {
-			early, seen, returned = CallerID(r), nil, false
+			early, seen = CallerID(r), nil
 			close(id.release) // the read could not have ended before this
 			seen = Caller(r)
-			returned = true
+			writeErr = admission.Wait(r.Context())
 			return JSON(w, http.StatusOK, map[string]string{"id": seen.ID})
 		}}}})
 
@@ -199,7 +200,10 @@ func TestBearerRoute_HandlerStartsBeforeTheCallerRead(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, rec.Code)
 	assert.Contains(t, rec.Body.String(), MsgUserNotFound)
 	assert.Equal(t, "u2", early)
-	assert.False(t, returned, "Caller stopped the handler instead of returning nil")
+	if assert.NotNil(t, seen, "a Bearer handler never sees a nil caller") {
+		assert.Equal(t, "u2", seen.ID)
+	}
+	assert.Error(t, writeErr, "the gone user's writes are refused")
 
 	rec = call(rt, "GET", "/v1/me", "")
 	assert.Equal(t, http.StatusUnauthorized, rec.Code)

@@ -114,16 +114,19 @@ func state(r *http.Request) *reqState {
 // Caller returns the signed-in user, or nil on an anonymous request. The
 // handler starts before the caller is read, and the first call waits for
 // the read. If the token's user turns out to be gone, the router answers
-// 401 instead of the handler's response: on an Optional route Caller then
-// returns nil; on a Bearer route, where handlers rely on a caller, it
-// stops the handler (errCallerGone) rather than return nil.
+// 401 whatever the handler does, and the admission gate refuses its
+// writes: on an Optional route Caller then returns nil (anonymous); on a
+// Bearer route, where handlers rely on a caller, it returns a placeholder
+// holding only the token's user id, so the handler runs to its end
+// without a nil check and without a panic (which would crash the process
+// if Caller were called from a goroutine the handler started).
 func Caller(r *http.Request) *users.User {
 	st := state(r)
 	if st.userReady != nil {
 		<-st.userReady
 	}
-	if st.user == nil && st.bearer {
-		panic(errCallerGone)
+	if st.user == nil && st.bearer && st.claims != nil {
+		return &users.User{ID: st.claims.UserID, Tier: users.TierFree}
 	}
 	return st.user
 }
@@ -139,10 +142,6 @@ func CallerID(r *http.Request) string {
 	}
 	return ""
 }
-
-// errCallerGone stops a Bearer handler that asks for a caller whose
-// account no longer exists; serveRoute recovers it and answers 401.
-var errCallerGone = errors.New("httpapi: caller is gone")
 
 // SessionID returns the session of the caller's token, or "".
 func SessionID(r *http.Request) string {
@@ -269,7 +268,7 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 	// and Caller waits for that read only when asked.
 	st.userReady, st.bearer = userDone, route.Auth == AuthBearer
 	buf := newBufferedWriter()
-	herr := runHandler(route.Handler, buf, r.WithContext(admission.With(ctx, gate)))
+	herr := route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
 	<-userDone
 	gerr := gate.Wait(ctx)
 	setRateHeaders(w.Header(), results, st.now)
@@ -290,22 +289,6 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 	default:
 		buf.flushTo(w)
 	}
-}
-
-// runHandler runs h, turning errCallerGone (a Bearer handler asked for a
-// caller whose account is gone) into a nil error: serveRoute answers 401
-// for that request whatever the handler did. Any other panic goes on to
-// ServeHTTP's recovery.
-func runHandler(h HandlerFunc, w http.ResponseWriter, r *http.Request) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			if p != errCallerGone {
-				panic(p)
-			}
-			err = nil
-		}
-	}()
-	return h(w, r)
 }
 
 // verify reads and checks the bearer token as the route's auth level asks.
