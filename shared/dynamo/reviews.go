@@ -12,7 +12,6 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/reviews"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -21,32 +20,25 @@ var _ reviews.Storer = (*Store)(nil)
 // reviewItem is a review as stored: PK REVIEW#<id>, SK REVIEW, in three
 // lists at once: GSI1 BOOKREVIEWS#<bookId> by time, GSI2
 // BOOKREVIEWSR#<bookId> by rating then time, GSI3 USERREVIEWS#<userId> by
-// time. It carries the author's and the book's brief fields so that a
-// review, or a page of them, is shown from the review items alone.
+// time.
 type reviewItem struct {
-	PK                string    `dynamo:"PK"`
-	SK                string    `dynamo:"SK"`
-	GSI1PK            string    `dynamo:"GSI1PK"`
-	GSI1SK            string    `dynamo:"GSI1SK"`
-	GSI2PK            string    `dynamo:"GSI2PK"`
-	GSI2SK            string    `dynamo:"GSI2SK"`
-	GSI3PK            string    `dynamo:"GSI3PK"`
-	GSI3SK            string    `dynamo:"GSI3SK"`
-	Type              string    `dynamo:"type"`
-	ID                string    `dynamo:"id"`
-	UserID            string    `dynamo:"userId"`
-	BookID            string    `dynamo:"bookId"`
-	Rating            int       `dynamo:"rating"`
-	Content           string    `dynamo:"content"`
-	LikeCount         int       `dynamo:"likeCount"`
-	AuthorUsername    string    `dynamo:"authorUsername"`
-	AuthorDisplayName string    `dynamo:"authorDisplayName"`
-	AuthorAvatarURL   string    `dynamo:"authorAvatarUrl"`
-	BookISBN13        string    `dynamo:"bookIsbn13"`
-	BookTitle         string    `dynamo:"bookTitle"`
-	BookAuthors       []string  `dynamo:"bookAuthors"`
-	CreatedAt         time.Time `dynamo:"createdAt"`
-	UpdatedAt         time.Time `dynamo:"updatedAt"`
+	PK        string    `dynamo:"PK"`
+	SK        string    `dynamo:"SK"`
+	GSI1PK    string    `dynamo:"GSI1PK"`
+	GSI1SK    string    `dynamo:"GSI1SK"`
+	GSI2PK    string    `dynamo:"GSI2PK"`
+	GSI2SK    string    `dynamo:"GSI2SK"`
+	GSI3PK    string    `dynamo:"GSI3PK"`
+	GSI3SK    string    `dynamo:"GSI3SK"`
+	Type      string    `dynamo:"type"`
+	ID        string    `dynamo:"id"`
+	UserID    string    `dynamo:"userId"`
+	BookID    string    `dynamo:"bookId"`
+	Rating    int       `dynamo:"rating"`
+	Content   string    `dynamo:"content"`
+	LikeCount int       `dynamo:"likeCount"`
+	CreatedAt time.Time `dynamo:"createdAt"`
+	UpdatedAt time.Time `dynamo:"updatedAt"`
 }
 
 // reviewClaimItem makes a user's review of a book unique: PK BOOK#<bookId>,
@@ -67,18 +59,13 @@ func toReviewItem(r *reviews.Review) reviewItem {
 		GSI2PK: bookReviewsRatingPK(r.BookID), GSI2SK: reviewRatingSK(r.Rating, r.CreatedAt, r.ID),
 		GSI3PK: userReviewsPK(r.UserID), GSI3SK: reviewTimeSK(r.CreatedAt, r.ID),
 		Type: "Review", ID: r.ID, UserID: r.UserID, BookID: r.BookID, Rating: r.Rating, Content: r.Content,
-		LikeCount:      r.LikeCount,
-		AuthorUsername: r.Author.Username, AuthorDisplayName: r.Author.DisplayName, AuthorAvatarURL: r.Author.AvatarURL,
-		BookISBN13: r.Book.ISBN13, BookTitle: r.Book.Title, BookAuthors: r.Book.Authors,
-		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		LikeCount: r.LikeCount, CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 	}
 }
 
 func (it reviewItem) toReview() *reviews.Review {
 	return &reviews.Review{
 		ID: it.ID, UserID: it.UserID, BookID: it.BookID, Rating: it.Rating, Content: it.Content, LikeCount: it.LikeCount,
-		Author:    &users.User{ID: it.UserID, Username: it.AuthorUsername, DisplayName: it.AuthorDisplayName, AvatarURL: it.AuthorAvatarURL},
-		Book:      &books.Book{ID: it.BookID, ISBN13: it.BookISBN13, Title: it.BookTitle, Authors: it.BookAuthors},
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -144,7 +131,7 @@ func (s *Store) GetBookForReview(ctx context.Context, bookID, userID string) (*b
 // GetReview reads the review and, for a viewer, the viewer's like record
 // of it in one consistent BatchGetItem (both keys are known from the id):
 // one round trip, and a like made a moment ago shows.
-func (s *Store) GetReview(ctx context.Context, id, viewerID string) (*reviews.Review, error) {
+func (s *Store) GetReview(ctx context.Context, id, viewerID string) (*reviews.Review, bool, error) {
 	keys := []dynamo.Keyed{dynamo.Keys{reviewPK(id), reviewSK}}
 	if viewerID != "" {
 		keys = append(keys, dynamo.Keys{reviewPK(id), likeSK(viewerID)})
@@ -153,7 +140,7 @@ func (s *Store) GetReview(ctx context.Context, id, viewerID string) (*reviews.Re
 	var items []reviewItem
 	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get review %s: %w", id, err)
+		return nil, false, fmt.Errorf("get review %s: %w", id, err)
 	}
 	var (
 		r     *reviews.Review
@@ -167,10 +154,9 @@ func (s *Store) GetReview(ctx context.Context, id, viewerID string) (*reviews.Re
 		}
 	}
 	if r == nil {
-		return nil, apperr.NotFound("Review not found")
+		return nil, false, apperr.NotFound("Review not found")
 	}
-	r.IsLiked = liked
-	return r, nil
+	return r, liked, nil
 }
 
 // CreateReview writes, in one transaction: the claim (only if the user has
@@ -202,21 +188,15 @@ func (s *Store) CreateReview(ctx context.Context, r *reviews.Review, c quota.Cha
 	return nil
 }
 
-// UpdateReview sets next's fields on the review if its rating is still
-// prev's. A rating change also moves the review in the rating order
+// UpdateReview sets next's rating, content and updatedAt on the review if
+// its rating is still prev's. A rating change also moves the review in the rating order
 // (GSI2SK) and the book's statistics from the old rating to the new, in
 // the same transaction; otherwise it is one UpdateItem.
 func (s *Store) UpdateReview(ctx context.Context, prev, next *reviews.Review) error {
 	upd := s.table.Update(AttrPK, reviewPK(prev.ID)).Range(AttrSK, reviewSK).
 		Set("rating", next.Rating).
-		Set("updatedAt", next.UpdatedAt.UTC()).
-		Set("authorUsername", next.Author.Username).
-		Set("authorDisplayName", next.Author.DisplayName).
-		Set("bookIsbn13", next.Book.ISBN13).
-		Set("bookTitle", next.Book.Title).
-		Set("bookAuthors", next.Book.Authors)
+		Set("updatedAt", next.UpdatedAt.UTC())
 	upd = setOrRemove(upd, "content", next.Content)
-	upd = setOrRemove(upd, "authorAvatarUrl", next.Author.AvatarURL)
 	// A missing review fails the comparison too: the service re-reads and
 	// reports NotFound.
 	upd = upd.If("rating = ?", prev.Rating)
@@ -293,7 +273,7 @@ func (s *Store) ReviewsLikedBy(ctx context.Context, userID string, ids []string)
 
 // ListBookReviews reads a page of a book's reviews: GSI1 newest first, or
 // GSI2 by rating, highest first, then newest.
-func (s *Store) ListBookReviews(ctx context.Context, bookID string, sort reviews.Sort, limit int, after string) (reviews.Page, error) {
+func (s *Store) ListBookReviews(ctx context.Context, bookID string, sort reviews.Sort, limit int, after string) ([]*reviews.Review, string, error) {
 	if sort == reviews.SortRating {
 		return s.reviewPage(ctx, gsiBookReviewsRating, AttrGSI2PK, bookReviewsRatingPK(bookID), limit, after)
 	}
@@ -301,7 +281,7 @@ func (s *Store) ListBookReviews(ctx context.Context, bookID string, sort reviews
 }
 
 // ListUserReviews reads a page of a user's reviews, newest first (GSI3).
-func (s *Store) ListUserReviews(ctx context.Context, userID string, limit int, after string) (reviews.Page, error) {
+func (s *Store) ListUserReviews(ctx context.Context, userID string, limit int, after string) ([]*reviews.Review, string, error) {
 	return s.reviewPage(ctx, gsiUserReviews, AttrGSI3PK, userReviewsPK(userID), limit, after)
 }
 
@@ -311,10 +291,10 @@ func (s *Store) ListUserReviews(ctx context.Context, userID string, limit int, a
 // page has no next token (nextCursor null) rather than pointing at an
 // empty page, as a bare LastEvaluatedKey would when a list ends exactly
 // at a page boundary.
-func (s *Store) reviewPage(ctx context.Context, index, pkAttr, pk string, limit int, after string) (reviews.Page, error) {
+func (s *Store) reviewPage(ctx context.Context, index, pkAttr, pk string, limit int, after string) ([]*reviews.Review, string, error) {
 	start, err := pagingKey(after)
 	if err != nil {
-		return reviews.Page{}, err
+		return nil, "", err
 	}
 	q := s.table.Get(pkAttr, pk).Index(index).Order(dynamo.Descending).Limit(limit + 1)
 	if start != nil {
@@ -322,17 +302,18 @@ func (s *Store) reviewPage(ctx context.Context, index, pkAttr, pk string, limit 
 	}
 	var items []reviewItem
 	if err := q.All(ctx, &items); err != nil {
-		return reviews.Page{}, fmt.Errorf("query %s %s: %w", index, pk, err)
+		return nil, "", fmt.Errorf("query %s %s: %w", index, pk, err)
 	}
-	page := reviews.Page{Items: make([]*reviews.Review, 0, min(len(items), limit))}
+	next := ""
 	if len(items) > limit {
 		items = items[:limit]
-		if page.Next, err = pagingToken(items[limit-1].pagingKey(index)); err != nil {
-			return reviews.Page{}, err
+		if next, err = pagingToken(items[limit-1].pagingKey(index)); err != nil {
+			return nil, "", err
 		}
 	}
-	for _, it := range items {
-		page.Items = append(page.Items, it.toReview())
+	out := make([]*reviews.Review, len(items))
+	for i, it := range items {
+		out[i] = it.toReview()
 	}
-	return page, nil
+	return out, next, nil
 }

@@ -31,7 +31,7 @@ const (
 // DynamoDB's 400 KB (docs/decisions.md, "Reviews").
 const MaxContentRunes = 5000
 
-// Review is one reader's review of one book.
+// Review is one reader's review of one book, as stored.
 type Review struct {
 	ID        string
 	UserID    string
@@ -39,17 +39,18 @@ type Review struct {
 	Rating    int // 1-5
 	Content   string
 	LikeCount int
-	// IsLiked is the viewer's own like; false for anonymous viewers.
-	IsLiked bool
-	// Author holds the author's UserBrief fields (id, username, display
-	// name, avatar) as of the review's last write by its author, and Book
-	// the book's BookBrief fields (id, ISBN-13, title, authors): a review
-	// is shown without reading its author and book again (docs/decisions.md,
-	// "Reviews").
-	Author    *users.User
-	Book      *books.Book
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// View is a review as a client sees it: with its author and book as they
+// are now (nil only when the record is missing, or when a method says it
+// does not read them) and the viewer's own like.
+type View struct {
+	*Review
+	Author  *users.User
+	Book    *books.Book
+	IsLiked bool
 }
 
 // Sort is the order of a book's review list.
@@ -76,7 +77,7 @@ func ParseSort(s string) (Sort, error) {
 // Page is one page of a review list and the storage's token for the next
 // ("" when this is the last page).
 type Page struct {
-	Items []*Review
+	Items []View
 	Next  string
 }
 
@@ -147,14 +148,4 @@ func (f fieldErrors) err() error {
 		return nil
 	}
 	return apperr.Validation("Invalid review", f)
-}
-
-// brief copies the UserBrief fields of u, the author snapshot a review keeps.
-func brief(u *users.User) *users.User {
-	return &users.User{ID: u.ID, Username: u.Username, DisplayName: u.DisplayName, AvatarURL: u.AvatarURL}
-}
-
-// bookBrief copies the BookBrief fields of b.
-func bookBrief(b *books.Book) *books.Book {
-	return &books.Book{ID: b.ID, ISBN13: b.ISBN13, Title: b.Title, Authors: b.Authors}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,28 +26,31 @@ type Storer interface {
 	GetBook(ctx context.Context, id string) (*books.Book, error)
 	// GetUser reads a user consistently (the quota's re-read); NotFound.
 	GetUser(ctx context.Context, id string) (*users.User, error)
-	// GetUserByUsername reads a user by username; NotFound.
-	GetUserByUsername(ctx context.Context, username string) (*users.User, error)
+	// UserIDByUsername resolves a username, in any case; NotFound.
+	UserIDByUsername(ctx context.Context, username string) (string, error)
+	// GetUsersAndBooks reads accounts and books by id in one batch;
+	// unknown ids are absent from the maps.
+	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
 
 	// GetBookForReview reads, consistently, a book and the id of userID's
 	// review of it ("" when there is none). NotFound when the book is unknown.
 	GetBookForReview(ctx context.Context, bookID, userID string) (*books.Book, string, error)
-	// GetReview reads a review consistently, with IsLiked set for viewerID
-	// ("" for none). NotFound when there is none.
-	GetReview(ctx context.Context, id, viewerID string) (*Review, error)
+	// GetReview reads a review consistently and whether viewerID ("" for
+	// none) likes it. NotFound when there is none.
+	GetReview(ctx context.Context, id, viewerID string) (*Review, bool, error)
 	// CreateReview stores a new review, claims its (book, user) pair,
 	// counts it in the book's statistics and charges c, all or nothing.
 	// Errors: ErrExists (the pair is claimed), NotFound (book),
 	// quota.ErrStale (the charge's condition failed).
 	CreateReview(ctx context.Context, r *Review, c quota.Charge) error
-	// UpdateReview writes next's rating, content, author snapshot and
-	// updatedAt over prev, moving the book's statistics from prev's
-	// rating to next's, all or nothing. Errors: ErrChanged (the stored
-	// rating is no longer prev's), NotFound (deleted).
+	// UpdateReview writes next's rating, content and updatedAt over prev,
+	// moving the book's statistics from prev's rating to next's, all or
+	// nothing. Errors: ErrChanged (the stored rating is no longer prev's,
+	// or the review is gone).
 	UpdateReview(ctx context.Context, prev, next *Review) error
 	// DeleteReview removes the review and its claim, takes it out of the
 	// book's statistics, then removes its likes. Errors: ErrChanged (the
-	// stored rating is no longer r's), NotFound (deleted already).
+	// stored rating is no longer r's, or the review is gone).
 	DeleteReview(ctx context.Context, r *Review) error
 	// LikeReview records userID's like and returns the new likeCount.
 	// Errors: NotFound, ValidationError "Already liked".
@@ -54,13 +58,14 @@ type Storer interface {
 	// UnlikeReview removes userID's like and returns the new likeCount.
 	// Errors: NotFound, ValidationError "Not liked".
 	UnlikeReview(ctx context.Context, id, userID string) (int, error)
-	// ReviewsLikedBy reports which of the reviews userID has liked.
+	// ReviewsLikedBy reports which of the reviews userID ("" for none) likes.
 	ReviewsLikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error)
 	// ListBookReviews reads up to limit reviews of a book in the given
-	// order, after the token of an earlier page ("" for the first).
-	ListBookReviews(ctx context.Context, bookID string, sort Sort, limit int, after string) (Page, error)
+	// order, after the token of an earlier page ("" for the first), and
+	// the token of the next page ("" when there is none).
+	ListBookReviews(ctx context.Context, bookID string, sort Sort, limit int, after string) ([]*Review, string, error)
 	// ListUserReviews reads up to limit reviews by a user, newest first.
-	ListUserReviews(ctx context.Context, userID string, limit int, after string) (Page, error)
+	ListUserReviews(ctx context.Context, userID string, limit int, after string) ([]*Review, string, error)
 }
 
 // Deps are the service's collaborators.
@@ -92,7 +97,7 @@ const maxAttempts = 4
 
 // PostResult is what POST /reviews did.
 type PostResult struct {
-	Review *Review
+	View
 	// Created is true for a new review, false when the caller's existing
 	// review of the book was updated.
 	Created bool
@@ -104,9 +109,12 @@ type PostResult struct {
 // existing review of it (same id, createdAt kept). Only a creation counts
 // against the monthly reviews quota. Two concurrent posts by one user for
 // one book make one review: the second finds the first's claim and
-// updates it. Errors: ValidationError (fields), NotFound (book),
-// Forbidden (monthly_limit_reached).
-func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (PostResult, error) {
+// updates it. The book and the caller's claim are read by callerID while
+// the caller's record is being read; caller returns that record, waiting
+// for the read, and is called only when the tier and quota counts are
+// needed. Errors: ValidationError (fields), NotFound (book), Forbidden
+// (monthly_limit_reached).
+func (s *Service) Post(ctx context.Context, callerID string, caller func() *users.User, in PostInput) (PostResult, error) {
 	in.BookID = strings.ToLower(strings.TrimSpace(in.BookID))
 	f := fieldErrors{}
 	switch {
@@ -128,31 +136,33 @@ func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (P
 
 	now := s.d.Now().UTC()
 	for attempt := 1; ; attempt++ {
-		book, reviewID, err := s.d.Store.GetBookForReview(ctx, in.BookID, caller.ID)
+		book, reviewID, err := s.d.Store.GetBookForReview(ctx, in.BookID, callerID)
 		if err != nil {
 			return PostResult{}, fmt.Errorf("post review of book %s: %w", in.BookID, err)
 		}
 		if reviewID != "" {
-			prev, err := s.d.Store.GetReview(ctx, reviewID, caller.ID)
+			prev, liked, err := s.d.Store.GetReview(ctx, reviewID, callerID)
 			if apperr.Is(err, apperr.CodeNotFound) && attempt < maxAttempts {
 				continue // deleted since the claim was read; the claim went with it
 			}
 			if err != nil {
 				return PostResult{}, fmt.Errorf("post review of book %s: %w", in.BookID, err)
 			}
-			r, err := s.change(ctx, caller, prev, &in.Rating, &content, book, now)
+			r, err := s.change(ctx, callerID, prev, &in.Rating, &content, now)
 			if err != nil {
 				return PostResult{}, err
 			}
-			return PostResult{Review: r, Usage: s.d.Quota.Usage(caller, quota.Reviews, now)}, nil
+			u := caller()
+			return PostResult{
+				View:  View{Review: r, Author: u, Book: book, IsLiked: liked},
+				Usage: s.d.Quota.Usage(u, quota.Reviews, now),
+			}, nil
 		}
 
-		r := &Review{
-			ID: uuid.NewString(), UserID: caller.ID, BookID: book.ID, Rating: in.Rating, Content: content,
-			Author: brief(caller), Book: bookBrief(book), CreatedAt: now, UpdatedAt: now,
-		}
-		reload := func(ctx context.Context) (*users.User, error) { return s.d.Store.GetUser(ctx, caller.ID) }
-		use, err := s.d.Quota.Do(ctx, caller, quota.Reviews, now, reload, func(c quota.Charge) error {
+		u := caller()
+		r := &Review{ID: uuid.NewString(), UserID: callerID, BookID: book.ID, Rating: in.Rating, Content: content, CreatedAt: now, UpdatedAt: now}
+		reload := func(ctx context.Context) (*users.User, error) { return s.d.Store.GetUser(ctx, callerID) }
+		use, err := s.d.Quota.Do(ctx, u, quota.Reviews, now, reload, func(c quota.Charge) error {
 			return s.d.Store.CreateReview(ctx, r, c)
 		})
 		if errors.Is(err, ErrExists) && attempt < maxAttempts {
@@ -161,27 +171,29 @@ func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (P
 		if err != nil {
 			return PostResult{}, fmt.Errorf("create review of book %s: %w", in.BookID, err)
 		}
-		return PostResult{Review: r, Created: true, Usage: use}, nil
+		return PostResult{View: View{Review: r, Author: u, Book: book}, Created: true, Usage: use}, nil
 	}
 }
 
-// Get returns a review with the viewer's isLiked. Errors: NotFound (also
-// for an id that is not a UUID).
-func (s *Service) Get(ctx context.Context, viewer *users.User, id string) (*Review, error) {
-	id = strings.ToLower(id)
-	if !validID(id) {
-		return nil, errReviewNotFound
-	}
-	r, err := s.d.Store.GetReview(ctx, id, userID(viewer))
+// Get returns a review with its author, its book and whether viewerID
+// likes it. Errors: NotFound (also for an id that is not a UUID).
+func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
+	r, liked, err := s.get(ctx, viewerID, id)
 	if err != nil {
-		return nil, fmt.Errorf("get review %s: %w", id, err)
+		return nil, err
 	}
-	return r, nil
+	us, bs, err := s.d.Store.GetUsersAndBooks(ctx, []string{r.UserID}, []string{r.BookID})
+	if err != nil {
+		return nil, fmt.Errorf("get review %s: %w", r.ID, err)
+	}
+	return &View{Review: r, Author: us[r.UserID], Book: bs[r.BookID], IsLiked: liked}, nil
 }
 
-// Update changes the caller's own review: the fields given, nil ones kept.
-// Errors: ValidationError, NotFound, Forbidden (not the author).
-func (s *Service) Update(ctx context.Context, caller *users.User, id string, in UpdateInput) (*Review, error) {
+// Update changes callerID's own review: the fields given, nil ones kept.
+// The view has the caller's like but not the author and book (the answer
+// to an edit lists the review's own fields). Errors: ValidationError,
+// NotFound, Forbidden (not the author).
+func (s *Service) Update(ctx context.Context, callerID, id string, in UpdateInput) (*View, error) {
 	f := fieldErrors{}
 	if in.Rating != nil {
 		if m := ValidateRating(*in.Rating); m != "" {
@@ -198,17 +210,21 @@ func (s *Service) Update(ctx context.Context, caller *users.User, id string, in 
 	if err := f.err(); err != nil {
 		return nil, err
 	}
-	prev, err := s.authored(ctx, caller, id, "edit")
+	prev, liked, err := s.authored(ctx, callerID, id, "edit")
 	if err != nil {
 		return nil, err
 	}
-	return s.change(ctx, caller, prev, in.Rating, in.Content, nil, s.d.Now().UTC())
+	r, err := s.change(ctx, callerID, prev, in.Rating, in.Content, s.d.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return &View{Review: r, IsLiked: liked}, nil
 }
 
-// Delete removes the caller's own review, its likes, and its share of the
+// Delete removes callerID's own review, its likes, and its share of the
 // book's statistics. Errors: NotFound, Forbidden (not the author).
-func (s *Service) Delete(ctx context.Context, caller *users.User, id string) error {
-	r, err := s.authored(ctx, caller, id, "delete")
+func (s *Service) Delete(ctx context.Context, callerID, id string) error {
+	r, _, err := s.authored(ctx, callerID, id, "delete")
 	if err != nil {
 		return err
 	}
@@ -223,129 +239,171 @@ func (s *Service) Delete(ctx context.Context, caller *users.User, id string) err
 		if attempt == maxAttempts {
 			return apperr.Conflict("Review %s keeps changing; retry", r.ID)
 		}
-		// The author changed the rating meanwhile: the statistics must
-		// lose the current one.
-		if r, err = s.d.Store.GetReview(ctx, r.ID, ""); err != nil {
+		// Changed meanwhile (the statistics must lose the rating now
+		// stored), or gone: a concurrent delete won, and this one is 404.
+		if r, _, err = s.d.Store.GetReview(ctx, r.ID, ""); err != nil {
 			return fmt.Errorf("delete review %s: %w", id, err)
 		}
 	}
 }
 
-// Like records the caller's like of a review and returns its likeCount.
+// Like records callerID's like of a review and returns its likeCount.
 // Errors: NotFound, ValidationError "Already liked".
-func (s *Service) Like(ctx context.Context, caller *users.User, id string) (int, error) {
-	id = strings.ToLower(id)
-	if !validID(id) {
+func (s *Service) Like(ctx context.Context, callerID, id string) (int, error) {
+	id, ok := parseID(id)
+	if !ok {
 		return 0, errReviewNotFound
 	}
-	return s.d.Store.LikeReview(ctx, id, caller.ID)
+	return s.d.Store.LikeReview(ctx, id, callerID)
 }
 
-// Unlike removes the caller's like of a review and returns its likeCount.
+// Unlike removes callerID's like of a review and returns its likeCount.
 // Errors: NotFound, ValidationError "Not liked".
-func (s *Service) Unlike(ctx context.Context, caller *users.User, id string) (int, error) {
-	id = strings.ToLower(id)
-	if !validID(id) {
+func (s *Service) Unlike(ctx context.Context, callerID, id string) (int, error) {
+	id, ok := parseID(id)
+	if !ok {
 		return 0, errReviewNotFound
 	}
-	return s.d.Store.UnlikeReview(ctx, id, caller.ID)
+	return s.d.Store.UnlikeReview(ctx, id, callerID)
 }
 
-// ListByBook returns a page of a book's reviews in the given order, with
-// the book (its rating statistics). The book and the page are read at
-// once. Items carry the book's current BookBrief; IsLiked is set by
-// SetLiked. Errors: NotFound (book).
-func (s *Service) ListByBook(ctx context.Context, bookID string, sort Sort, limit int, after string) (BookPage, error) {
-	bookID = strings.ToLower(bookID)
-	if !validID(bookID) {
+// ListByBook returns a page of a book's reviews in the given order, each
+// with its author and whether viewerID ("" when anonymous) likes it, and
+// the book, whose counters are the rating statistics. The book and the
+// page are read at once. Errors: NotFound (book).
+func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, sort Sort, limit int, after string) (BookPage, error) {
+	bookID, ok := parseID(bookID)
+	if !ok {
 		return BookPage{}, apperr.NotFound("Book not found")
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	var (
-		wg      sync.WaitGroup
-		book    *books.Book
-		bookErr error
+		book             *books.Book
+		items            []*Review
+		next             string
+		bookErr, listErr error
+		wg               sync.WaitGroup
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		if book, bookErr = s.d.Store.GetBook(ctx, bookID); bookErr != nil {
-			cancel() // an unknown book needs no page
-		}
-	}()
-	page, err := s.d.Store.ListBookReviews(ctx, bookID, sort, limit, after)
+	wg.Go(func() { book, bookErr = s.d.Store.GetBook(ctx, bookID) })
+	wg.Go(func() { items, next, listErr = s.d.Store.ListBookReviews(ctx, bookID, sort, limit, after) })
 	wg.Wait()
 	if bookErr != nil {
-		return BookPage{}, fmt.Errorf("list reviews of book %s: %w", bookID, bookErr)
+		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, bookErr)
 	}
+	if listErr != nil {
+		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, listErr)
+	}
+	views, err := s.views(ctx, items, viewerID, book)
 	if err != nil {
-		return BookPage{}, fmt.Errorf("list reviews of book %s: %w", bookID, err)
+		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, err)
 	}
-	b := bookBrief(book)
-	for _, r := range page.Items {
-		r.Book = b
-	}
-	return BookPage{Page: page, Book: book}, nil
+	return BookPage{Page: Page{Items: views, Next: next}, Book: book}, nil
 }
 
-// UserByUsername resolves the owner of a review list. Errors: NotFound.
-func (s *Service) UserByUsername(ctx context.Context, username string) (*users.User, error) {
-	if username == "" || len(username) > 64 {
-		return nil, apperr.NotFound("User not found")
-	}
-	return s.d.Store.GetUserByUsername(ctx, username)
-}
+// maxUsernameBytes bounds a username looked up from a path: longer ones
+// cannot exist (users.ValidateUsername allows 30 characters).
+const maxUsernameBytes = 120
 
-// ListByUser returns a page of a user's reviews, newest first; IsLiked is
-// set by SetLiked.
-func (s *Service) ListByUser(ctx context.Context, userID string, limit int, after string) (Page, error) {
-	page, err := s.d.Store.ListUserReviews(ctx, userID, limit, after)
+// UserIDByUsername resolves the owner of a review list (the handler binds
+// the list's cursors to the id). Errors: NotFound.
+func (s *Service) UserIDByUsername(ctx context.Context, username string) (string, error) {
+	if username == "" || len(username) > maxUsernameBytes {
+		return "", apperr.NotFound("User not found")
+	}
+	id, err := s.d.Store.UserIDByUsername(ctx, username)
 	if err != nil {
-		return Page{}, fmt.Errorf("list reviews of user %s: %w", userID, err)
+		return "", fmt.Errorf("reviews of user %q: %w", username, err)
 	}
-	return page, nil
+	return id, nil
 }
 
-// SetLiked sets IsLiked on each review from the viewer's likes (one read
-// for the page); with no viewer every review stays not liked.
-func (s *Service) SetLiked(ctx context.Context, viewer *users.User, items []*Review) error {
-	if viewer == nil || len(items) == 0 {
-		return nil
+// ListByUser returns a page of a user's reviews, newest first, each with
+// its book and whether viewerID likes it.
+func (s *Service) ListByUser(ctx context.Context, userID, viewerID string, limit int, after string) (Page, error) {
+	items, next, err := s.d.Store.ListUserReviews(ctx, userID, limit, after)
+	if err != nil {
+		return Page{}, fmt.Errorf("reviews of user %s: %w", userID, err)
+	}
+	views, err := s.views(ctx, items, viewerID, nil)
+	if err != nil {
+		return Page{}, fmt.Errorf("reviews of user %s: %w", userID, err)
+	}
+	return Page{Items: views, Next: next}, nil
+}
+
+// views turns a page of reviews into views: one batch read for the
+// authors and the books (book, when given, is the page's one book,
+// already read) and beside it one for the viewer's likes.
+func (s *Service) views(ctx context.Context, items []*Review, viewerID string, book *books.Book) ([]View, error) {
+	views := make([]View, len(items))
+	if len(items) == 0 {
+		return views, nil
 	}
 	ids := make([]string, len(items))
+	var userIDs, bookIDs []string
 	for i, r := range items {
 		ids[i] = r.ID
+		userIDs = append(userIDs, r.UserID)
+		if book == nil {
+			bookIDs = append(bookIDs, r.BookID)
+		}
 	}
-	liked, err := s.d.Store.ReviewsLikedBy(ctx, viewer.ID, ids)
-	if err != nil {
-		return fmt.Errorf("likes of %s: %w", viewer.ID, err)
+	var (
+		us              map[string]*users.User
+		bs              map[string]*books.Book
+		liked           map[string]bool
+		readErr, likErr error
+		wg              sync.WaitGroup
+	)
+	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, distinct(userIDs), distinct(bookIDs)) })
+	wg.Go(func() { liked, likErr = s.d.Store.ReviewsLikedBy(ctx, viewerID, ids) })
+	wg.Wait()
+	if readErr != nil {
+		return nil, readErr
 	}
-	for _, r := range items {
-		r.IsLiked = liked[r.ID]
+	if likErr != nil {
+		return nil, likErr
 	}
-	return nil
+	for i, r := range items {
+		b := book
+		if b == nil {
+			b = bs[r.BookID]
+		}
+		views[i] = View{Review: r, Author: us[r.UserID], Book: b, IsLiked: liked[r.ID]}
+	}
+	return views, nil
 }
 
-// authored reads a review the caller wants to change and checks that the
-// caller wrote it.
-func (s *Service) authored(ctx context.Context, caller *users.User, id, verb string) (*Review, error) {
-	r, err := s.Get(ctx, caller, id)
+// get reads a review and whether viewerID likes it. Errors: NotFound.
+func (s *Service) get(ctx context.Context, viewerID, id string) (*Review, bool, error) {
+	id, ok := parseID(id)
+	if !ok {
+		return nil, false, errReviewNotFound
+	}
+	r, liked, err := s.d.Store.GetReview(ctx, id, viewerID)
 	if err != nil {
-		return nil, err
+		return nil, false, fmt.Errorf("get review %s: %w", id, err)
 	}
-	if r.UserID != caller.ID {
-		return nil, apperr.Forbidden("Only the author can %s this review", verb)
+	return r, liked, nil
+}
+
+// authored reads a review callerID wants to change, and whether callerID
+// likes it, and checks that callerID wrote it.
+func (s *Service) authored(ctx context.Context, callerID, id, verb string) (*Review, bool, error) {
+	r, liked, err := s.get(ctx, callerID, id)
+	if err != nil {
+		return nil, false, err
 	}
-	return r, nil
+	if r.UserID != callerID {
+		return nil, false, apperr.Forbidden("Only the author can %s this review", verb)
+	}
+	return r, liked, nil
 }
 
 // change writes a new rating and/or content over prev. A rating that
 // changed meanwhile (ErrChanged) is re-read and the change applied to it,
-// so the statistics move from the rating actually stored. book, when
-// given, refreshes the review's BookBrief. Nothing is written when
-// nothing changes.
-func (s *Service) change(ctx context.Context, caller *users.User, prev *Review, rating *int, content *string, book *books.Book, now time.Time) (*Review, error) {
+// so the statistics move from the rating actually stored. Nothing is
+// written when nothing changes.
+func (s *Service) change(ctx context.Context, callerID string, prev *Review, rating *int, content *string, now time.Time) (*Review, error) {
 	for attempt := 1; ; attempt++ {
 		next := *prev
 		if rating != nil {
@@ -354,11 +412,7 @@ func (s *Service) change(ctx context.Context, caller *users.User, prev *Review, 
 		if content != nil {
 			next.Content = *content
 		}
-		next.Author = brief(caller)
-		if book != nil {
-			next.Book = bookBrief(book)
-		}
-		if next.Rating == prev.Rating && next.Content == prev.Content && *next.Author == *prev.Author {
+		if next == *prev {
 			return prev, nil
 		}
 		next.UpdatedAt = now
@@ -372,15 +426,28 @@ func (s *Service) change(ctx context.Context, caller *users.User, prev *Review, 
 		if attempt == maxAttempts {
 			return nil, apperr.Conflict("Review %s keeps changing; retry", prev.ID)
 		}
-		if prev, err = s.d.Store.GetReview(ctx, next.ID, caller.ID); err != nil {
+		// Changed meanwhile, or gone (then this is 404).
+		if prev, _, err = s.d.Store.GetReview(ctx, next.ID, callerID); err != nil {
 			return nil, fmt.Errorf("update review %s: %w", next.ID, err)
 		}
 	}
 }
 
-func userID(u *users.User) string {
-	if u == nil {
-		return ""
+// parseID returns id in canonical (lower-case) form if it is a UUID;
+// anything else can name no review or book and is answered NotFound
+// without a read.
+func parseID(id string) (string, bool) {
+	id = strings.ToLower(id)
+	return id, validID(id)
+}
+
+// distinct returns ids without repeats, in first-seen order.
+func distinct(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
 	}
-	return u.ID
+	return out
 }

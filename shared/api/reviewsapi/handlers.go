@@ -13,46 +13,87 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/reviews"
+	"github.com/bookplatform/backend/shared/users"
 )
 
-// review is the spec's Review. PUT's answer and the items of a reader's
-// list are listed with fewer fields; they get this superset, one shape
-// for every review a client sees.
+// review is the spec's Review. The items of a reader's list are listed
+// with fewer fields; they get this superset, the shape of every review a
+// client reads. user and book are null only when the account or book
+// record is missing.
 type review struct {
-	ID        string         `json:"id"`
-	UserID    string         `json:"userId"`
-	User      userjson.Brief `json:"user"`
-	BookID    string         `json:"bookId"`
-	Book      bookjson.Brief `json:"book"`
-	Rating    int            `json:"rating"`
-	Content   string         `json:"content"`
-	LikeCount int            `json:"likeCount"`
-	IsLiked   bool           `json:"isLiked"`
-	CreatedAt string         `json:"createdAt"`
-	UpdatedAt string         `json:"updatedAt"`
+	ID        string          `json:"id"`
+	UserID    string          `json:"userId"`
+	User      *userjson.Brief `json:"user"`
+	BookID    string          `json:"bookId"`
+	Book      *bookjson.Brief `json:"book"`
+	Rating    int             `json:"rating"`
+	Content   string          `json:"content"`
+	LikeCount int             `json:"likeCount"`
+	IsLiked   bool            `json:"isLiked"`
+	CreatedAt string          `json:"createdAt"`
+	UpdatedAt string          `json:"updatedAt"`
 }
 
-func newReview(r *reviews.Review) review {
-	return review{
-		ID: r.ID, UserID: r.UserID, User: userjson.NewBrief(r.Author, false),
-		BookID: r.BookID, Book: bookjson.NewBrief(r.Book),
-		Rating: r.Rating, Content: r.Content, LikeCount: r.LikeCount, IsLiked: r.IsLiked,
-		CreatedAt: userjson.Time(r.CreatedAt), UpdatedAt: userjson.Time(r.UpdatedAt),
+func newReview(v reviews.View) review {
+	out := review{
+		ID: v.ID, UserID: v.UserID, BookID: v.BookID,
+		Rating: v.Rating, Content: v.Content, LikeCount: v.LikeCount, IsLiked: v.IsLiked,
+		CreatedAt: userjson.Time(v.CreatedAt), UpdatedAt: userjson.Time(v.UpdatedAt),
 	}
-}
-
-func newReviews(items []*reviews.Review) []review {
-	out := make([]review, len(items))
-	for i, r := range items {
-		out[i] = newReview(r)
+	if v.Author != nil {
+		b := userjson.NewBrief(v.Author, false)
+		out.User = &b
+	}
+	if v.Book != nil {
+		b := bookjson.NewBrief(v.Book)
+		out.Book = &b
 	}
 	return out
 }
 
-// page is a cursor list of reviews.
+// newReviews converts a page; an empty page is [] on the wire.
+func newReviews(vs []reviews.View) []review {
+	out := make([]review, len(vs))
+	for i, v := range vs {
+		out[i] = newReview(v)
+	}
+	return out
+}
+
+// edited is the answer of PUT /reviews/{id}: the spec lists the review's
+// own fields and the caller's like.
+type edited struct {
+	ID        string `json:"id"`
+	UserID    string `json:"userId"`
+	BookID    string `json:"bookId"`
+	Rating    int    `json:"rating"`
+	Content   string `json:"content"`
+	LikeCount int    `json:"likeCount"`
+	IsLiked   bool   `json:"isLiked"`
+	CreatedAt string `json:"createdAt"`
+	UpdatedAt string `json:"updatedAt"`
+}
+
+func newEdited(v reviews.View) edited {
+	return edited{
+		ID: v.ID, UserID: v.UserID, BookID: v.BookID,
+		Rating: v.Rating, Content: v.Content, LikeCount: v.LikeCount, IsLiked: v.IsLiked,
+		CreatedAt: userjson.Time(v.CreatedAt), UpdatedAt: userjson.Time(v.UpdatedAt),
+	}
+}
+
+// page is a cursor list of reviews. hasMore is not in the spec for these
+// lists; it is the replies list's field, given on every cursor list (as
+// on lines) so that one client loop serves them all.
 type page struct {
 	Items      []review `json:"items"`
 	NextCursor *string  `json:"nextCursor"`
+	HasMore    bool     `json:"hasMore"`
+}
+
+func newPage(r *http.Request, scope string, p reviews.Page) page {
+	next := httpapi.NextCursor(r, scope, p.Next)
+	return page{Items: newReviews(p.Items), NextCursor: next, HasMore: next != nil}
 }
 
 // bookPage is a book's review list with its rating statistics.
@@ -102,7 +143,8 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.Reviews.Post(r.Context(), httpapi.Caller(r), reviews.PostInput{BookID: body.BookID, Rating: *rating, Content: body.Content})
+	caller := func() *users.User { return httpapi.Caller(r) }
+	res, err := h.Reviews.Post(r.Context(), httpapi.CallerID(r), caller, reviews.PostInput{BookID: body.BookID, Rating: *rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
@@ -111,16 +153,16 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) error {
 	if res.Created {
 		status = http.StatusCreated
 	}
-	return httpapi.JSON(w, status, newReview(res.Review))
+	return httpapi.JSON(w, status, newReview(res.View))
 }
 
 // get serves GET /v1/reviews/{id}.
 func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	rev, err := h.Reviews.Get(r.Context(), httpapi.Caller(r), r.PathValue("id"))
+	v, err := h.Reviews.Get(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, newReview(rev))
+	return httpapi.JSON(w, http.StatusOK, newReview(*v))
 }
 
 // update serves PUT /v1/reviews/{id}: the author changes the rating, the
@@ -137,17 +179,17 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rev, err := h.Reviews.Update(r.Context(), httpapi.Caller(r), r.PathValue("id"), reviews.UpdateInput{Rating: rating, Content: body.Content})
+	v, err := h.Reviews.Update(r.Context(), httpapi.CallerID(r), r.PathValue("id"), reviews.UpdateInput{Rating: rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, newReview(rev))
+	return httpapi.JSON(w, http.StatusOK, newEdited(*v))
 }
 
 // delete serves DELETE /v1/reviews/{id}: the author removes the review
 // and its likes.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
-	if err := h.Reviews.Delete(r.Context(), httpapi.Caller(r), r.PathValue("id")); err != nil {
+	if err := h.Reviews.Delete(r.Context(), httpapi.CallerID(r), r.PathValue("id")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Review deleted"})
@@ -155,7 +197,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
 
 // like serves POST /v1/reviews/{id}/like.
 func (h *Handler) like(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Reviews.Like(r.Context(), httpapi.Caller(r), r.PathValue("id"))
+	n, err := h.Reviews.Like(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -164,7 +206,7 @@ func (h *Handler) like(w http.ResponseWriter, r *http.Request) error {
 
 // unlike serves DELETE /v1/reviews/{id}/like.
 func (h *Handler) unlike(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Reviews.Unlike(r.Context(), httpapi.Caller(r), r.PathValue("id"))
+	n, err := h.Reviews.Unlike(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -185,17 +227,12 @@ func (h *Handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.Reviews.ListByBook(r.Context(), bookID, sort, limit, after)
+	p, err := h.Reviews.ListByBook(r.Context(), bookID, httpapi.CallerID(r), sort, limit, after)
 	if err != nil {
 		return err
 	}
-	// The caller is asked for only now: on this Optional route it is read
-	// while the page is.
-	if err := h.Reviews.SetLiked(r.Context(), httpapi.Caller(r), p.Items); err != nil {
-		return err
-	}
 	return httpapi.JSON(w, http.StatusOK, bookPage{
-		page:          page{Items: newReviews(p.Items), NextCursor: httpapi.NextCursor(r, scope, p.Next)},
+		page:          newPage(r, scope, p.Page),
 		AverageRating: p.Book.AverageRating(), TotalReviews: p.Book.TotalReviews,
 		RatingDistribution: newDistribution(p.Book),
 	})
@@ -206,23 +243,20 @@ func (h *Handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 // id, so it stays valid across a rename and cannot page another user who
 // takes the old name.
 func (h *Handler) listByUser(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.Reviews.UserByUsername(r.Context(), r.PathValue("username"))
+	userID, err := h.Reviews.UserIDByUsername(r.Context(), r.PathValue("username"))
 	if err != nil {
 		return err
 	}
-	scope := "user-reviews:" + u.ID
+	scope := "user-reviews:" + userID
 	limit, after, err := httpapi.CursorPage(r, scope)
 	if err != nil {
 		return err
 	}
-	p, err := h.Reviews.ListByUser(r.Context(), u.ID, limit, after)
+	p, err := h.Reviews.ListByUser(r.Context(), userID, httpapi.CallerID(r), limit, after)
 	if err != nil {
 		return err
 	}
-	if err := h.Reviews.SetLiked(r.Context(), httpapi.Caller(r), p.Items); err != nil {
-		return err
-	}
-	return httpapi.JSON(w, http.StatusOK, page{Items: newReviews(p.Items), NextCursor: httpapi.NextCursor(r, scope, p.Next)})
+	return httpapi.JSON(w, http.StatusOK, newPage(r, scope, p))
 }
 
 // parseRating reads a rating as sent: only a JSON integer is one (2.5,

@@ -395,6 +395,7 @@ func TestReviews_Update(t *testing.T) {
 	for _, f := range []string{"id", "userId", "bookId", "rating", "content", "likeCount", "isLiked", "createdAt", "updatedAt"} {
 		assert.Contains(t, res.JSON, f)
 	}
+	assert.NotContains(t, res.JSON, "user", "the edit answer lists the review's own fields")
 	assert.EqualValues(t, 5, res.JSON["rating"])
 	assert.Equal(t, "It grew on me.", res.JSON["content"])
 	assert.Equal(t, created["createdAt"], res.JSON["createdAt"])
@@ -637,6 +638,7 @@ func TestReviews_ListByBook(t *testing.T) {
 		list := items(t, res)
 		assert.Equal(t, newestFirst, ids(list))
 		assert.Nil(t, res.JSON["nextCursor"])
+		assert.Equal(t, false, res.JSON["hasMore"])
 		assert.Equal(t, newestFirst, ids(items(t, w.bookReviews(t, book, "sort=recent", ""))))
 		first := list[0]
 		for _, f := range []string{"id", "userId", "user", "bookId", "book", "rating", "content", "likeCount", "isLiked", "createdAt", "updatedAt"} {
@@ -662,6 +664,7 @@ func TestReviews_ListByBook(t *testing.T) {
 			require.Equal(t, want[:4], ids(items(t, res)))
 			cursor, ok := res.JSON["nextCursor"].(string)
 			require.True(t, ok, "a next page")
+			assert.Equal(t, true, res.JSON["hasMore"])
 			res = w.bookReviews(t, book, "sort="+sort+"&limit=4&cursor="+url.QueryEscape(cursor), "")
 			assert.Equal(t, want[4:], ids(items(t, res)))
 			assert.Nil(t, res.JSON["nextCursor"])
@@ -982,5 +985,39 @@ func TestReviews_RateLimits(t *testing.T) {
 	t.Run("the next hour allows more", func(t *testing.T) {
 		w.clock.Advance(time.Hour)
 		w.review(t, ann, w.books[5], 4, "", http.StatusCreated)
+	})
+}
+
+// A review shows its author and book as they are now, not as they were
+// when it was written.
+func TestReviews_ShowTheAuthorAsTheyAreNow(t *testing.T) {
+	w := newWorld(t)
+	ann := w.signup(t, "ann")
+	bob := w.signup(t, "bob")
+	book := w.books[0]
+	id := w.review(t, ann, book, 4, "", http.StatusCreated)["id"].(string)
+
+	res := w.do("PUT", "/v1/users/me", map[string]any{"username": "ann_renamed", "displayName": "Ann Again"}, ann.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	want := map[string]any{"id": ann.ID, "username": "ann_renamed", "displayName": "Ann Again", "avatarUrl": nil}
+
+	got := w.do("GET", "/v1/reviews/"+id, nil, bob.Token)
+	require.Equal(t, http.StatusOK, got.Status, got.String())
+	assert.Equal(t, want, got.JSON["user"])
+	assert.Equal(t, want, items(t, w.bookReviews(t, book, "", ""))[0]["user"])
+	list := items(t, w.do("GET", "/v1/users/ann_renamed/reviews", nil, ""))
+	require.Len(t, list, 1)
+	assert.Equal(t, want, list[0]["user"])
+	assert.Equal(t, "Harry Potter", list[0]["book"].(map[string]any)["title"])
+	assert.Equal(t, http.StatusNotFound, w.do("GET", "/v1/users/ann/reviews", nil, "").Status, "the old name is free")
+
+	t.Run("and the book as the catalog has it now", func(t *testing.T) {
+		rec := catalog[0]
+		rec.Title = "Harry Potter (Revised)"
+		res, err := w.App.Books.Import(t.Context(), []books.Record{rec})
+		require.NoError(t, err)
+		require.Equal(t, 1, res.Updated)
+		got := w.do("GET", "/v1/reviews/"+id, nil, bob.Token)
+		assert.Equal(t, "Harry Potter (Revised)", got.JSON["book"].(map[string]any)["title"])
 	})
 }
