@@ -292,10 +292,14 @@ func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[st
 			})
 	}
 
+	paths, err := gatewayPaths(functions)
+	if err != nil {
+		panic("infra: " + err.Error())
+	}
 	for _, f := range functions {
 		for _, r := range f.Routes {
 			opts := &awsapigatewayv2.AddRoutesOptions{
-				Path:        jsii.String(r.Path),
+				Path:        jsii.String(paths[r.Path]),
 				Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
 				Integration: integrations[f.Name],
 			}

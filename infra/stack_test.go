@@ -159,8 +159,12 @@ func TestRoutes(t *testing.T) {
 	})
 
 	// AND each entry's route key exists with the authorizer exactly where a token is read
+	paths, err := gatewayPaths(app.Functions())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, r := range routes {
-		key := r.Method + " " + r.Path
+		key := routeKey(paths, r)
 		authType := "NONE"
 		if r.Auth != httpapi.AuthNone {
 			authType = "CUSTOM"
@@ -376,4 +380,45 @@ func TestOutputs(t *testing.T) {
 			"https://", obj{"Fn::GetAtt": arr(assertions.Match_AnyValue(), "DomainName")},
 		))}})
 	})
+}
+
+// API Gateway refuses sibling path variables with different names (409
+// ConflictException at deploy; synthesis does not notice), so the stack
+// renames them: under one parent, one name.
+func TestRoutes_OneVariableNamePerLevel(t *testing.T) {
+	// GIVEN the route keys the stack creates
+	paths, err := gatewayPaths(app.Functions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// THEN no two variables under the same parent have different names
+	seen := map[string]string{}
+	for _, gw := range paths {
+		segs := strings.Split(strings.Trim(gw, "/"), "/")
+		parent := ""
+		for _, s := range segs {
+			if strings.HasPrefix(s, "{") {
+				if prev, ok := seen[parent]; ok && prev != s {
+					t.Errorf("under %s: variables %s and %s", parent, prev, s)
+				}
+				seen[parent] = s
+			}
+			parent += "/" + s
+		}
+	}
+	// AND the spec's pairs that differ are renamed onto one name
+	if got := paths["/v1/users/{username}/lines"]; got != "/v1/users/{userId}/lines" && got != "/v1/users/{username}/lines" {
+		t.Errorf("gateway path of /v1/users/{username}/lines = %q", got)
+	}
+	if paths["/v1/users/{username}/lines"][len("/v1/users/"):] != paths["/v1/users/{userId}"][len("/v1/users/"):]+"/lines" {
+		t.Errorf("users paths disagree: %q vs %q", paths["/v1/users/{username}/lines"], paths["/v1/users/{userId}"])
+	}
+
+	// AND two routes that would become one gateway route are refused
+	_, err = gatewayPaths([]app.Function{{Name: "x", Routes: []httpapi.Route{
+		{Method: "GET", Path: "/v1/a/{id}"}, {Method: "GET", Path: "/v1/a/{name}"},
+	}}})
+	if err == nil {
+		t.Error("GET /v1/a/{id} and GET /v1/a/{name} were accepted as two routes")
+	}
 }
