@@ -84,18 +84,20 @@ func (s *Store) likeCount(ctx context.Context, what, pk, sk string) (int, error)
 	return out.LikeCount, nil
 }
 
-// likedBy reports which of the items (by PK) userID has liked: one
-// BatchGetItem for the whole page (isLiked on lists). No user, no call.
-func (s *Store) likedBy(ctx context.Context, userID string, pks []string) (map[string]bool, error) {
-	liked := make(map[string]bool, len(pks))
-	if userID == "" || len(pks) == 0 {
+// likedBy reports which of the items (ids, keyed by pkOf) userID has
+// liked, by id: one BatchGetItem for the whole page (isLiked on lists). No
+// user, no call.
+func (s *Store) likedBy(ctx context.Context, userID string, ids []string, pkOf func(string) string) (map[string]bool, error) {
+	liked := make(map[string]bool, len(ids))
+	if userID == "" || len(ids) == 0 {
 		return liked, nil
 	}
-	seen := map[string]bool{}
-	keys := make([]dynamo.Keyed, 0, len(pks))
-	for _, pk := range pks {
-		if !seen[pk] {
-			seen[pk] = true
+	idOf := make(map[string]string, len(ids))
+	keys := make([]dynamo.Keyed, 0, len(ids))
+	for _, id := range ids {
+		pk := pkOf(id)
+		if _, dup := idOf[pk]; !dup {
+			idOf[pk] = id
 			keys = append(keys, dynamo.Keys{pk, likeSK(userID)})
 		}
 	}
@@ -105,9 +107,22 @@ func (s *Store) likedBy(ctx context.Context, userID string, pks []string) (map[s
 		return nil, fmt.Errorf("read likes of %s: %w", userID, err)
 	}
 	for _, it := range items {
-		liked[it.PK] = true
+		liked[idOf[it.PK]] = true
 	}
 	return liked, nil
+}
+
+// distinct drops repeated ids: BatchGetItem refuses a key twice.
+func distinct(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // deleteLikes removes every like of an item (its likes live in its

@@ -201,21 +201,7 @@ func (s *Store) UnlikeLine(ctx context.Context, id, userID string) (int, error) 
 // LinesLikedBy reads userID's likes of the lines in one BatchGetItem; no
 // user, no call.
 func (s *Store) LinesLikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error) {
-	pks := make([]string, len(ids))
-	for i, id := range ids {
-		pks[i] = linePK(id)
-	}
-	byPK, err := s.likedBy(ctx, userID, pks)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]bool, len(byPK))
-	for i, id := range ids {
-		if byPK[pks[i]] {
-			out[id] = true
-		}
-	}
-	return out, nil
+	return s.likedBy(ctx, userID, ids, linePK)
 }
 
 // ListBookLines queries GSI1 (BOOKLINES#<bookId>) newest first.
@@ -381,10 +367,10 @@ func (s *Store) GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string)
 	us := make(map[string]*users.User, len(userIDs))
 	bs := make(map[string]*books.Book, len(bookIDs))
 	keys := make([]dynamo.Keyed, 0, len(userIDs)+len(bookIDs))
-	for _, id := range userIDs {
+	for _, id := range distinct(userIDs) {
 		keys = append(keys, dynamo.Keys{userPK(id), profileSK})
 	}
-	for _, id := range bookIDs {
+	for _, id := range distinct(bookIDs) {
 		keys = append(keys, dynamo.Keys{bookPK(id), bookSK})
 	}
 	if len(keys) == 0 {

@@ -256,19 +256,7 @@ func (s *Store) UnlikeReview(ctx context.Context, id, userID string) (int, error
 // ReviewsLikedBy reports which of the reviews userID has liked, in one
 // BatchGetItem (dynamo.likedBy).
 func (s *Store) ReviewsLikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error) {
-	pks := make([]string, len(ids))
-	for i, id := range ids {
-		pks[i] = reviewPK(id)
-	}
-	byPK, err := s.likedBy(ctx, userID, pks)
-	if err != nil {
-		return nil, err
-	}
-	liked := make(map[string]bool, len(ids))
-	for i, id := range ids {
-		liked[id] = byPK[pks[i]]
-	}
-	return liked, nil
+	return s.likedBy(ctx, userID, ids, reviewPK)
 }
 
 // ListBookReviews reads a page of a book's reviews: GSI1 newest first, or

@@ -24,7 +24,7 @@ type Storer interface {
 	// GetBook reads a book. Errors: NotFound.
 	GetBook(ctx context.Context, id string) (*books.Book, error)
 	// GetUsersAndBooks reads accounts and books by id in one batch;
-	// unknown ids are absent from the maps.
+	// unknown ids are absent from the maps, repeated ids are read once.
 	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
 
 	// CreateLine stores a new line, adds one to its book's totalLines and
@@ -368,7 +368,7 @@ func (s *Service) enrich(ctx context.Context, items []*Line, viewerID string, kn
 		readErr, likErr error
 		wg              sync.WaitGroup
 	)
-	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, dedupe(userIDs), dedupe(bookIDs)) })
+	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, userIDs, bookIDs) })
 	wg.Go(func() { liked, likErr = s.d.Store.LinesLikedBy(ctx, viewerID, ids) })
 	wg.Wait()
 	if readErr != nil {
@@ -441,7 +441,7 @@ func (s *Service) ListReplies(ctx context.Context, lineID string, p Page) (*Repl
 	for i, r := range items {
 		userIDs[i] = r.UserID
 	}
-	us, _, err := s.d.Store.GetUsersAndBooks(ctx, dedupe(userIDs), nil)
+	us, _, err := s.d.Store.GetUsersAndBooks(ctx, userIDs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("replies of line %s: %w", lineID, err)
 	}
@@ -465,17 +465,4 @@ func (s *Service) DeleteReply(ctx context.Context, callerID, lineID, replyID str
 		return fmt.Errorf("delete reply %s of line %s: %w", replyID, lineID, err)
 	}
 	return nil
-}
-
-// dedupe returns ids without repeats, in first-seen order.
-func dedupe(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := ids[:0:0]
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }

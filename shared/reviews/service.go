@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -354,7 +353,7 @@ func (s *Service) views(ctx context.Context, items []*Review, viewerID string, b
 		readErr, likErr error
 		wg              sync.WaitGroup
 	)
-	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, distinct(userIDs), distinct(bookIDs)) })
+	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, userIDs, bookIDs) })
 	wg.Go(func() { liked, likErr = s.d.Store.ReviewsLikedBy(ctx, viewerID, ids) })
 	wg.Wait()
 	if readErr != nil {
@@ -439,15 +438,4 @@ func (s *Service) change(ctx context.Context, callerID string, prev *Review, rat
 func parseID(id string) (string, bool) {
 	id = strings.ToLower(id)
 	return id, validID(id)
-}
-
-// distinct returns ids without repeats, in first-seen order.
-func distinct(ids []string) []string {
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
