@@ -50,6 +50,7 @@ func IndexingOf(b *Book) Indexing {
 	seen := map[string]bool{}
 	var tokens []string
 	for _, w := range append(slices.Clone(title), authors...) {
+		w = cutBytes(w, MaxTokenBytes)
 		if !seen[w] && len(tokens) < MaxIndexTokens {
 			seen[w] = true
 			tokens = append(tokens, w)
@@ -198,4 +199,21 @@ func (q query) rank(candidates []Posting) []ranked {
 		return cmp.Or(cmp.Compare(a.tier, b.tier), cmp.Compare(a.titleKey, b.titleKey), cmp.Compare(a.id, b.id))
 	})
 	return out
+}
+
+// MaxTokenBytes bounds an indexed word: it is part of a sort key, which
+// DynamoDB caps at 1,024 bytes, and one over-long word (hundreds of CJK
+// characters without a space) must not fail a whole import. A query is at
+// most 200 characters, so a prefix search still finds the cut word.
+const MaxTokenBytes = 900
+
+// cutBytes shortens s to at most n bytes at a character boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

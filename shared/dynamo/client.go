@@ -20,7 +20,10 @@ func NewClient(cfg aws.Config) *dynamodb.Client {
 		o.DisableValidateResponseChecksum = true
 		// Retry transactions cancelled only by a conflicting transaction
 		// (concurrent sign-ups, likes); condition failures are not retried.
-		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts)
+		// Every like of a popular line, and every line of a popular book,
+		// updates one shared item: allow more than the default 3 attempts
+		// before a conflict becomes a 500.
+		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) { so.MaxAttempts = 8 })
 		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb"))
 	})
 }

@@ -148,6 +148,9 @@ func (s *Service) Post(ctx context.Context, callerID string, caller func() *user
 				return PostResult{}, fmt.Errorf("post review of book %s: %w", in.BookID, err)
 			}
 			r, err := s.change(ctx, callerID, prev, &in.Rating, &content, now)
+			if apperr.Is(err, apperr.CodeNotFound) && attempt < maxAttempts {
+				continue // deleted between the read and the write: create anew
+			}
 			if err != nil {
 				return PostResult{}, err
 			}

@@ -401,6 +401,25 @@ func firstRunes(s string, n int) string {
 	return string(r[:min(n, len(r))])
 }
 
+// One word longer than DynamoDB's sort-key limit allows (hundreds of CJK
+// characters without a space) must not stop an import: the indexed word is
+// cut, the book is stored, and a prefix search finds it.
+func TestBooks_Import_overlongWord(t *testing.T) {
+	c := newCatalog(t)
+	long := strings.Repeat("书", 400) // 1,200 bytes
+	jsonl := `{"isbn":"9780306406157","title":"` + long + `","authors":["Li Wen"]}` + "\n" +
+		`{"isbn":"9780439785969","title":"Salt and Iron","authors":["Oskar Vey"]}`
+	res := c.importFile(t, jsonl, books.FormatJSONLines)
+	assert.Equal(t, 2, res.Created, "errors: %v", res.Errors)
+	assert.Zero(t, res.Failed)
+
+	book := c.byISBN(t, "9780306406157")
+	assert.Equal(t, long, book["title"], "the title itself is kept whole")
+	found := c.get(t, "/v1/books?q="+url.QueryEscape(strings.Repeat("书", 150)), "")
+	require.Equal(t, http.StatusOK, found.Status, string(found.Body))
+	assert.EqualValues(t, 1, found.JSON["total"])
+}
+
 func TestBooks_Search(t *testing.T) {
 	c := newCatalog(t)
 	seedCatalog(t, c)
