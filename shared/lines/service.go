@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/google/uuid"
@@ -349,40 +350,17 @@ func (s *Service) ListByUser(ctx context.Context, username, viewerID string, p P
 // and the books not already known, and beside it one for the viewer's
 // likes.
 func (s *Service) enrich(ctx context.Context, items []*Line, viewerID string, known map[string]*books.Book) ([]View, error) {
-	views := make([]View, len(items))
-	if len(items) == 0 {
-		return views, nil
-	}
-	var userIDs, bookIDs, ids []string
-	for _, l := range items {
-		ids = append(ids, l.ID)
-		userIDs = append(userIDs, l.UserID)
-		if known[l.BookID] == nil {
-			bookIDs = append(bookIDs, l.BookID)
-		}
-	}
-	var (
-		us              map[string]*users.User
-		bs              map[string]*books.Book
-		liked           map[string]bool
-		readErr, likErr error
-		wg              sync.WaitGroup
-	)
-	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, userIDs, bookIDs) })
-	wg.Go(func() { liked, likErr = s.d.Store.LinesLikedBy(ctx, viewerID, ids) })
-	wg.Wait()
-	if readErr != nil {
-		return nil, readErr
-	}
-	if likErr != nil {
-		return nil, likErr
-	}
+	refs := make([]posts.Ref, len(items))
 	for i, l := range items {
-		b := known[l.BookID]
-		if b == nil {
-			b = bs[l.BookID]
-		}
-		views[i] = View{Line: l, Author: us[l.UserID], Book: b, IsLiked: liked[l.ID]}
+		refs[i] = posts.Ref{ID: l.ID, UserID: l.UserID, BookID: l.BookID}
+	}
+	pc, err := posts.Load(ctx, s.d.Store, s.d.Store.LinesLikedBy, viewerID, refs, known)
+	if err != nil {
+		return nil, err
+	}
+	views := make([]View, len(items))
+	for i, l := range items {
+		views[i] = View{Line: l, Author: pc.Authors[l.UserID], Book: pc.Books[l.BookID], IsLiked: pc.Liked[l.ID]}
 	}
 	return views, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/google/uuid"
@@ -336,41 +337,21 @@ func (s *Service) ListByUser(ctx context.Context, userID, viewerID string, limit
 // authors and the books (book, when given, is the page's one book,
 // already read) and beside it one for the viewer's likes.
 func (s *Service) views(ctx context.Context, items []*Review, viewerID string, book *books.Book) ([]View, error) {
+	refs := make([]posts.Ref, len(items))
+	for i, r := range items {
+		refs[i] = posts.Ref{ID: r.ID, UserID: r.UserID, BookID: r.BookID}
+	}
+	var known map[string]*books.Book
+	if book != nil {
+		known = map[string]*books.Book{book.ID: book}
+	}
+	pc, err := posts.Load(ctx, s.d.Store, s.d.Store.ReviewsLikedBy, viewerID, refs, known)
+	if err != nil {
+		return nil, err
+	}
 	views := make([]View, len(items))
-	if len(items) == 0 {
-		return views, nil
-	}
-	ids := make([]string, len(items))
-	var userIDs, bookIDs []string
 	for i, r := range items {
-		ids[i] = r.ID
-		userIDs = append(userIDs, r.UserID)
-		if book == nil {
-			bookIDs = append(bookIDs, r.BookID)
-		}
-	}
-	var (
-		us              map[string]*users.User
-		bs              map[string]*books.Book
-		liked           map[string]bool
-		readErr, likErr error
-		wg              sync.WaitGroup
-	)
-	wg.Go(func() { us, bs, readErr = s.d.Store.GetUsersAndBooks(ctx, userIDs, bookIDs) })
-	wg.Go(func() { liked, likErr = s.d.Store.ReviewsLikedBy(ctx, viewerID, ids) })
-	wg.Wait()
-	if readErr != nil {
-		return nil, readErr
-	}
-	if likErr != nil {
-		return nil, likErr
-	}
-	for i, r := range items {
-		b := book
-		if b == nil {
-			b = bs[r.BookID]
-		}
-		views[i] = View{Review: r, Author: us[r.UserID], Book: b, IsLiked: liked[r.ID]}
+		views[i] = View{Review: r, Author: pc.Authors[r.UserID], Book: pc.Books[r.BookID], IsLiked: pc.Liked[r.ID]}
 	}
 	return views, nil
 }
