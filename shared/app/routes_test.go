@@ -1,0 +1,57 @@
+package app
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// The mapping of the spec's per-action rate limits to routes is not given
+// by the spec (docs/decisions.md, "Rate limits", "Lines", "Reviews"); this
+// pins it for every route of every group in one place, so a new route or a
+// changed mapping is a visible decision. How a limit is enforced is tested
+// in shared/httpapi; that limits bite through the API, in each group.
+func TestRoutes_perActionLimits(t *testing.T) {
+	post := []string{"create_line", "create_line_hourly"}
+	want := map[string][]string{
+		"GET /health": nil,
+
+		"POST /v1/auth/guest": nil, "POST /v1/auth/signup": nil, "POST /v1/auth/login": nil,
+		"POST /v1/auth/refresh": nil, "POST /v1/auth/migrate-guest": nil, "POST /v1/auth/logout": nil,
+
+		"GET /v1/users/me": nil, "PUT /v1/users/me": nil, "PUT /v1/users/me/password": nil,
+		"POST /v1/users/me/avatar": nil, "GET /v1/users/{userId}": nil, "GET /v1/users/username/{username}": nil,
+
+		"GET /v1/books":             {"search"},
+		"GET /v1/books/{id}":        nil,
+		"GET /v1/books/isbn/{isbn}": nil,
+
+		"POST /v1/lines":                              post,
+		"GET /v1/lines/{id}":                          nil,
+		"PUT /v1/lines/{id}":                          nil,
+		"DELETE /v1/lines/{id}":                       nil,
+		"POST /v1/lines/{id}/like":                    {"like"},
+		"DELETE /v1/lines/{id}/like":                  {"like"},
+		"POST /v1/lines/{id}/replies":                 post,
+		"GET /v1/lines/{id}/replies":                  {"feed"},
+		"DELETE /v1/lines/{lineId}/replies/{replyId}": nil,
+		"GET /v1/books/{id}/lines":                    {"feed"},
+		"GET /v1/users/{username}/lines":              {"feed"},
+
+		"POST /v1/reviews":                 {"create_review"},
+		"GET /v1/reviews/{id}":             nil,
+		"PUT /v1/reviews/{id}":             {"create_review"},
+		"DELETE /v1/reviews/{id}":          nil,
+		"POST /v1/reviews/{id}/like":       {"like"},
+		"DELETE /v1/reviews/{id}/like":     {"like"},
+		"GET /v1/books/{id}/reviews":       {"feed"},
+		"GET /v1/users/{username}/reviews": {"feed"},
+	}
+	got := map[string][]string{}
+	for _, g := range Groups(nil) {
+		for _, r := range g.Routes {
+			got[r.Method+" "+r.Path] = r.Actions
+		}
+	}
+	assert.Equal(t, want, got)
+}
