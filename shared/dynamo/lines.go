@@ -9,10 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/quota"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -344,64 +342,6 @@ func (s *Store) DeleteReply(ctx context.Context, authorID, lineID, replyID strin
 		return fmt.Errorf("delete reply %s of line %s: %w", replyID, lineID, err)
 	}
 	return nil
-}
-
-// UserIDByUsername reads the username claim (USERNAME#<lower-case name>),
-// which holds the account id: one GetItem, where GetUserByUsername needs
-// two, for lists that only need the id to start.
-func (s *Store) UserIDByUsername(ctx context.Context, username string) (string, error) {
-	var c claimItem
-	err := s.table.Get(AttrPK, usernamePK(username)).Range(AttrSK, dynamo.Equal, usernameSK).One(ctx, &c)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return "", apperr.NotFound("User not found")
-	}
-	if err != nil {
-		return "", fmt.Errorf("get username claim %q: %w", username, err)
-	}
-	return c.UserID, nil
-}
-
-// GetUsersAndBooks reads accounts and books in one BatchGetItem (100 keys
-// a call, unprocessed keys retried): the authors and books of a page.
-func (s *Store) GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error) {
-	us := make(map[string]*users.User, len(userIDs))
-	bs := make(map[string]*books.Book, len(bookIDs))
-	keys := make([]dynamo.Keyed, 0, len(userIDs)+len(bookIDs))
-	for _, id := range distinct(userIDs) {
-		keys = append(keys, dynamo.Keys{userPK(id), profileSK})
-	}
-	for _, id := range distinct(bookIDs) {
-		keys = append(keys, dynamo.Keys{bookPK(id), bookSK})
-	}
-	if len(keys) == 0 {
-		return us, bs, nil
-	}
-	var items []dynamo.Item
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return nil, nil, fmt.Errorf("batch get %d users and %d books: %w", len(userIDs), len(bookIDs), err)
-	}
-	for _, item := range items {
-		sk, _ := item[AttrSK].(*types.AttributeValueMemberS)
-		if sk == nil {
-			continue
-		}
-		switch sk.Value {
-		case profileSK:
-			var it userItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return nil, nil, fmt.Errorf("decode user: %w", err)
-			}
-			us[it.ID] = it.toUser()
-		case bookSK:
-			var it bookItem
-			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return nil, nil, fmt.Errorf("decode book: %w", err)
-			}
-			bs[it.ID] = it.toBook()
-		}
-	}
-	return us, bs, nil
 }
 
 // startKey reads a page token and checks that it belongs to the

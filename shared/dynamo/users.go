@@ -119,15 +119,32 @@ func (s *Store) GetUserByUsername(ctx context.Context, username string) (*users.
 }
 
 func (s *Store) getByClaim(ctx context.Context, pk, sk string) (*users.User, error) {
+	id, err := s.claimedUserID(ctx, pk, sk, true)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetUser(ctx, id)
+}
+
+// UserIDByUsername reads the username claim, which holds the account id:
+// one GetItem, where GetUserByUsername needs two, for lists that only need
+// the id to start.
+func (s *Store) UserIDByUsername(ctx context.Context, username string) (string, error) {
+	return s.claimedUserID(ctx, usernamePK(username), usernameSK, false)
+}
+
+// claimedUserID reads a uniqueness claim (email, username) and returns the
+// account it belongs to. Errors: NotFound.
+func (s *Store) claimedUserID(ctx context.Context, pk, sk string, consistent bool) (string, error) {
 	var c claimItem
-	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(true).One(ctx, &c)
+	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(consistent).One(ctx, &c)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, apperr.NotFound("User not found")
+		return "", apperr.NotFound("User not found")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get claim %s: %w", pk, err)
+		return "", fmt.Errorf("get claim %s: %w", pk, err)
 	}
-	return s.GetUser(ctx, c.UserID)
+	return c.UserID, nil
 }
 
 // UpdateUser writes the fields of u that differ from prev, in one

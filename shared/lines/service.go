@@ -24,9 +24,8 @@ type Storer interface {
 	UserIDByUsername(ctx context.Context, username string) (string, error)
 	// GetBook reads a book. Errors: NotFound.
 	GetBook(ctx context.Context, id string) (*books.Book, error)
-	// GetUsersAndBooks reads accounts and books by id in one batch;
-	// unknown ids are absent from the maps, repeated ids are read once.
-	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
+	// posts.Reader reads a page's authors and books in one batch.
+	posts.Reader
 
 	// CreateLine stores a new line, adds one to its book's totalLines and
 	// makes the quota charge, all in one transaction. Errors:

@@ -23,7 +23,8 @@ type Context struct {
 	Liked   map[string]bool // by post id, for the viewer
 }
 
-// Reader reads accounts and books by id in one batch.
+// Reader reads accounts and books by id in one batch; unknown ids are
+// absent from the maps, repeated ids are read once.
 type Reader interface {
 	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
 }

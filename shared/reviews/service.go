@@ -28,9 +28,8 @@ type Storer interface {
 	GetUser(ctx context.Context, id string) (*users.User, error)
 	// UserIDByUsername resolves a username, in any case; NotFound.
 	UserIDByUsername(ctx context.Context, username string) (string, error)
-	// GetUsersAndBooks reads accounts and books by id in one batch;
-	// unknown ids are absent from the maps.
-	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
+	// posts.Reader reads a page's authors and books in one batch.
+	posts.Reader
 
 	// GetBookForReview reads, consistently, a book and the id of userID's
 	// review of it ("" when there is none). NotFound when the book is unknown.
