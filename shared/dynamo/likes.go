@@ -31,41 +31,31 @@ type likeItem struct {
 // likeCount. Errors: NotFound (what + " not found"), ValidationError
 // "Already liked".
 func (s *Store) like(ctx context.Context, what, pk, sk, userID string) (int, error) {
-	err := s.db.WriteTx().
-		Put(s.table.Put(likeItem{PK: pk, SK: likeSK(userID), Type: "Like", UserID: userID, CreatedAt: s.now().UTC()}).If("attribute_not_exists(PK)")).
-		Update(s.table.Update(AttrPK, pk).Range(AttrSK, sk).Add("likeCount", 1).If("attribute_exists(PK)")).
-		Run(ctx)
-	if codes, ok := cancelReasons(err); ok {
-		switch {
-		case failedCondition(codes, 1):
-			return 0, apperr.NotFound("%s not found", what)
-		case failedCondition(codes, 0):
-			return 0, apperr.Validation("Already liked", nil)
-		}
-	}
-	if err != nil {
-		return 0, fmt.Errorf("like %s %s by %s: %w", what, pk, userID, err)
-	}
-	return s.likeCount(ctx, what, pk, sk)
+	rec := s.table.Put(likeItem{PK: pk, SK: likeSK(userID), Type: "Like", UserID: userID, CreatedAt: s.now().UTC()}).If("attribute_not_exists(PK)")
+	return s.setLike(ctx, s.db.WriteTx().Put(rec), what, pk, sk, userID, 1, "Already liked")
 }
 
 // unlike removes userID's like of the item and returns its new likeCount.
 // Errors: NotFound, ValidationError "Not liked".
 func (s *Store) unlike(ctx context.Context, what, pk, sk, userID string) (int, error) {
-	err := s.db.WriteTx().
-		Delete(s.table.Delete(AttrPK, pk).Range(AttrSK, likeSK(userID)).If("attribute_exists(PK)")).
-		Update(s.table.Update(AttrPK, pk).Range(AttrSK, sk).Add("likeCount", -1).If("attribute_exists(PK)")).
-		Run(ctx)
+	rec := s.table.Delete(AttrPK, pk).Range(AttrSK, likeSK(userID)).If("attribute_exists(PK)")
+	return s.setLike(ctx, s.db.WriteTx().Delete(rec), what, pk, sk, userID, -1, "Not liked")
+}
+
+// setLike runs tx (the like record's change, item 0) with the item's
+// likeCount change (item 1), then reads the new count.
+func (s *Store) setLike(ctx context.Context, tx *dynamo.WriteTx, what, pk, sk, userID string, delta int, already string) (int, error) {
+	err := tx.Update(s.table.Update(AttrPK, pk).Range(AttrSK, sk).Add("likeCount", delta).If("attribute_exists(PK)")).Run(ctx)
 	if codes, ok := cancelReasons(err); ok {
 		switch {
 		case failedCondition(codes, 1):
 			return 0, apperr.NotFound("%s not found", what)
 		case failedCondition(codes, 0):
-			return 0, apperr.Validation("Not liked", nil)
+			return 0, apperr.Validation(already, nil)
 		}
 	}
 	if err != nil {
-		return 0, fmt.Errorf("unlike %s %s by %s: %w", what, pk, userID, err)
+		return 0, fmt.Errorf("change like of %s %s by %s: %w", what, pk, userID, err)
 	}
 	return s.likeCount(ctx, what, pk, sk)
 }
