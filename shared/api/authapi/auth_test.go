@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/auth"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -467,4 +468,39 @@ func TestAuth_RateLimitFullAccountsByUser(t *testing.T) {
 	// Free tier: 120 a minute, counted for this user alone.
 	assert.Equal(t, "120", me.Header.Get("X-RateLimit-Limit"))
 	assert.Equal(t, "119", me.Header.Get("X-RateLimit-Remaining"))
+}
+
+// Refresh tokens are stored only as their hash, and every record that must
+// go away carries the table's TTL attribute: the token, its session and the
+// rate-limit window. DynamoDB deletes them after expiresAt.
+func TestAuth_StoredRecordsExpireByTTL(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 30, 0, time.UTC)
+	env := testenv.New(t, testenv.WithClock(testenv.NewClock(now)))
+	res := signup(t, env, "ttl_reader", "ttl@example.com")
+	refresh := str(res.JSON["refreshToken"])
+	var claims jwt.MapClaims
+	_, _, err := jwt.NewParser().ParseUnverified(str(res.JSON["token"]), &claims)
+	require.NoError(t, err)
+	userID, sessionID := str(claims["userId"]), str(claims["sid"])
+	require.NotEmpty(t, sessionID)
+
+	wantExpiry := float64(now.Add(env.Config.RefreshTokenTTL).Unix())
+	tok := env.GetItem(t, "RTOKEN#"+auth.HashRefreshToken(refresh), "RTOKEN")
+	require.NotNil(t, tok, "the token is found by its hash")
+	assert.Equal(t, wantExpiry, tok["expiresAt"])
+	assert.Nil(t, env.GetItem(t, "RTOKEN#"+refresh, "RTOKEN"), "the raw token is no key")
+	for _, v := range tok {
+		assert.NotEqual(t, refresh, v, "the raw token is stored nowhere in its record")
+	}
+
+	sess := env.GetItem(t, "USER#"+userID, "SESSION#"+sessionID)
+	require.NotNil(t, sess)
+	assert.Equal(t, wantExpiry, sess["expiresAt"])
+
+	// The sign-up's request counted in the anonymous caller's window,
+	// which expires a minute after the window ends.
+	window := now.Truncate(time.Minute)
+	rl := env.GetItem(t, fmt.Sprintf("RL#ip:127.0.0.1#request#%d", window.Unix()), "RL")
+	require.NotNil(t, rl)
+	assert.Equal(t, float64(window.Add(2*time.Minute).Unix()), rl["expiresAt"])
 }
