@@ -53,48 +53,28 @@ func (s *Store) CreateSession(ctx context.Context, sess users.Session, tokenHash
 	return nil
 }
 
-// SessionOfToken returns the live session a refresh token belongs to.
-func (s *Store) SessionOfToken(ctx context.Context, tokenHash string) (users.Session, error) {
-	tok, err := s.getRefreshToken(ctx, tokenHash)
-	if err != nil {
-		return users.Session{}, err
-	}
-	return users.Session{ID: tok.SessionID, UserID: tok.UserID}, nil
-}
-
-func (s *Store) getRefreshToken(ctx context.Context, hash string) (refreshTokenItem, error) {
+// GetRefreshToken reads a refresh token by hash, strongly consistent: a
+// rotation a moment ago must show as used.
+func (s *Store) GetRefreshToken(ctx context.Context, hash string) (users.RefreshToken, error) {
 	var tok refreshTokenItem
 	err := s.table.Get(AttrPK, refreshTokenPK(hash)).Range(AttrSK, dynamo.Equal, refreshTokenSK).Consistent(true).One(ctx, &tok)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return tok, errRefresh
+		return users.RefreshToken{}, errRefresh
 	}
 	if err != nil {
-		return tok, fmt.Errorf("get refresh token: %w", err)
+		return users.RefreshToken{}, fmt.Errorf("get refresh token: %w", err)
 	}
-	return tok, nil
+	return users.RefreshToken{Hash: hash, UserID: tok.UserID, SessionID: tok.SessionID, Used: tok.Used, ExpiresAt: time.Unix(tok.ExpiresAt, 0)}, nil
 }
 
 // RotateRefreshToken marks the old token used and stores the new one in
 // one transaction that also requires the session to be live and extends
-// it. A token presented after it was used (a replay, or a stolen copy)
-// revokes the whole session; so does losing a race against another use of
-// the same token.
-func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash string, now time.Time, ttl time.Duration) (users.Session, error) {
-	tok, err := s.getRefreshToken(ctx, oldHash)
-	if err != nil {
-		return users.Session{}, err
-	}
-	if tok.ExpiresAt <= now.Unix() {
-		return users.Session{}, errRefresh // TTL deletion lags expiry
-	}
-	if tok.Used {
-		if err := s.RevokeSession(ctx, tok.UserID, tok.SessionID); err != nil {
-			return users.Session{}, err
-		}
-		return users.Session{}, apperr.Unauthorized("Refresh token already used; session revoked")
-	}
+// it. Losing a race against another use of the same token is
+// users.ErrTokenReused; the service revokes the session for it.
+func (s *Store) RotateRefreshToken(ctx context.Context, tok users.RefreshToken, newHash string, now time.Time, ttl time.Duration) error {
+	oldHash := tok.Hash
 	exp := now.Add(ttl).Unix()
-	err = s.db.WriteTx().
+	err := s.db.WriteTx().
 		Update(s.table.Update(AttrPK, refreshTokenPK(oldHash)).Range(AttrSK, refreshTokenSK).
 			Set("used", true).If("used = ?", false)).
 		Put(s.table.Put(refreshTokenItem{PK: refreshTokenPK(newHash), SK: refreshTokenSK, Type: "RefreshToken", UserID: tok.UserID, SessionID: tok.SessionID, ExpiresAt: exp}).If("attribute_not_exists(PK)")).
@@ -103,20 +83,16 @@ func (s *Store) RotateRefreshToken(ctx context.Context, oldHash, newHash string,
 		Run(ctx)
 	if codes, ok := cancelReasons(err); ok {
 		if failedCondition(codes, 0) {
-			// Another request used this token first: treat as reuse.
-			if rerr := s.RevokeSession(ctx, tok.UserID, tok.SessionID); rerr != nil {
-				return users.Session{}, rerr
-			}
-			return users.Session{}, apperr.Unauthorized("Refresh token already used; session revoked")
+			return users.ErrTokenReused // another request used this token first
 		}
 		if failedCondition(codes, 2) {
-			return users.Session{}, apperr.Unauthorized("Session revoked or expired")
+			return apperr.Unauthorized("Session revoked or expired")
 		}
 	}
 	if err != nil {
-		return users.Session{}, fmt.Errorf("rotate refresh token: %w", err)
+		return fmt.Errorf("rotate refresh token: %w", err)
 	}
-	return users.Session{ID: tok.SessionID, UserID: tok.UserID, ExpiresAt: time.Unix(exp, 0)}, nil
+	return nil
 }
 
 // RevokeSession marks a session revoked; its tokens can no longer rotate.

@@ -3,9 +3,11 @@ package users
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"math/big"
 	"strings"
+	"sync"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
@@ -159,22 +161,56 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 		return nil, err
 	}
 	now := s.d.Now()
-	sess, err := s.d.Sessions.RotateRefreshToken(ctx, auth.HashRefreshToken(refreshToken), auth.HashRefreshToken(next), now, s.d.RefreshTTL)
+	old, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
 	if err != nil {
 		return nil, err
 	}
-	u, err := s.d.Store.GetUser(ctx, sess.UserID)
-	if apperr.Is(err, apperr.CodeNotFound) {
+	if !old.ExpiresAt.After(now) {
+		return nil, errRefreshInvalid // TTL deletion lags expiry
+	}
+	if old.Used {
+		return nil, s.revokeReused(ctx, old)
+	}
+	// The owner is known now: read the account beside the rotation.
+	var (
+		u               *User
+		rotErr, userErr error
+		wg              sync.WaitGroup
+	)
+	wg.Go(func() {
+		rotErr = s.d.Sessions.RotateRefreshToken(ctx, old, auth.HashRefreshToken(next), now, s.d.RefreshTTL)
+	})
+	wg.Go(func() { u, userErr = s.d.Store.GetUser(ctx, old.UserID) })
+	wg.Wait()
+	if errors.Is(rotErr, ErrTokenReused) {
+		return nil, s.revokeReused(ctx, old)
+	}
+	if rotErr != nil {
+		return nil, rotErr
+	}
+	if apperr.Is(userErr, apperr.CodeNotFound) {
 		return nil, apperr.Unauthorized("User not found")
 	}
-	if err != nil {
-		return nil, err
+	if userErr != nil {
+		return nil, userErr
 	}
-	access, err := s.accessToken(u, sess.ID)
+	access, err := s.accessToken(u, old.SessionID)
 	if err != nil {
 		return nil, err
 	}
 	return &Tokens{AccessToken: access, RefreshToken: next, ExpiresIn: int64(s.d.Tokens.AccessTTL().Seconds())}, nil
+}
+
+var errRefreshInvalid = apperr.Unauthorized("Invalid or expired refresh token")
+
+// revokeReused answers a refresh token presented after it was used (a
+// replay, a stolen copy, or the loser of two uses at once): the whole
+// session is revoked, so whoever holds its newest token must sign in again.
+func (s *Service) revokeReused(ctx context.Context, tok RefreshToken) error {
+	if err := s.d.Sessions.RevokeSession(ctx, tok.UserID, tok.SessionID); err != nil {
+		return err
+	}
+	return apperr.Unauthorized("Refresh token already used; session revoked")
 }
 
 // MigrateGuest turns the calling guest into a full account with the same
@@ -220,14 +256,14 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 // session of a refresh token of the same user.
 func (s *Service) Logout(ctx context.Context, caller *User, sessionID, refreshToken string) error {
 	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
-		sess, err := s.d.Sessions.SessionOfToken(ctx, auth.HashRefreshToken(refreshToken))
+		tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
 		switch {
 		case apperr.Is(err, apperr.CodeUnauthorized):
 			// Unknown or expired: nothing left to revoke.
 		case err != nil:
 			return err
-		case sess.UserID == caller.ID:
-			if err := s.d.Sessions.RevokeSession(ctx, caller.ID, sess.ID); err != nil {
+		case tok.UserID == caller.ID:
+			if err := s.d.Sessions.RevokeSession(ctx, caller.ID, tok.SessionID); err != nil {
 				return err
 			}
 		}

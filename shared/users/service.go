@@ -2,6 +2,7 @@ package users
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/bookplatform/backend/shared/admission"
@@ -27,17 +28,31 @@ type Storer interface {
 type SessionStorer interface {
 	// CreateSession stores a new session with its first refresh token.
 	CreateSession(ctx context.Context, s Session, tokenHash string) error
-	// RotateRefreshToken exchanges a live refresh token for a new one.
-	// A token already rotated revokes its whole session and fails with
-	// apperr Unauthorized; so do unknown, expired and revoked tokens.
-	RotateRefreshToken(ctx context.Context, oldHash, newHash string, now time.Time, ttl time.Duration) (Session, error)
+	// GetRefreshToken reads a refresh token by hash (strongly consistent).
+	// Errors: apperr Unauthorized for an unknown one.
+	GetRefreshToken(ctx context.Context, hash string) (RefreshToken, error)
+	// RotateRefreshToken marks old used and stores newHash in its place,
+	// extending the session, in one transaction. Errors: ErrTokenReused
+	// when old was used meanwhile, apperr Unauthorized when the session
+	// is revoked or expired.
+	RotateRefreshToken(ctx context.Context, old RefreshToken, newHash string, now time.Time, ttl time.Duration) error
 	// RevokeSession ends a session of the user; revoking twice is fine.
 	RevokeSession(ctx context.Context, userID, sessionID string) error
 	// RevokeAllSessions revokes every session of the user but one.
 	RevokeAllSessions(ctx context.Context, userID, exceptSessionID string) error
-	// SessionOfToken returns the session a refresh token belongs to.
-	SessionOfToken(ctx context.Context, tokenHash string) (Session, error)
 }
+
+// RefreshToken is a stored refresh token (only its hash is stored).
+type RefreshToken struct {
+	Hash      string
+	UserID    string
+	SessionID string
+	Used      bool
+	ExpiresAt time.Time
+}
+
+// ErrTokenReused is a refresh token that another request rotated first.
+var ErrTokenReused = errors.New("refresh token already used")
 
 // Session is one sign-in (one device): a family of refresh tokens.
 type Session struct {
