@@ -245,10 +245,21 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 		if err != nil {
 			return nil, err
 		}
-		if err := s.d.Sessions.RevokeAllSessions(ctx, u.ID, ""); err != nil {
+		// The guest's old sessions go while the new one starts: its id is
+		// chosen first, so the revocation spares it.
+		sid := uuid.NewString()
+		var (
+			res                  *AuthResult
+			revokeErr, signInErr error
+			wg                   sync.WaitGroup
+		)
+		wg.Go(func() { revokeErr = s.d.Sessions.RevokeAllSessions(ctx, u.ID, sid) })
+		wg.Go(func() { res, signInErr = s.startSession(ctx, &u, sid) })
+		wg.Wait()
+		if err := errors.Join(revokeErr, signInErr); err != nil {
 			return nil, err
 		}
-		return s.signIn(ctx, &u)
+		return res, nil
 	}
 }
 
@@ -276,12 +287,17 @@ func (s *Service) Logout(ctx context.Context, caller *User, sessionID, refreshTo
 
 // signIn starts a session for u and issues its tokens.
 func (s *Service) signIn(ctx context.Context, u *User) (*AuthResult, error) {
+	return s.startSession(ctx, u, uuid.NewString())
+}
+
+// startSession is signIn with the session id chosen by the caller.
+func (s *Service) startSession(ctx context.Context, u *User, sessionID string) (*AuthResult, error) {
 	refresh, err := auth.NewRefreshToken()
 	if err != nil {
 		return nil, err
 	}
 	now := s.d.Now().UTC()
-	sess := Session{ID: uuid.NewString(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.d.RefreshTTL)}
+	sess := Session{ID: sessionID, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.d.RefreshTTL)}
 	if err := s.d.Sessions.CreateSession(ctx, sess, auth.HashRefreshToken(refresh)); err != nil {
 		return nil, err
 	}

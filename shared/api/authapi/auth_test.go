@@ -347,6 +347,9 @@ func TestAuth_MigrateGuest(t *testing.T) {
 	assert.Equal(t, http.StatusOK, login.Status)
 	assert.Equal(t, gid, login.JSON["user"].(map[string]any)["id"])
 	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": guest.JSON["refreshToken"]}, "").Status)
+	// The session the migration started survives the revocation of the
+	// guest's, which runs at the same time.
+	assert.Equal(t, http.StatusOK, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": res.JSON["refreshToken"]}, "").Status)
 
 	t.Run("a full account cannot migrate: 401", func(t *testing.T) {
 		res := env.Do("POST", "/v1/auth/migrate-guest", map[string]any{"username": "again_name", "email": "again@example.com", "password": "long-enough-pw"}, str(login.JSON["token"]))
