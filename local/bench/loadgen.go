@@ -101,8 +101,6 @@ func (r loadResult) ok() []time.Duration {
 	return sortedCopy(all)
 }
 
-func (r loadResult) count(status int) int { return len(r.byStatus[status]) }
-
 func (r loadResult) total() int {
 	n := 0
 	for _, ds := range r.byStatus {

@@ -146,11 +146,6 @@ func WithClock(c *Clock) Option {
 	return func(s *settings) { s.clock, s.now = c, c.Now }
 }
 
-// WithNow makes the app read time from now.
-func WithNow(now func() time.Time) Option {
-	return func(s *settings) { s.clock, s.now = nil, now }
-}
-
 // WithConfig edits the configuration before the app is built (shorter
 // token lifetimes, a smaller body limit, ...).
 func WithConfig(edit func(*config.Config)) Option {

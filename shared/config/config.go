@@ -78,17 +78,6 @@ func Load() (Config, error) {
 	return LoadFrom(os.Getenv)
 }
 
-// MustLoad is Load for main functions: a bad configuration stops the
-// process at start with a message naming the variables.
-func MustLoad() Config {
-	c, err := Load()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "configuration error:", err)
-		os.Exit(2)
-	}
-	return c
-}
-
 // LoadFrom reads the configuration through get (a map in tests, so they
 // go through the same names, defaults and checks as a deployment).
 func LoadFrom(get func(string) string) (Config, error) {
