@@ -2,7 +2,10 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -13,15 +16,18 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/queues"
 )
 
 // BackendStackProps configure the backend stack.
@@ -32,14 +38,23 @@ type BackendStackProps struct {
 	BuildDir string
 	// LogLevel is the LOG_LEVEL of every function; empty means info.
 	LogLevel string
+	// Functions are the Lambdas to create; nil means app.Functions(). The
+	// tests add synthetic ones (a worker, a sender) before any group has
+	// them.
+	Functions []app.Function
 }
 
 // Function settings. API Gateway HTTP APIs give up on an integration after
 // 30 s, so a longer Lambda timeout would only bill for answers nobody reads.
+// A worker's timeout is a sixth of its queue's visibility timeout, as AWS
+// advises for SQS event sources: Lambda may retry a throttled batch while
+// its messages stay hidden, and the timeout must stay below the
+// visibility timeout (the worker's idempotency lock lasts that long too).
 const (
 	functionMemoryMB  = 256
 	httpTimeout       = 10 // seconds
 	authorizerTimeout = 5  // seconds
+	workerTimeout     = int(queues.VisibilityTimeout / 6 / time.Second)
 	logRetention      = awslogs.RetentionDays_ONE_MONTH
 )
 
@@ -55,10 +70,12 @@ const (
 )
 
 // NewBackendStack defines the whole backend: the table, the media bucket
-// and its CDN, the signing secret, one Lambda per app.Functions() entry
-// with exactly its grants, and the HTTP API with one route per route-table
-// entry. Nothing here lists routes or actions by hand: they come from
-// shared/app and shared/dynamo, so the stack cannot drift from the code.
+// and its CDN, the signing secret, the work queues with their dead-letter
+// queues, one Lambda per app.Functions() entry with exactly its grants
+// (a worker's consuming its queue), and the HTTP API with one route per
+// route-table entry. Nothing here lists routes, actions or queues by hand:
+// they come from shared/app, shared/dynamo and shared/queues, so the stack
+// cannot drift from the code.
 func NewBackendStack(scope constructs.Construct, id string, props *BackendStackProps) awscdk.Stack {
 	if props == nil {
 		props = &BackendStackProps{}
@@ -67,6 +84,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 
 	table := newTable(stack)
 	bucket, mediaBaseURL := newMedia(stack)
+	workQueues := newQueues(stack)
 
 	// Deploy-time resolution: the template carries a Secrets Manager
 	// dynamic reference ({{resolve:secretsmanager:...}}), CloudFormation
@@ -91,7 +109,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	if logLevel == "" {
 		logLevel = "info"
 	}
-	httpEnv := map[string]*string{
+	// Every function but the authorizer builds the whole app
+	// (config.Load requires all of these).
+	appEnv := map[string]*string{
 		config.EnvTableName:    table.TableName(),
 		config.EnvMediaBucket:  bucket.BucketName(),
 		config.EnvMediaBaseURL: mediaBaseURL,
@@ -104,16 +124,29 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		config.EnvLogLevel:  jsii.String(logLevel),
 	}
 
-	functions := app.Functions()
+	functions := props.Functions
+	if functions == nil {
+		functions = app.Functions()
+	}
 	lambdas := map[string]awslambda.Function{}
 	var authorizerFn awslambda.Function
 	for _, f := range functions {
-		env, timeout := httpEnv, httpTimeout
-		if f.Authorizer {
+		env, timeout := appEnv, httpTimeout
+		switch {
+		case f.Authorizer:
 			env, timeout = authorizerEnv, authorizerTimeout
+		case f.Worker != nil:
+			timeout = workerTimeout
+		}
+		env = maps.Clone(env)
+		for _, q := range f.Sends {
+			env[q.URLEnv()] = queueOf(workQueues, f, q).QueueUrl()
 		}
 		fn := newFunction(stack, f, props.BuildDir, env, timeout)
-		grant(fn, f, table, bucket)
+		grant(fn, f, table, bucket, workQueues)
+		if f.Worker != nil {
+			consume(fn, f, workQueues)
+		}
 		lambdas[f.Name] = fn
 		if f.Authorizer {
 			authorizerFn = fn
@@ -154,6 +187,68 @@ func newTable(scope constructs.Construct) awsdynamodb.Table {
 		})
 	}
 	return table
+}
+
+// newQueues creates every queue of queues.All with its dead-letter queue,
+// as README describes and the local run mirrors (local/stack.go): a
+// message received queues.MaxReceiveCount times without being deleted
+// moves to the dead-letter queue, which keeps it for queues.DLQRetention.
+// Both are encrypted with SQS-managed keys (no KMS key to grant or pay
+// for) and refuse requests without TLS. CloudFormation names them: two
+// stacks in one account do not collide.
+func newQueues(scope constructs.Construct) map[queues.Name]awssqs.Queue {
+	out := map[queues.Name]awssqs.Queue{}
+	for _, n := range queues.All {
+		dlq := awssqs.NewQueue(scope, jsii.String(queueID(n.DLQ())), &awssqs.QueueProps{
+			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(queues.DLQRetention.Seconds())),
+			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:      jsii.Bool(true),
+		})
+		out[n] = awssqs.NewQueue(scope, jsii.String(queueID(n)), &awssqs.QueueProps{
+			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(queues.VisibilityTimeout.Seconds())),
+			DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(queues.MaxReceiveCount)},
+			Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
+			EnforceSSL:        jsii.Bool(true),
+		})
+	}
+	return out
+}
+
+// queueID is the construct ID of a queue: "csv-import" is CsvImportQueue.
+func queueID(n queues.Name) string {
+	var b strings.Builder
+	for _, part := range strings.Split(string(n), "-") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String() + "Queue"
+}
+
+// queueOf returns the queue f names, and refuses a name the stack did not
+// create (one missing from queues.All).
+func queueOf(work map[queues.Name]awssqs.Queue, f app.Function, n queues.Name) awssqs.Queue {
+	q, ok := work[n]
+	if !ok {
+		panic(fmt.Sprintf("infra: function %s names queue %q, which is not in queues.All", f.Name, n))
+	}
+	return q
+}
+
+// consume makes fn the consumer of its worker's queue: an event source
+// mapping with partial batch responses, so only the messages the handler
+// reports as failed are retried (shared/worker.Lambda). Binding the event
+// source grants the role the consume actions on that queue
+// (GrantConsumeMessages: receive, delete, change visibility, read
+// attributes) and nothing else.
+func consume(fn awslambda.Function, f app.Function, work map[queues.Name]awssqs.Queue) {
+	if len(f.Routes) > 0 {
+		panic(fmt.Sprintf("infra: worker function %s has routes: a worker group is a queue consumer only", f.Name))
+	}
+	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(queueOf(work, f, f.Worker.Queue), &awslambdaeventsources.SqsEventSourceProps{
+		BatchSize:               jsii.Number(f.Worker.BatchSize),
+		ReportBatchItemFailures: jsii.Bool(true),
+	}))
 }
 
 // newMedia builds the private media bucket and the CloudFront distribution
@@ -216,11 +311,12 @@ func newFunction(scope constructs.Construct, f app.Function, buildDir string, en
 func FunctionDescription(name string) string { return "bookplatform " + name }
 
 // grant gives fn exactly f's actions: TableActions on the table and its
-// indexes, MediaActions on the bucket's objects. No Grant* helper and no
-// managed policy: those grant whole families of actions (ReadWriteData
-// includes Scan and BatchWriteItem), and the list in app.Functions is the
-// reviewed one.
-func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket) {
+// indexes, MediaActions on the bucket's objects, sqs:SendMessage on the
+// queues it Sends to. No Grant* helper and no managed policy: those grant
+// whole families of actions (ReadWriteData includes Scan and
+// BatchWriteItem, GrantSendMessages adds GetQueueUrl and
+// GetQueueAttributes), and the list in app.Functions is the reviewed one.
+func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue) {
 	if len(f.TableActions) > 0 {
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("Table"),
@@ -235,6 +331,17 @@ func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucke
 			Resources: jsii.Strings(*bucket.ArnForObjects(jsii.String("*"))),
 		}))
 	}
+	if len(f.Sends) > 0 {
+		var arns []string
+		for _, n := range f.Sends {
+			arns = append(arns, *queueOf(work, f, n).QueueArn())
+		}
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("SendToQueues"),
+			Actions:   jsii.Strings("sqs:SendMessage"),
+			Resources: jsii.Strings(arns...),
+		}))
+	}
 }
 
 // newAPI builds the HTTP API: one route per route-table entry, the Lambda
@@ -244,8 +351,8 @@ func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[st
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {
-		if f.Authorizer {
-			continue
+		if f.Authorizer || f.Worker != nil {
+			continue // invoked by API Gateway as an authorizer, or by SQS
 		}
 		// One invoke permission per function for the whole API instead of
 		// one per route: a group with dozens of routes would otherwise

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,19 +12,43 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/queues"
 )
 
 // template is the stack synthesized once for the package: synthesis costs
 // seconds and half a gigabyte, every test reads the same result.
-var template assertions.Template
+var (
+	template assertions.Template
+	stack    awscdk.Stack
+)
+
+// Synthetic functions beside the repository's, until groups have them: a
+// consumer of csv-import and a function that sends to webhooks. The
+// stack must already give them their queue wiring, and nobody else any.
+var (
+	testWorker = app.Function{
+		Name:         "testworker",
+		Worker:       &api.Worker{Queue: queues.CSVImport, BatchSize: 5},
+		TableActions: []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
+	}
+	testSender = app.Function{
+		Name:         "testsender",
+		Sends:        []queues.Name{queues.Webhooks},
+		TableActions: []string{"dynamodb:GetItem"},
+	}
+)
+
+// functions are the functions of the test stack.
+var functions = append(app.Functions(), testWorker, testSender)
 
 // TestMain is the shared GIVEN: the stack built from the repository's
-// route tables and schema, over dummy bootstraps so that no real build is
-// needed.
+// route tables and schema, plus the synthetic functions, over dummy
+// bootstraps so that no real build is needed.
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -37,7 +62,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	buildDir := filepath.Join(dir, "build")
-	for _, f := range app.Functions() {
+	for _, f := range functions {
 		p := filepath.Join(buildDir, f.Name, "bootstrap")
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -49,7 +74,7 @@ func run(m *testing.M) int {
 		}
 	}
 	a := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	stack := NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir})
+	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions})
 	template = assertions.Template_FromStack(stack, nil)
 	return m.Run()
 }
@@ -146,7 +171,7 @@ func TestMediaBucket(t *testing.T) {
 func TestRoutes(t *testing.T) {
 	// GIVEN the route tables of every function
 	var routes []httpapi.Route
-	for _, f := range app.Functions() {
+	for _, f := range functions {
 		routes = append(routes, f.Routes...)
 	}
 
@@ -159,7 +184,7 @@ func TestRoutes(t *testing.T) {
 	})
 
 	// AND each entry's route key exists with the authorizer exactly where a token is read
-	paths, err := gatewayPaths(app.Functions())
+	paths, err := gatewayPaths(functions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +250,6 @@ func TestAPI_CORS(t *testing.T) {
 }
 
 func TestFunctions(t *testing.T) {
-	functions := app.Functions()
 	must(t, "one Lambda per function", func() {
 		template.ResourceCountIs(jsii.String("AWS::Lambda::Function"), jsii.Number(len(functions)))
 	})
@@ -272,15 +296,15 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 	// WHEN every identity policy of the stack is read
 	policies := *template.FindResources(jsii.String("AWS::IAM::Policy"), nil)
 
-	// THEN no statement grants a service wildcard, nor DynamoDB/S3 actions on every resource
+	// THEN no statement grants a service wildcard, nor DynamoDB/S3/SQS actions on every resource
 	for id, p := range policies {
 		for _, st := range statements(*p) {
 			actions, resources := strs(st["Action"]), strs(st["Resource"])
 			for _, a := range actions {
-				if a == "*" || a == "dynamodb:*" || a == "s3:*" {
+				if a == "*" || a == "dynamodb:*" || a == "s3:*" || a == "sqs:*" {
 					t.Errorf("%s grants %s", id, a)
 				}
-				if (strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:")) && slices.Contains(resources, "*") {
+				if (strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:") || strings.HasPrefix(a, "sqs:")) && slices.Contains(resources, "*") {
 					t.Errorf("%s grants %s on Resource *", id, a)
 				}
 			}
@@ -294,7 +318,7 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 	}
 
 	// AND each function has exactly the DynamoDB and S3 actions its entry lists
-	for _, f := range app.Functions() {
+	for _, f := range functions {
 		got := dataActions(t, f.Name)
 		want := append(append([]string{}, f.TableActions...), f.MediaActions...)
 		slices.Sort(want)
@@ -314,8 +338,24 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 }
 
 // dataActions returns the sorted DynamoDB and S3 actions of the named
-// function's role policy, found through its description and role.
+// function's role policy.
 func dataActions(t *testing.T, name string) []string {
+	t.Helper()
+	var actions []string
+	for _, st := range roleStatements(t, name) {
+		for _, a := range strs(st["Action"]) {
+			if strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:") {
+				actions = append(actions, a)
+			}
+		}
+	}
+	slices.Sort(actions)
+	return actions
+}
+
+// function returns the logical ID and the resource of the named function,
+// found through its description.
+func function(t *testing.T, name string) (string, obj) {
 	t.Helper()
 	fns := *template.FindResources(jsii.String("AWS::Lambda::Function"), obj{
 		"Properties": obj{"Description": FunctionDescription(name)},
@@ -323,26 +363,26 @@ func dataActions(t *testing.T, name string) []string {
 	if len(fns) != 1 {
 		t.Fatalf("%d functions described %q", len(fns), FunctionDescription(name))
 	}
-	var roleID string
-	for _, fn := range fns {
-		roleID = fmt.Sprint((*fn)["Properties"].(obj)["Role"].(obj)["Fn::GetAtt"].([]any)[0])
+	for id, fn := range fns {
+		return id, *fn
 	}
-	var actions []string
+	panic("unreachable")
+}
+
+// roleStatements returns the statements of the named function's role
+// policies.
+func roleStatements(t *testing.T, name string) []obj {
+	t.Helper()
+	_, fn := function(t, name)
+	roleID := fmt.Sprint(fn["Properties"].(obj)["Role"].(obj)["Fn::GetAtt"].([]any)[0])
+	var out []obj
 	for _, p := range *template.FindResources(jsii.String("AWS::IAM::Policy"), nil) {
 		props := (*p)["Properties"].(obj)
-		if !slices.ContainsFunc(props["Roles"].([]any), func(r any) bool { return fmt.Sprint(r.(obj)["Ref"]) == roleID }) {
-			continue
-		}
-		for _, st := range statements(*p) {
-			for _, a := range strs(st["Action"]) {
-				if strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:") {
-					actions = append(actions, a)
-				}
-			}
+		if slices.ContainsFunc(props["Roles"].([]any), func(r any) bool { return fmt.Sprint(r.(obj)["Ref"]) == roleID }) {
+			out = append(out, statements(*p)...)
 		}
 	}
-	slices.Sort(actions)
-	return actions
+	return out
 }
 
 func statements(policy map[string]any) []obj {
@@ -387,7 +427,7 @@ func TestOutputs(t *testing.T) {
 // renames them: under one parent, one name.
 func TestRoutes_OneVariableNamePerLevel(t *testing.T) {
 	// GIVEN the route keys the stack creates
-	paths, err := gatewayPaths(app.Functions())
+	paths, err := gatewayPaths(functions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,4 +461,172 @@ func TestRoutes_OneVariableNamePerLevel(t *testing.T) {
 	if err == nil {
 		t.Error("GET /v1/a/{id} and GET /v1/a/{name} were accepted as two routes")
 	}
+}
+
+// logicalID is the CloudFormation logical ID of a top-level construct of
+// the stack.
+func logicalID(t *testing.T, id string) string {
+	t.Helper()
+	c := stack.Node().TryFindChild(jsii.String(id))
+	if c == nil {
+		t.Fatalf("the stack has no construct %s", id)
+	}
+	el, ok := c.Node().DefaultChild().(awscdk.CfnElement)
+	if !ok {
+		t.Fatalf("construct %s has no CloudFormation resource", id)
+	}
+	return *stack.GetLogicalId(el)
+}
+
+func TestQueues(t *testing.T) {
+	// THEN every queue of queues.All exists with its dead-letter queue, and no other queue
+	must(t, "queue count", func() {
+		template.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2*len(queues.All)))
+	})
+	for _, n := range queues.All {
+		q, dlq := logicalID(t, queueID(n)), logicalID(t, queueID(n.DLQ()))
+		// AND the queue moves a message to its DLQ after MaxReceiveCount receipts, hides it for the visibility timeout, is encrypted
+		must(t, string(n), func() {
+			found := *template.FindResources(jsii.String("AWS::SQS::Queue"), obj{"Properties": obj{
+				"VisibilityTimeout":    queues.VisibilityTimeout.Seconds(),
+				"SqsManagedSseEnabled": true,
+				"RedrivePolicy": obj{
+					"deadLetterTargetArn": obj{"Fn::GetAtt": arr(dlq, "Arn")},
+					"maxReceiveCount":     queues.MaxReceiveCount,
+				},
+			}})
+			if _, ok := found[q]; !ok || len(found) != 1 {
+				t.Errorf("queue %s (%s) with a redrive policy to %s: found %v", n, q, dlq, slices.Collect(maps.Keys(found)))
+			}
+		})
+		// AND the DLQ keeps dead letters for DLQRetention, is encrypted, and is nobody's source of dead letters
+		must(t, string(n.DLQ()), func() {
+			found := *template.FindResources(jsii.String("AWS::SQS::Queue"), obj{"Properties": obj{
+				"MessageRetentionPeriod": queues.DLQRetention.Seconds(),
+				"SqsManagedSseEnabled":   true,
+				"RedrivePolicy":          assertions.Match_Absent(),
+			}})
+			if _, ok := found[dlq]; !ok {
+				t.Errorf("dead-letter queue %s (%s) not found among %v", n.DLQ(), dlq, slices.Collect(maps.Keys(found)))
+			}
+		})
+		// AND both refuse requests without TLS
+		for _, id := range []string{q, dlq} {
+			must(t, id+" refuses plain HTTP", func() {
+				template.HasResourceProperties(jsii.String("AWS::SQS::QueuePolicy"), obj{
+					"Queues": arr(obj{"Ref": id}),
+					"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(arr(assertions.Match_ObjectLike(&obj{
+						"Effect":    "Deny",
+						"Condition": obj{"Bool": obj{"aws:SecureTransport": "false"}},
+					})))},
+				})
+			})
+		}
+	}
+}
+
+func TestWorker(t *testing.T) {
+	// GIVEN the synthetic worker function on csv-import
+	workerID, fn := function(t, testWorker.Name)
+	csv := logicalID(t, queueID(queues.CSVImport))
+
+	// THEN SQS invokes it in batches with partial batch responses, and nothing else is an event source
+	workers := 0
+	for _, f := range functions {
+		if f.Worker != nil {
+			workers++
+		}
+	}
+	must(t, "event source mapping", func() {
+		template.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(workers))
+		template.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
+			"FunctionName":          obj{"Ref": workerID},
+			"EventSourceArn":        obj{"Fn::GetAtt": arr(csv, "Arn")},
+			"BatchSize":             testWorker.Worker.BatchSize,
+			"FunctionResponseTypes": arr("ReportBatchItemFailures"),
+		})
+	})
+
+	// AND it gives up before its messages become visible again
+	if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout <= 0 || timeout >= queues.VisibilityTimeout.Seconds() {
+		t.Errorf("worker timeout = %v s, want below the visibility timeout of %v", timeout, queues.VisibilityTimeout)
+	}
+
+	// AND API Gateway neither integrates nor may invoke it
+	for _, typ := range []string{"AWS::ApiGatewayV2::Integration", "AWS::Lambda::Permission"} {
+		for id, r := range *template.FindResources(jsii.String(typ), nil) {
+			if strings.Contains(fmt.Sprint((*r)["Properties"]), workerID) {
+				t.Errorf("%s %s refers to the worker function: %v", typ, id, (*r)["Properties"])
+			}
+		}
+	}
+}
+
+func TestQueues_OnlyTheirSendersAndConsumers(t *testing.T) {
+	consumeActions := []string{"sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:ReceiveMessage"}
+	for _, f := range functions {
+		// THEN a function may send to exactly the queues it Sends to and consume exactly its worker's queue
+		var want []string
+		for _, n := range f.Sends {
+			want = append(want, "sqs:SendMessage on "+logicalID(t, queueID(n)))
+		}
+		if f.Worker != nil {
+			for _, a := range consumeActions {
+				want = append(want, a+" on "+logicalID(t, queueID(f.Worker.Queue)))
+			}
+		}
+		slices.Sort(want)
+		if got := queueGrants(t, f.Name); !slices.Equal(got, want) {
+			t.Errorf("%s: SQS grants = %v, want %v", f.Name, got, want)
+		}
+
+		// AND it gets the URL variable of exactly the queues it sends to
+		_, fn := function(t, f.Name)
+		got := obj{}
+		for k, v := range fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj) {
+			if strings.HasPrefix(k, "QUEUE_URL_") {
+				got[k] = v
+			}
+		}
+		wantEnv := obj{}
+		for _, n := range f.Sends {
+			wantEnv[n.URLEnv()] = obj{"Ref": logicalID(t, queueID(n))}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(wantEnv) {
+			t.Errorf("%s: queue variables = %v, want %v", f.Name, got, wantEnv)
+		}
+	}
+}
+
+// queueGrants returns the named function's SQS grants, sorted, as
+// "action on <queue logical ID>".
+func queueGrants(t *testing.T, name string) []string {
+	t.Helper()
+	var out []string
+	for _, st := range roleStatements(t, name) {
+		resources, ok := st["Resource"].([]any)
+		if !ok {
+			resources = []any{st["Resource"]}
+		}
+		actions, ok := st["Action"].([]any)
+		if !ok {
+			actions = []any{st["Action"]}
+		}
+		for _, a := range actions {
+			if !strings.HasPrefix(fmt.Sprint(a), "sqs:") {
+				continue
+			}
+			for _, r := range resources {
+				label := fmt.Sprint(r) // "*" or an intrinsic other than a queue's ARN
+				if m, ok := r.(obj); ok {
+					if ga, ok := m["Fn::GetAtt"].([]any); ok && len(ga) == 2 && ga[1] == "Arn" {
+						label = fmt.Sprint(ga[0])
+					}
+				}
+				out = append(out, fmt.Sprint(a)+" on "+label)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

@@ -4,13 +4,17 @@
 //
 //   - DynamoDB: DynamoDB Local (a JVM), data kept in .local/dynamodb;
 //   - S3: gofakes3 in process, data kept in .local/s3/s3.db;
-//   - SQS: goaws in process, in memory (messages do not survive a restart).
+//   - SQS: goaws in process, in memory (messages do not survive a restart),
+//     with every queue of shared/queues and its dead-letter queue; each
+//     worker group consumes its queue through a poller (worker.Poll)
+//     running the handler its Lambda runs.
 //
 // Each stand-in listens on its own free loopback port, and the process sets
-// AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS and dummy credentials, so the app
-// builds its clients exactly as in Lambda (app.LoadClients). The table is
-// created from the same schema CDK deploys, demo accounts are added if
-// missing, and the demo catalog (local/data/catalog.jsonl) is imported.
+// AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
+// credentials, so the app builds its clients exactly as in Lambda
+// (app.LoadClients). The table is created from the same schema CDK
+// deploys, demo accounts are added if missing, and the demo catalog
+// (local/data/catalog.jsonl) is imported.
 // /media/{key} serves uploaded images, standing in for the CDN. The
 // endpoints are written to .local/run.json while the run lasts, for
 // `go run ./local/importbooks`.
@@ -35,13 +39,13 @@ import (
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/queues"
 )
 
 // Defaults of the local run, applied only to unset variables.
@@ -144,6 +148,19 @@ func run() error {
 	})
 	setDefault("AWS_REGION", "us-east-1")
 
+	// The queues first: their QUEUE_URL_* variables are part of the
+	// environment the app is built from, as in Lambda.
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return err
+	}
+	sqsClient := queues.NewClient(awsCfg)
+	queueURLs, err := createQueues(ctx, sqsClient, queues.All)
+	if err != nil {
+		return err
+	}
+	setAll(queueURLEnv(queueURLs, queues.All))
+
 	clients, err := app.LoadClients(ctx)
 	if err != nil {
 		return err
@@ -151,14 +168,6 @@ func run() error {
 	a := app.New(cfg, clients, nil, nil)
 
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
-		return err
-	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
-	if err != nil {
-		return err
-	}
-	queues, err := createQueues(ctx, sqs.NewFromConfig(awsCfg))
-	if err != nil {
 		return err
 	}
 	if err := seedDemo(ctx, a); err != nil {
@@ -170,6 +179,13 @@ func run() error {
 		}
 		return err
 	}
+
+	// The worker groups consume the local queues as their Lambdas do.
+	stopWorkers, err := startWorkers(sqsClient, queueURLs, app.Groups(a.Deps()), a)
+	if err != nil {
+		return err
+	}
+	stops = append(stops, stopWorkers)
 
 	srv := &http.Server{Handler: devserver.Handler(a), ReadHeaderTimeout: 10 * time.Second}
 	serveErr := make(chan error, 1)
@@ -187,7 +203,7 @@ func run() error {
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
 	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL,
-		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queues, "data", dataDir)
+		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {
 		accounts = append(accounts, fmt.Sprintf("%s (%s)", d.Email, d.Tier))

@@ -3,16 +3,27 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/worker"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -26,7 +37,7 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 	require.NoError(t, seedDemo(ctx, env.App))
 
 	// A demo account whose tier was changed gets it back; the rest is kept.
-	premium, err := env.App.Store.GetUserByEmail(ctx, "premium@example.com")
+	premium, err := env.App.Stores.Users.GetUserByEmail(ctx, "premium@example.com")
 	require.NoError(t, err)
 	_, err = env.App.Users.SetTier(ctx, premium.ID, users.TierFree)
 	require.NoError(t, err)
@@ -41,7 +52,7 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 			assert.Equal(t, d.Username, me.JSON["username"])
 		})
 	}
-	again, err := env.App.Store.GetUserByEmail(ctx, "premium@example.com")
+	again, err := env.App.Stores.Users.GetUserByEmail(ctx, "premium@example.com")
 	require.NoError(t, err)
 	assert.Equal(t, premium.ID, again.ID, "the account is not created twice")
 }
@@ -74,31 +85,161 @@ func TestStartS3_keepsObjectsAcrossRestarts(t *testing.T) {
 	assert.Equal(t, "image/png", aws.ToString(got.ContentType))
 }
 
-// goaws keeps global state, so this is the only test that starts it.
-func TestStartSQS_queuesWithDeadLetterQueues(t *testing.T) {
+// goaws keeps global state, so this is the only test that starts it; its
+// subtests share the instance, each on queues of its own.
+func TestSQS(t *testing.T) {
 	t.Parallel()
 	url, stop, err := startSQS()
 	require.NoError(t, err)
-	defer stop(context.Background())
-	ctx := context.Background()
-	client := sqs.NewFromConfig(testenv.AWSConfig(map[string]string{"SQS": url}))
+	t.Cleanup(func() { _ = stop(context.Background()) })
+	client := queues.NewClient(testenv.AWSConfig(map[string]string{"SQS": url}))
 
-	queues, err := createQueues(ctx, client)
-	require.NoError(t, err)
-	again, err := createQueues(ctx, client)
-	require.NoError(t, err, "creating the queues again is a no-op")
-	assert.Equal(t, queues, again)
-	assert.Len(t, queues, 2*len(Queues))
-
-	q := queues["csv-import"]
-	attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(q), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameRedrivePolicy}})
-	require.NoError(t, err)
-	assert.Contains(t, attrs.Attributes["RedrivePolicy"], "csv-import-dlq")
-
-	_, err = client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(q), MessageBody: aws.String(`{"uploadId":"u1"}`)})
-	require.NoError(t, err)
-	out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(q), MaxNumberOfMessages: 1})
-	require.NoError(t, err)
-	require.Len(t, out.Messages, 1)
-	assert.Equal(t, `{"uploadId":"u1"}`, aws.ToString(out.Messages[0].Body))
+	t.Run("every queue has its dead-letter queue", func(t *testing.T) {
+		t.Parallel()
+		testQueuesCreated(t, client)
+	})
+	t.Run("a worker group consumes what the sender sends, once per key", func(t *testing.T) {
+		t.Parallel()
+		testWorkerConsumes(t, client)
+	})
+	t.Run("a message that always fails ends in the dead-letter queue", func(t *testing.T) {
+		t.Parallel()
+		testPoisonMessage(t, client)
+	})
 }
+
+func testQueuesCreated(t *testing.T, client *sqs.Client) {
+	ctx := context.Background()
+	urls, err := createQueues(ctx, client, queues.All)
+	require.NoError(t, err)
+	again, err := createQueues(ctx, client, queues.All)
+	require.NoError(t, err, "creating the queues again is a no-op")
+	assert.Equal(t, urls, again)
+	assert.Len(t, urls, 2*len(queues.All))
+
+	for _, n := range queues.All {
+		attrs := queueAttributes(t, client, urls[n])
+		var policy map[string]any
+		require.NoError(t, json.Unmarshal([]byte(attrs["RedrivePolicy"]), &policy), "queue %s", n)
+		assert.Equal(t, strconv.Itoa(queues.MaxReceiveCount), fmt.Sprint(policy["maxReceiveCount"]), "queue %s", n)
+		assert.True(t, strings.HasSuffix(fmt.Sprint(policy["deadLetterTargetArn"]), ":"+string(n.DLQ())), "queue %s: %v", n, policy)
+		assert.Equal(t, strconv.Itoa(int(queues.VisibilityTimeout/time.Second)), attrs["VisibilityTimeout"], "queue %s", n)
+		assert.NotEmpty(t, urls[n.DLQ()], "queue %s", n.DLQ())
+	}
+
+	// The process gets one URL variable per queue, under config's names.
+	env := queueURLEnv(urls, queues.All)
+	assert.Len(t, env, len(queues.All))
+	assert.Equal(t, urls[queues.CSVImport], env[config.EnvQueueURLCSVImport])
+	assert.Equal(t, urls[queues.Webhooks], env[config.EnvQueueURLWebhooks])
+}
+
+func testWorkerConsumes(t *testing.T, client *sqs.Client) {
+	ctx := context.Background()
+	env := testenv.New(t)
+	const q queues.Name = "test-consume"
+	urls, err := createQueues(ctx, client, []queues.Name{q})
+	require.NoError(t, err)
+
+	// GIVEN a worker group on q (beside a group without a worker, which gets no poller)
+	got := make(chan worker.Message, 10)
+	groups := []api.Group{
+		{Name: "http"},
+		{Name: "consumer", Worker: &api.Worker{Queue: q, BatchSize: 10, Handle: func(_ context.Context, m worker.Message) error {
+			got <- m
+			return nil
+		}}},
+	}
+	stopWorkers, err := startWorkers(client, urls, groups, env.App)
+	require.NoError(t, err)
+
+	// WHEN the sender sends a message with a key, one without, and the first one's work again
+	sender, err := queues.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
+	require.NoError(t, err)
+	require.NoError(t, sender.Send(ctx, q, []byte(`{"uploadId":"u1"}`), "upload-u1"))
+	require.NoError(t, sender.Send(ctx, q, []byte(`{"ping":true}`), ""))
+	require.NoError(t, sender.Send(ctx, q, []byte(`{"uploadId":"u1","resent":true}`), "upload-u1"))
+
+	// THEN every message leaves the queue and the handler ran once per key
+	waitFor(t, 30*time.Second, "the queue to be empty", func() bool {
+		return queueAttributes(t, client, urls[q])["ApproximateNumberOfMessages"] == "0"
+	})
+	stopCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	require.NoError(t, stopWorkers(stopCtx), "the pollers stop, long poll or not")
+	close(got)
+	var msgs []worker.Message
+	for m := range got {
+		msgs = append(msgs, m)
+	}
+	require.Len(t, msgs, 2, "%+v", msgs)
+	assert.Equal(t, "upload-u1", msgs[0].Key, "the key attribute reaches the handler")
+	assert.Equal(t, `{"uploadId":"u1"}`, string(msgs[0].Body))
+	assert.Equal(t, msgs[1].ID, msgs[1].Key, "a message without a key is keyed by its id")
+	assert.Equal(t, `{"ping":true}`, string(msgs[1].Body))
+	assert.Equal(t, 1, msgs[1].ReceiveCount)
+}
+
+func testPoisonMessage(t *testing.T, client *sqs.Client) {
+	ctx := context.Background()
+	env := testenv.New(t)
+	const q queues.Name = "test-poison"
+	urls, err := createQueues(ctx, client, []queues.Name{q})
+	require.NoError(t, err)
+	// A one-second visibility timeout (AWS: queues.VisibilityTimeout) makes
+	// the five receipts take seconds, not minutes.
+	_, err = client.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{
+		QueueUrl:   aws.String(urls[q]),
+		Attributes: map[string]string{string(sqstypes.QueueAttributeNameVisibilityTimeout): "1"},
+	})
+	require.NoError(t, err)
+
+	var calls atomic.Int32
+	stopWorkers, err := startWorkers(client, urls, []api.Group{{Name: "poison", Worker: &api.Worker{Queue: q, BatchSize: 1,
+		Handle: func(context.Context, worker.Message) error {
+			calls.Add(1)
+			return errors.New("cannot parse the upload")
+		}}}}, env.App)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = stopWorkers(context.Background()) })
+
+	sender, err := queues.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
+	require.NoError(t, err)
+	require.NoError(t, sender.Send(ctx, q, []byte(`{"uploadId":"bad"}`), "upload-bad"))
+
+	var dead []sqstypes.Message
+	waitFor(t, time.Minute, "the message in the dead-letter queue", func() bool {
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(urls[q.DLQ()]), WaitTimeSeconds: 1})
+		require.NoError(t, err)
+		dead = out.Messages
+		return len(dead) > 0
+	})
+	require.Len(t, dead, 1)
+	assert.Equal(t, `{"uploadId":"bad"}`, aws.ToString(dead[0].Body))
+	assert.Equal(t, int32(queues.MaxReceiveCount), calls.Load(), "each receipt ran the handler: a failure releases its idempotency record")
+	assert.Equal(t, "0", queueAttributes(t, client, urls[q])["ApproximateNumberOfMessages"], "the message left the queue")
+}
+
+// queueAttributes reads every attribute of a queue.
+func queueAttributes(t *testing.T, client *sqs.Client, url string) map[string]string {
+	t.Helper()
+	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url), AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll},
+	})
+	require.NoError(t, err)
+	return out.Attributes
+}
+
+// waitFor polls cond until it holds or timeout passes.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up after %s waiting for %s", timeout, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func lookup(m map[string]string) func(string) string { return func(k string) string { return m[k] } }

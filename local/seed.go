@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/bookplatform/backend/shared/app"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -32,8 +32,8 @@ var demoAccounts = []demoAccount{
 // every start is therefore safe.
 func seedDemo(ctx context.Context, a *app.App) error {
 	for _, d := range demoAccounts {
-		u, err := a.Store.GetUserByEmail(ctx, d.Email)
-		if apperr.Is(err, apperr.CodeNotFound) {
+		u, err := a.Stores.Users.GetUserByEmail(ctx, d.Email)
+		if errors.Is(err, users.ErrNotFound) {
 			res, serr := a.Users.Signup(ctx, users.SignupInput{
 				Username: d.Username, Email: d.Email, Password: DemoPassword, DisplayName: d.DisplayName,
 			})

@@ -11,27 +11,18 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/Admiral-Piett/goaws/app/gosqs"
-	"github.com/Admiral-Piett/goaws/app/models"
-	goawsrouter "github.com/Admiral-Piett/goaws/app/router"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/bookplatform/backend/local/sqslocal"
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/worker"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3bolt"
-	"github.com/sirupsen/logrus"
 	bolt "go.etcd.io/bbolt"
-)
-
-// Queues are the work queues of the service; each gets a dead-letter queue
-// named <queue>-dlq that takes a message after maxReceiveCount failed
-// receipts, as in AWS.
-var Queues = []string{"csv-import", "pos-sync", "webhooks"}
-
-const (
-	dlqSuffix       = "-dlq"
-	maxReceiveCount = 5
-	sqsAccountID    = "000000000000"
+	"golang.org/x/sync/errgroup"
 )
 
 // stopper releases one part of the stack.
@@ -82,64 +73,93 @@ func startS3(dir, bucket string) (string, stopper, error) {
 	}, nil
 }
 
-// startSQS serves goaws in this process. Its state is global (one
-// instance per process) and in memory: queued messages do not survive a
-// restart, which is what a developer expects of a local run.
+// startSQS serves the SQS stand-in (goaws, local/sqslocal) in this
+// process. It is in memory: queued messages do not survive a restart,
+// which is what a developer expects of a local run.
 func startSQS() (string, stopper, error) {
-	// goaws logs every call at info level; keep stdout for the API's logs.
-	logrus.SetOutput(os.Stderr)
-	logrus.SetLevel(logrus.WarnLevel)
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	// Queue URLs are built from these. With a region set goaws puts it in
-	// front of the host name (us-east-1.127.0.0.1), which does not resolve.
-	models.CurrentEnvironment = models.Environment{
-		Host: "127.0.0.1", Port: port, SqsPort: port, AccountID: sqsAccountID,
-		QueueAttributeDefaults: models.EnvQueueAttributes{
-			VisibilityTimeout: 30, ReceiveMessageWaitTimeSeconds: 0,
-			MaximumMessageSize: 262144, MessageRetentionPeriod: 345600,
-		},
-	}
-	srv := &http.Server{Handler: goawsrouter.New(), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	// Visibility timeouts and moves to dead-letter queues run on this tick.
-	quit := make(chan bool)
-	go gosqs.PeriodicTasks(time.Second, quit)
-	return "http://127.0.0.1:" + port, func(ctx context.Context) error {
-		close(quit)
-		return srv.Shutdown(ctx)
-	}, nil
+	url, err := sqslocal.Start()
+	return url, sqslocal.Stop, err
 }
 
-// createQueues creates every queue and its dead-letter queue; creating an
-// existing queue is a no-op in SQS, so this is idempotent.
-func createQueues(ctx context.Context, client *sqs.Client) (map[string]string, error) {
-	urls := map[string]string{}
-	for _, name := range Queues {
-		dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(name + dlqSuffix)})
+// createQueues creates each named queue (the local run passes
+// queues.All) with its dead-letter queue and the settings the CDK stack
+// gives them: the redrive policy after queues.MaxReceiveCount receipts and
+// the visibility timeout. It returns the URL of each queue and of each
+// dead-letter queue. Creating an existing queue is a no-op in SQS, so
+// this is idempotent.
+func createQueues(ctx context.Context, client *sqs.Client, names []queues.Name) (map[queues.Name]string, error) {
+	urls := map[queues.Name]string{}
+	for _, name := range names {
+		dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(string(name.DLQ()))})
 		if err != nil {
-			return nil, fmt.Errorf("create queue %s: %w", name+dlqSuffix, err)
+			return nil, fmt.Errorf("create queue %s: %w", name.DLQ(), err)
 		}
 		attrs, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{
 			QueueUrl: dlq.QueueUrl, AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn},
 		})
 		if err != nil {
-			return nil, fmt.Errorf("queue %s: %w", name+dlqSuffix, err)
+			return nil, fmt.Errorf("queue %s: %w", name.DLQ(), err)
 		}
 		policy := fmt.Sprintf(`{"maxReceiveCount":%d,"deadLetterTargetArn":%q}`,
-			maxReceiveCount, attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)])
+			queues.MaxReceiveCount, attrs.Attributes[string(sqstypes.QueueAttributeNameQueueArn)])
 		q, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{
-			QueueName:  aws.String(name),
-			Attributes: map[string]string{string(sqstypes.QueueAttributeNameRedrivePolicy): policy},
+			QueueName: aws.String(string(name)),
+			Attributes: map[string]string{
+				string(sqstypes.QueueAttributeNameRedrivePolicy):     policy,
+				string(sqstypes.QueueAttributeNameVisibilityTimeout): strconv.Itoa(int(queues.VisibilityTimeout / time.Second)),
+			},
 		})
 		if err != nil {
 			return nil, fmt.Errorf("create queue %s: %w", name, err)
 		}
-		urls[name], urls[name+dlqSuffix] = aws.ToString(q.QueueUrl), aws.ToString(dlq.QueueUrl)
+		urls[name], urls[name.DLQ()] = aws.ToString(q.QueueUrl), aws.ToString(dlq.QueueUrl)
 	}
 	return urls, nil
+}
+
+// queueURLEnv is the QUEUE_URL_* variable of each named queue, for a
+// process whose functions send to them (shared/queues: NewSender).
+func queueURLEnv(urls map[queues.Name]string, names []queues.Name) map[string]string {
+	env := map[string]string{}
+	for _, n := range names {
+		env[n.URLEnv()] = urls[n]
+	}
+	return env
+}
+
+// startWorkers starts one poller per worker group of groups, each running
+// the group's handler through worker.Lambda on its queue as its Lambda
+// does in AWS, with the app's idempotency records. The stopper ends the
+// pollers and waits for the batches they are running.
+func startWorkers(client *sqs.Client, urls map[queues.Name]string, groups []api.Group, a *app.App) (stopper, error) {
+	for _, grp := range groups {
+		if w := grp.Worker; w != nil && urls[w.Queue] == "" {
+			return nil, fmt.Errorf("worker group %s consumes queue %s, which the local run did not create", grp.Name, w.Queue)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var g errgroup.Group
+	for _, grp := range groups {
+		w := grp.Worker
+		if w == nil {
+			continue
+		}
+		logger := a.Logger.With("group", grp.Name)
+		handle := worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, logger)
+		g.Go(func() error {
+			worker.Poll(ctx, client, urls[w.Queue], w.BatchSize, handle, logger)
+			return nil
+		})
+	}
+	return func(stopCtx context.Context) error {
+		cancel()
+		done := make(chan error, 1)
+		go func() { done <- g.Wait() }()
+		select {
+		case err := <-done:
+			return err
+		case <-stopCtx.Done():
+			return fmt.Errorf("workers still running a batch: %w", stopCtx.Err())
+		}
+	}, nil
 }

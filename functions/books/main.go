@@ -1,18 +1,8 @@
 // Command books is the Lambda of the books group: catalog search and books by id or ISBN.
-// It is only wiring; the handlers live in shared/ and run unchanged locally.
+// It is only wiring (app.Start); the handlers live in shared/ and run
+// unchanged locally.
 package main
 
-import (
-	"context"
+import "github.com/bookplatform/backend/shared/app"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/bookplatform/backend/shared/app"
-)
-
-func main() { lambda.Start(handler(app.MustFromEnv())) }
-
-// handler serves only this group's routes: API Gateway sends nothing else here.
-func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return app.LambdaHandler(a.Router("books"))
-}
+func main() { app.Start("books") }

@@ -4,19 +4,10 @@
 // path with a wrong method) gets the router's 404 or 405 in the error
 // envelope instead of API Gateway's bare {"message":"Not Found"}. It runs
 // only the health handler (app.FallbackRouter).
+// It is only wiring (app.Start); the handlers live in shared/ and run
+// unchanged locally.
 package main
 
-import (
-	"context"
+import "github.com/bookplatform/backend/shared/app"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/bookplatform/backend/shared/app"
-)
-
-func main() { lambda.Start(handler(app.MustFromEnv())) }
-
-// handler knows every route but runs only health's, see the package comment.
-func handler(a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return app.LambdaHandler(a.FallbackRouter())
-}
+func main() { app.Start("health") }

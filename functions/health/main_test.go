@@ -54,7 +54,7 @@ func invoke(t *testing.T, a *app.App, event string) events.APIGatewayV2HTTPRespo
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := lambda.NewHandler(handler(a)).Invoke(context.Background(), payload)
+	out, err := lambda.NewHandler(handler(t, a)).Invoke(context.Background(), payload)
 	if err != nil {
 		t.Fatalf("invoke %s: %v", event, err)
 	}
@@ -123,7 +123,7 @@ func TestHealth_FallbackRunsNoOtherGroup(t *testing.T) {
 	ev.RouteKey, ev.RawPath = "$default", "/v1/auth/signup"
 	ev.RequestContext.HTTP.Method, ev.RequestContext.HTTP.Path = "POST", "/v1/auth/signup"
 	ev.Body = `{"username":"someone","email":"s@example.com","password":"long-enough-pw"}`
-	resp, err := handler(a)(context.Background(), ev)
+	resp, err := handler(t, a)(context.Background(), ev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,4 +146,15 @@ func envelope(t *testing.T, resp events.APIGatewayV2HTTPResponse, status int) ht
 		t.Errorf("requestId %q does not match X-Request-Id %q", body.Error.RequestID, resp.Headers["X-Request-Id"])
 	}
 	return body
+}
+
+// handler is what app.Start("health") serves: the health group's HTTP
+// handler, which is the Fallback router.
+func handler(t *testing.T, a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	t.Helper()
+	g, ok := a.Group("health")
+	if !ok || !g.Fallback {
+		t.Fatal("the health group serves API Gateway's $default route")
+	}
+	return app.HTTPHandler(a, g)
 }

@@ -313,10 +313,8 @@ func scenario() []step {
 // routeKeys lists every route of every group, as the access log names them.
 func routeKeys() []string {
 	var keys []string
-	for _, g := range app.Groups(nil) {
-		for _, r := range g.Routes {
-			keys = append(keys, r.Method+" "+r.Path)
-		}
+	for _, r := range app.Routes() {
+		keys = append(keys, r.Method+" "+r.Path)
 	}
 	return keys
 }
@@ -372,10 +370,8 @@ func TestCallCounts(t *testing.T) {
 	}
 
 	authRoutes := map[string]httpapi.Auth{}
-	for _, g := range app.Groups(nil) {
-		for _, r := range g.Routes {
-			authRoutes[r.Method+" "+r.Path] = r.Auth
-		}
+	for _, r := range app.Routes() {
+		authRoutes[r.Method+" "+r.Path] = r.Auth
 	}
 	var table strings.Builder
 	fmt.Fprintf(&table, "   %-38s %-19s %6s %5s %7s   %s\n", "route", "case", "status", "calls", "depth", "operations (+ = concurrent, -> = after)")

@@ -6,6 +6,7 @@
 package devserver
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -60,7 +61,7 @@ func Media(store *s3media.Store, logger *slog.Logger) http.Handler {
 		}
 		obj, err := store.Get(r.Context(), key)
 		if err != nil {
-			if apperr.Is(err, apperr.CodeNotFound) {
+			if errors.Is(err, s3media.ErrNoObject) {
 				err = apperr.NotFound("No media at %s", r.URL.Path)
 			}
 			httpapi.WriteError(w, r, logger, err)

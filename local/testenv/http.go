@@ -147,49 +147,50 @@ func jsonBody(body any) (io.Reader, error) {
 	return bytes.NewReader(data), nil
 }
 
-// GetItem reads one item of the table (strongly consistent) as a map of
+// Item reads one item of the table (strongly consistent) as a map of
 // plain Go values; nil when there is none. Tests use it to assert what was
-// stored, beside what the API answered.
-func (e *Env) GetItem(tb testing.TB, pk, sk string) map[string]any {
+// stored, beside what the API answered; the key comes from the storage's
+// key builders (dynamo.LineKey, ...), so no test spells a key format.
+func (e *Env) Item(tb testing.TB, k dynamo.Key) map[string]any {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := e.App.DB.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(e.Config.TableName),
-		Key:            key(pk, sk),
+		Key:            key(k),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
-		tb.Fatalf("testenv: get item %s %s: %v", pk, sk, err)
+		tb.Fatalf("testenv: get item %s %s: %v", k.PK, k.SK, err)
 	}
 	if out.Item == nil {
 		return nil
 	}
 	var item map[string]any
 	if err := guregu.UnmarshalItem(out.Item, &item); err != nil {
-		tb.Fatalf("testenv: decode item %s %s: %v", pk, sk, err)
+		tb.Fatalf("testenv: decode item %s %s: %v", k.PK, k.SK, err)
 	}
 	return item
 }
 
 // DeleteItem removes one item of the table behind the API's back (a
 // record deleted by another process, a state no endpoint produces).
-func (e *Env) DeleteItem(tb testing.TB, pk, sk string) {
+func (e *Env) DeleteItem(tb testing.TB, k dynamo.Key) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := e.App.DB.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 		TableName: aws.String(e.Config.TableName),
-		Key:       key(pk, sk),
+		Key:       key(k),
 	})
 	if err != nil {
-		tb.Fatalf("testenv: delete item %s %s: %v", pk, sk, err)
+		tb.Fatalf("testenv: delete item %s %s: %v", k.PK, k.SK, err)
 	}
 }
 
-func key(pk, sk string) map[string]types.AttributeValue {
+func key(k dynamo.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		dynamo.AttrPK: &types.AttributeValueMemberS{Value: pk},
-		dynamo.AttrSK: &types.AttributeValueMemberS{Value: sk},
+		dynamo.AttrPK: &types.AttributeValueMemberS{Value: k.PK},
+		dynamo.AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 	}
 }

@@ -134,10 +134,11 @@ func startDynamoDB() (string, error) {
 type Option func(*settings)
 
 type settings struct {
-	now    func() time.Time
-	clock  *Clock
-	logger *slog.Logger
-	edits  []func(*config.Config)
+	now        func() time.Time
+	clock      *Clock
+	logger     *slog.Logger
+	edits      []func(*config.Config)
+	rateLimits bool
 }
 
 // WithClock makes the app read time from c (tokens, rate-limit windows,
@@ -150,6 +151,13 @@ func WithClock(c *Clock) Option {
 // token lifetimes, a smaller body limit, ...).
 func WithConfig(edit func(*config.Config)) Option {
 	return func(s *settings) { s.edits = append(s.edits, edit) }
+}
+
+// WithRateLimits turns the rate limits on. They are off otherwise, so
+// that a test depends neither on the limits' figures nor on moving the
+// clock past their windows; the tests of a limit turn them on.
+func WithRateLimits() Option {
+	return func(s *settings) { s.rateLimits = true }
 }
 
 // WithLogger replaces the default logger, which writes the app's JSON logs
@@ -233,6 +241,9 @@ func New(tb testing.TB, opts ...Option) *Env {
 	}
 
 	a := app.New(cfg, app.NewClients(awsCfg), logger, s.now)
+	if !s.rateLimits {
+		a.Counter = nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {

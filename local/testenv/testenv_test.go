@@ -62,9 +62,10 @@ func TestNew_tablesAreSeparateAndRemoved(t *testing.T) {
 			},
 		})
 		require.NoError(t, err)
-		assert.Equal(t, map[string]any{"PK": "X#1", "SK": "Y", "n": float64(7)}, env.GetItem(t, "X#1", "Y"))
-		env.DeleteItem(t, "X#1", "Y")
-		assert.Nil(t, env.GetItem(t, "X#1", "Y"))
+		k := dynamo.Key{PK: "X#1", SK: "Y"}
+		assert.Equal(t, map[string]any{"PK": "X#1", "SK": "Y", "n": float64(7)}, env.Item(t, k))
+		env.DeleteItem(t, k)
+		assert.Nil(t, env.Item(t, k))
 	})
 	env := testenv.New(t)
 	assert.NotEqual(t, first, env.Config.TableName)
@@ -147,4 +148,50 @@ func TestWithConfig_editsTheConfiguration(t *testing.T) {
 	env := testenv.New(t, testenv.WithConfig(func(c *config.Config) { c.MaxBodyBytes = 2048 }))
 	assert.Equal(t, int64(2048), env.Config.MaxBodyBytes)
 	assert.Equal(t, int64(2048), env.App.Config.MaxBodyBytes)
+}
+
+// Rate limits are off unless a test turns them on: 61 anonymous requests
+// in one minute are all served, and with WithRateLimits the 61st is 429.
+func TestWithRateLimits(t *testing.T) {
+	t.Parallel()
+	count := func(env *testenv.Env) (ok, limited int) {
+		for range 61 {
+			switch env.Do("GET", "/v1/books/isbn/9780306406157", nil, "").Status {
+			case http.StatusTooManyRequests:
+				limited++
+			default:
+				ok++
+			}
+		}
+		return ok, limited
+	}
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	ok, limited := count(testenv.New(t, testenv.WithClock(clock)))
+	assert.Equal(t, 61, ok)
+	assert.Zero(t, limited)
+	ok, limited = count(testenv.New(t, testenv.WithClock(clock), testenv.WithRateLimits()))
+	assert.Equal(t, 60, ok)
+	assert.Equal(t, 1, limited)
+}
+
+func TestSignupLoginAndErrors(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ann := env.Signup(t, "ann")
+	assert.NotEmpty(t, ann.ID)
+	me := env.Do("GET", "/v1/users/me", nil, ann.Token)
+	require.Equal(t, http.StatusOK, me.Status, me.String())
+	assert.Equal(t, ann.ID, me.JSON["id"])
+
+	again := env.Login(t, ann)
+	assert.Equal(t, ann.ID, again.ID)
+	assert.NotEqual(t, ann.Refresh, again.Refresh)
+
+	env.SetTier(t, ann, "premium")
+	assert.Equal(t, "premium", env.Do("GET", "/v1/users/me", nil, ann.Token).JSON["tier"])
+
+	res := env.Do("POST", "/v1/auth/signup", map[string]any{"email": "nope", "password": "x"}, "")
+	testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "Invalid request")
+	assert.Contains(t, testenv.FieldErrors(t, res), "email")
+	assert.Contains(t, testenv.FieldErrors(t, res), "password")
 }

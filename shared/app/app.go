@@ -1,7 +1,8 @@
 // Package app wires the service together: it builds the AWS clients from
-// the configuration, the stores and services on top of them, and the
-// endpoint groups. Every Lambda main, the local server and the tests build
-// the service through this package, so they all run the same code.
+// the configuration, the stores and shared services on top of them, and
+// the endpoint groups from the one list of groups (groups.go). Every
+// Lambda main, the local server and the tests build the service through
+// this package, so they all run the same code.
 package app
 
 import (
@@ -10,7 +11,6 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"os"
 	"time"
 
@@ -18,21 +18,13 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
-	"github.com/bookplatform/backend/shared/api/authapi"
-	"github.com/bookplatform/backend/shared/api/booksapi"
-	"github.com/bookplatform/backend/shared/api/healthapi"
-	"github.com/bookplatform/backend/shared/api/linesapi"
-	"github.com/bookplatform/backend/shared/api/reviewsapi"
-	"github.com/bookplatform/backend/shared/api/usersapi"
-	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
-	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/quota"
-	"github.com/bookplatform/backend/shared/reviews"
+	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -43,17 +35,21 @@ type App struct {
 	Logger *slog.Logger
 	DB     *dynamodb.Client
 	S3     *s3.Client
-	Store  *dynamo.Store
+	// Stores are the table's stores, one per aggregate.
+	Stores dynamo.Stores
 	Media  *s3media.Store
 	Tokens *auth.Tokens
-	Users  *users.Service
-	Books  *books.Service
-	Lines  *lines.Service
-	// Reviews is the reviews feature (shared/reviews).
-	Reviews *reviews.Service
+	// Users is the account service (the auth and users groups, the
+	// router's identity, the demo data).
+	Users *users.Service
+	// Books is the catalog service (the catalog importer, the demo data).
+	Books *books.Service
 	// Quota is the free tier's monthly content quota (shared/quota).
 	Quota quota.Policy
-	Now   func() time.Time
+	// Counter counts requests for the rate limits; nil turns them off
+	// (the test environment does, unless a test turns them on).
+	Counter ratelimit.Counter
+	Now     func() time.Time
 }
 
 // Clients are the AWS clients the app runs on.
@@ -86,18 +82,25 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 		logger = NewLogger(cfg.LogLevel)
 	}
 	a := &App{Config: cfg, Logger: logger, DB: clients.DynamoDB, S3: clients.S3, Now: now}
-	a.Store = dynamo.NewStore(clients.DynamoDB, cfg.TableName, now)
+	a.Stores = dynamo.NewStores(clients.DynamoDB, cfg.TableName, now)
 	a.Media = s3media.NewStore(clients.S3, cfg.MediaBucket, cfg.MediaBaseURL)
 	a.Tokens = auth.NewTokens(cfg.JWTSecret, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
-		Store: a.Store, Sessions: a.Store, Tokens: a.Tokens, Media: a.Media,
+		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Tokens: a.Tokens, Media: a.Media,
 		RefreshTTL: cfg.RefreshTokenTTL, BcryptCost: cfg.BcryptCost, Now: now,
 	})
-	a.Books = books.NewService(books.Deps{Store: a.Store, Now: now})
+	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
-	a.Lines = lines.NewService(lines.Deps{Store: a.Store, Quota: a.Quota, Now: now})
-	a.Reviews = reviews.NewService(reviews.Deps{Store: a.Store, Quota: a.Quota, Now: now})
+	a.Counter = a.Stores.Counters
 	return a
+}
+
+// Deps is what the app's groups are built from.
+func (a *App) Deps() api.Deps {
+	return api.Deps{
+		Config: a.Config, Stores: a.Stores, Media: a.Media, Tokens: a.Tokens, Users: a.Users,
+		Quota: a.Quota, Logger: a.Logger, Now: a.Now,
+	}
 }
 
 // FromEnv is what a Lambda main does: configuration, clients, app.
@@ -120,98 +123,6 @@ func NewLogger(level string) *slog.Logger {
 		l = slog.LevelInfo
 	}
 	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: l}))
-}
-
-// Groups returns every endpoint group served by a's services. With a nil
-// app the handlers are empty: the tables can be listed, not served.
-func Groups(a *App) []httpapi.Group {
-	var (
-		u *users.Service
-		b *books.Service
-		l *lines.Service
-		r *reviews.Service
-	)
-	if a != nil {
-		u, b = a.Users, a.Books
-		l = a.Lines
-		r = a.Reviews
-	}
-	return []httpapi.Group{
-		healthapi.Group(),
-		(&authapi.Handler{Users: u}).Group(),
-		(&usersapi.Handler{Users: u}).Group(),
-		(&booksapi.Handler{Books: b}).Group(),
-		(&linesapi.Handler{Lines: l}).Group(),
-		(&reviewsapi.Handler{Reviews: r}).Group(),
-	}
-}
-
-// Router returns the router for the named groups (all groups when none
-// are named).
-func (a *App) Router(names ...string) *httpapi.Router {
-	var selected []httpapi.Group
-	for _, g := range Groups(a) {
-		if len(names) == 0 || contains(names, g.Name) {
-			selected = append(selected, g)
-		}
-	}
-	return a.newRouter(selected)
-}
-
-func (a *App) newRouter(groups []httpapi.Group) *httpapi.Router {
-	return httpapi.NewRouter(httpapi.Options{
-		Identity:     identity{a},
-		Counter:      a.Store,
-		Logger:       a.Logger,
-		MaxBodyBytes: a.Config.MaxBodyBytes,
-		CursorKey:    cursorKey(a.Config.JWTSecret),
-		Quota:        a.Quota,
-		Now:          a.Now,
-	}, groups...)
-}
-
-// FallbackRouter serves API Gateway's $default route from the health
-// function: it knows every group's routes, so an unmatched request gets
-// the envelope's 404 or 405, but it runs only the health group's handlers.
-// A request the gateway did not route and this table matches anyway is
-// answered 404 rather than run without its group's permissions.
-func (a *App) FallbackRouter() *httpapi.Router {
-	var groups []httpapi.Group
-	for _, g := range Groups(a) {
-		if g.Name != "health" {
-			routes := make([]httpapi.Route, len(g.Routes))
-			for i, r := range g.Routes {
-				routes[i] = httpapi.Route{Method: r.Method, Path: r.Path, Auth: httpapi.AuthNone, Unmetered: true, Handler: notRoutedHere}
-			}
-			g.Routes = routes
-		}
-		groups = append(groups, g)
-	}
-	return a.newRouter(groups)
-}
-
-func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {
-	return apperr.NotFound("No route for %s %s", r.Method, r.URL.Path)
-}
-
-// identity adapts the app to httpapi.Identity.
-type identity struct{ a *App }
-
-func (i identity) VerifyAccessToken(token string) (auth.Claims, error) {
-	return i.a.Tokens.Verify(token)
-}
-
-func (i identity) GetUser(ctx context.Context, id string) (*users.User, error) {
-	return i.a.Store.GetUser(ctx, id)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // cursorKey derives the cursor-sealing key from the JWT secret, so there is

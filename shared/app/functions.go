@@ -1,10 +1,17 @@
 package app
 
-import "github.com/bookplatform/backend/shared/httpapi"
+import (
+	"slices"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/queues"
+)
 
 // Function is one Lambda: its directory under functions/, the routes it
 // serves and exactly the AWS actions it calls. The CDK stack creates the
-// function, its API Gateway routes and its grants from this list.
+// function, its API Gateway routes, its queue wiring and its grants from
+// this list.
 type Function struct {
 	Name   string
 	Routes []httpapi.Route
@@ -17,49 +24,43 @@ type Function struct {
 	TableActions []string
 	// MediaActions are the S3 actions on objects of the media bucket.
 	MediaActions []string
+	// Sends are the queues the function sends to.
+	Sends []queues.Name
+	// Worker, when set, makes the function a consumer of its queue.
+	Worker *api.Worker
 }
 
-// Actions every HTTP function needs: the caller read and the rate-limit counter.
-var requestActions = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
+// What every HTTP function does beside its group's own calls: read the
+// caller and count the request (a metered or authenticated route), and
+// keep idempotency records (an Idempotent route).
+var (
+	requestActions     = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
+	idempotencyActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}
+	// workerActions: a worker keeps one idempotency record per message.
+	workerActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}
+)
 
-// Functions lists every Lambda of the service.
+// Functions lists every Lambda of the service: one per group, then the
+// authorizer.
 func Functions() []Function {
-	groups := map[string]httpapi.Group{}
-	for _, g := range Groups(nil) {
-		groups[g.Name] = g
+	var out []Function
+	for _, g := range Groups(api.Deps{}) {
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, MediaActions: g.Media, Sends: g.Sends, Worker: g.Worker}
+		actions := slices.Clone(g.Table)
+		for _, r := range g.Routes {
+			if !r.Unmetered || r.Auth != httpapi.AuthNone {
+				actions = append(actions, requestActions...)
+			}
+			if r.Idempotent {
+				actions = append(actions, idempotencyActions...)
+			}
+		}
+		if g.Worker != nil {
+			actions = append(actions, workerActions...)
+		}
+		slices.Sort(actions)
+		f.TableActions = slices.Compact(actions)
+		out = append(out, f)
 	}
-	return []Function{
-		// health reads nothing: /health is unmetered and the fallback runs no
-		// other group's handler (FallbackRouter).
-		{Name: "health", Routes: groups["health"].Routes, Fallback: true},
-		{Name: "auth", Routes: groups["auth"].Routes, TableActions: append(append([]string{}, requestActions...),
-			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems")},
-		{Name: "users", Routes: groups["users"].Routes, TableActions: append(append([]string{}, requestActions...),
-			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"),
-			MediaActions: []string{"s3:PutObject"}},
-		// books only reads: GetItem for a book, Query for search postings
-		// and for a book by ISBN (GSI1), BatchGetItem for a result page.
-		// The catalog is written by the importer, not by this function.
-		{Name: "books", Routes: groups["books"].Routes, TableActions: append(append([]string{}, requestActions...),
-			"dynamodb:Query", "dynamodb:BatchGetItem")},
-		// reviews: BatchGetItem for a book with the caller's review claim,
-		// a review with the caller's like and isLiked on a page; Query for
-		// the lists and a deleted review's likes; TransactWriteItems (and
-		// the Put, Update and Delete inside them) for reviews with the
-		// book's statistics, likes and the quota; BatchWriteItem to remove
-		// a deleted review's likes.
-		{Name: "reviews", Routes: groups["reviews"].Routes, TableActions: append(append([]string{}, requestActions...),
-			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
-			"dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems")},
-		// lines: GetItem for a line, a reply or a username claim;
-		// BatchGetItem for authors, books and isLiked; Query for the two
-		// lists (GSI1, GSI2), replies and a deleted line's replies and
-		// likes; TransactWriteItems (and the Put, Update and Delete inside
-		// them) for lines, replies and likes with their counters and the
-		// quota; BatchWriteItem to remove a deleted line's replies and likes.
-		{Name: "lines", Routes: groups["lines"].Routes, TableActions: append(append([]string{}, requestActions...),
-			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:BatchGetItem",
-			"dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems")},
-		{Name: "authorizer", Authorizer: true},
-	}
+	return append(out, Function{Name: "authorizer", Authorizer: true})
 }

@@ -7,13 +7,56 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/worker"
 )
 
-// MustFromEnv is FromEnv for a Lambda main: built once per cold start,
-// outside the handler, so warm invocations reuse the clients and their
-// connections. A bad configuration stops the process with a message
-// naming the variables.
+// Start is the whole of a group's Lambda main: the app from the
+// environment, built once per cold start outside the handler (warm
+// invocations reuse the clients and their connections), then the group's
+// handler: its router for API Gateway (the Fallback group's router also
+// answers every other group's paths, see FallbackRouter), or, for a queue
+// consumer, its worker. A bad configuration or an unknown group stops the
+// process with a message.
+func Start(group string) {
+	a := MustFromEnv()
+	g, ok := a.Group(group)
+	if !ok {
+		fmt.Fprintf(os.Stderr, "no group %q in shared/app/groups.go\n", group)
+		os.Exit(2)
+	}
+	if w := g.Worker; w != nil {
+		lambda.Start(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger))
+		return
+	}
+	lambda.Start(HTTPHandler(a, g))
+}
+
+// HTTPHandler is the API Gateway (HTTP API, payload 2.0) handler of group
+// g: its own routes, or for the Fallback group every group's paths with
+// only its own handlers.
+func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	var h http.Handler = a.Router(g.Name)
+	if g.Fallback {
+		h = a.FallbackRouter()
+	}
+	return httpadapter.NewV2(h).ProxyWithContext
+}
+
+// Group returns the named group, built on the app.
+func (a *App) Group(name string) (api.Group, bool) {
+	for _, g := range Groups(a.Deps()) {
+		if g.Name == name {
+			return g, true
+		}
+	}
+	return api.Group{}, false
+}
+
+// MustFromEnv is FromEnv for a Lambda main: a bad configuration stops the
+// process with a message naming the variables.
 func MustFromEnv() *App {
 	a, err := FromEnv(context.Background())
 	if err != nil {
@@ -21,9 +64,4 @@ func MustFromEnv() *App {
 		os.Exit(2)
 	}
 	return a
-}
-
-// LambdaHandler adapts a router to API Gateway HTTP API (payload 2.0) events.
-func LambdaHandler(h http.Handler) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	return httpadapter.NewV2(h).ProxyWithContext
 }

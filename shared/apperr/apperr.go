@@ -1,12 +1,16 @@
-// Package apperr is the service's one error type. Domain and storage code
-// return *Error values with a fixed Code; the HTTP layer maps each code to a
-// status and a spec name through the single table in this package.
+// Package apperr is the service's one error type. Domain packages declare
+// their failures as sentinel values of it (users.ErrNotFound,
+// likes.ErrAlreadyLiked, ...), storage returns those sentinels wrapped
+// with context, and callers test them with errors.Is: no error text is
+// ever matched. A Code classifies an error; which HTTP status a code
+// becomes is the HTTP adapter's business (shared/httpapi), not this
+// package's, so domains import no transport vocabulary.
 package apperr
 
 import (
 	"errors"
 	"fmt"
-	"net/http"
+	"time"
 )
 
 // Code classifies an error. The values are the spec's general-form codes,
@@ -15,62 +19,32 @@ type Code string
 
 // Error codes.
 const (
-	CodeValidation       Code = "VALIDATION_ERROR"   // 400 ValidationError
-	CodeBadRequest       Code = "BAD_REQUEST"        // 400 BadRequest (catalog query and ISBN errors)
-	CodeUnauthorized     Code = "UNAUTHORIZED"       // 401 Unauthorized
-	CodePaymentRequired  Code = "PAYMENT_REQUIRED"   // 402 PaymentRequired
-	CodeForbidden        Code = "FORBIDDEN"          // 403 Forbidden
-	CodeNotFound         Code = "NOT_FOUND"          // 404 NotFound
-	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED" // 405 MethodNotAllowed
-	CodeConflict         Code = "CONFLICT"           // 409 Conflict
-	CodeTooLarge         Code = "PAYLOAD_TOO_LARGE"  // 413 PayloadTooLarge
-	CodeRateLimited      Code = "RATE_LIMITED"       // 429 TooManyRequests
-	CodeInternal         Code = "SERVER_ERROR"       // 500 InternalServerError
+	CodeValidation       Code = "VALIDATION_ERROR"       // invalid body or parameters
+	CodeBadRequest       Code = "BAD_REQUEST"            // catalog query and ISBN errors (the spec's BadRequest)
+	CodeUnauthorized     Code = "UNAUTHORIZED"           // no, bad or expired credentials
+	CodePaymentRequired  Code = "PAYMENT_REQUIRED"       // a payment failed
+	CodeForbidden        Code = "FORBIDDEN"              // not allowed for this caller
+	CodeNotFound         Code = "NOT_FOUND"              // no such resource
+	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED"     // the path has no route for the method
+	CodeConflict         Code = "CONFLICT"               // a unique value is taken, or a retry is still running
+	CodeTooLarge         Code = "PAYLOAD_TOO_LARGE"      // the body is over its limit
+	CodeUnsupportedType  Code = "UNSUPPORTED_MEDIA_TYPE" // the body is not of a type the route reads
+	CodeUnprocessable    Code = "UNPROCESSABLE_ENTITY"   // an idempotency key reused with another request
+	CodeRateLimited      Code = "RATE_LIMITED"           // a rate limit is exceeded
+	CodeUnavailable      Code = "SERVICE_UNAVAILABLE"    // contention or a dependency is down: retry later
+	CodeInternal         Code = "SERVER_ERROR"           // anything else; never shows its cause
 )
 
-type statusName struct {
-	status int
-	name   string
-}
-
-// table is the one place that maps codes to HTTP statuses and spec names.
-var table = map[Code]statusName{
-	CodeValidation:       {http.StatusBadRequest, "ValidationError"},
-	CodeBadRequest:       {http.StatusBadRequest, "BadRequest"},
-	CodeUnauthorized:     {http.StatusUnauthorized, "Unauthorized"},
-	CodePaymentRequired:  {http.StatusPaymentRequired, "PaymentRequired"},
-	CodeForbidden:        {http.StatusForbidden, "Forbidden"},
-	CodeNotFound:         {http.StatusNotFound, "NotFound"},
-	CodeMethodNotAllowed: {http.StatusMethodNotAllowed, "MethodNotAllowed"},
-	CodeConflict:         {http.StatusConflict, "Conflict"},
-	CodeTooLarge:         {http.StatusRequestEntityTooLarge, "PayloadTooLarge"},
-	CodeRateLimited:      {http.StatusTooManyRequests, "TooManyRequests"},
-	CodeInternal:         {http.StatusInternalServerError, "InternalServerError"},
-}
-
-// Status returns the HTTP status for a code (500 for an unknown one).
-func (c Code) Status() int {
-	if sn, ok := table[c]; ok {
-		return sn.status
-	}
-	return http.StatusInternalServerError
-}
-
-// Name returns the spec's error name for a code.
-func (c Code) Name() string {
-	if sn, ok := table[c]; ok {
-		return sn.name
-	}
-	return "InternalServerError"
-}
-
-// Error is an application error: safe to show to the client.
+// Error is an application error: its message is safe to show a client.
 type Error struct {
 	Code    Code
 	Message string
 	// Details is extra machine-readable information: field errors for
 	// validation, the spec's stated body for 429 and the monthly limit.
 	Details map[string]any
+	// RetryAfter, when set, tells the client when to try again
+	// (Retry-After): rate limits, contention.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -80,7 +54,9 @@ func New(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// WithDetails returns a copy of e carrying details.
+// WithDetails returns a copy of e carrying details. The copy is another
+// value: errors.Is against e's sentinel no longer matches it, so use it
+// only on errors built on the spot.
 func (e *Error) WithDetails(d map[string]any) *Error {
 	c := *e
 	c.Details = d
@@ -104,6 +80,11 @@ func Unauthorized(format string, args ...any) *Error {
 func Forbidden(format string, args ...any) *Error { return New(CodeForbidden, format, args...) }
 func Conflict(format string, args ...any) *Error  { return New(CodeConflict, format, args...) }
 
+// ErrContention is what storage returns when a write kept losing to
+// concurrent writes of the same items after its retries: nothing was
+// written, and the client should try again in a moment.
+var ErrContention = &Error{Code: CodeUnavailable, Message: "Too many concurrent changes to the same data; retry shortly", RetryAfter: time.Second}
+
 // As returns the *Error inside err, if any.
 func As(err error) (*Error, bool) {
 	var e *Error
@@ -121,5 +102,29 @@ func CodeOf(err error) Code {
 	return CodeInternal
 }
 
-// Is reports whether err carries the given code.
-func Is(err error, code Code) bool { return err != nil && CodeOf(err) == code }
+// Fields collects the problems of a request by field, so that one answer
+// names every bad field. The zero value is ready to use.
+type Fields map[string]string
+
+// Add records msg for field unless the field has a problem already (the
+// first one found is the one to fix first). An empty msg adds nothing, so
+// a validator's result can be added whether or not it found a problem.
+func (f *Fields) Add(field, msg string) {
+	if msg == "" {
+		return
+	}
+	if *f == nil {
+		*f = Fields{}
+	}
+	if _, ok := (*f)[field]; !ok {
+		(*f)[field] = msg
+	}
+}
+
+// Err returns the 400 ValidationError naming every field added, or nil.
+func (f Fields) Err() error {
+	if len(f) == 0 {
+		return nil
+	}
+	return Validation("Invalid request", f)
+}

@@ -2,6 +2,7 @@ package books
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 )
 
 // ImportResult says what an import did. Errors lists every record not
@@ -124,40 +126,37 @@ func (s *Service) Import(ctx context.Context, records []Record) (ImportResult, e
 		if err != nil {
 			return s.finish(res), fmt.Errorf("import: look up ISBNs: %w", err)
 		}
-		var (
-			wg       sync.WaitGroup
-			sem      = make(chan struct{}, s.d.ImportConcurrency)
-			storeErr error
-		)
+		// Each book is written by its own goroutine, ImportConcurrency at
+		// a time. A record's own problem is reported and the import goes
+		// on; a storage failure stops it (the group's context ends the
+		// other writes).
+		g, gctx := errgroup.WithContext(ctx)
+		g.SetLimit(s.d.ImportConcurrency)
 		for _, it := range chunk {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func() {
-				defer func() { <-sem; wg.Done() }()
-				outcome, err := s.importOne(ctx, it.book, existing[it.book.ISBN13])
+			g.Go(func() error {
+				outcome, err := s.importOne(gctx, it.book, existing[it.book.ISBN13])
+				if err != nil && apperr.CodeOf(err) == apperr.CodeInternal {
+					return fmt.Errorf("import ISBN %s (line %d): %w", it.book.ISBN13, it.rec.Line, err)
+				}
 				mu.Lock()
 				defer mu.Unlock()
-				switch {
-				case err == nil:
-					switch outcome {
-					case outcomeCreated:
-						res.Created++
-					case outcomeUpdated:
-						res.Updated++
-					default:
-						res.Unchanged++
-					}
-				case apperr.CodeOf(err) != apperr.CodeInternal:
-					e, _ := apperr.As(err)
+				if e, ok := apperr.As(err); ok {
 					res.Errors = append(res.Errors, ImportError{Line: it.rec.Line, ISBN: it.rec.ISBN, Message: e.Message})
-				case storeErr == nil:
-					storeErr = fmt.Errorf("import ISBN %s (line %d): %w", it.book.ISBN13, it.rec.Line, err)
+					return nil
 				}
-			}()
+				switch outcome {
+				case outcomeCreated:
+					res.Created++
+				case outcomeUpdated:
+					res.Updated++
+				default:
+					res.Unchanged++
+				}
+				return nil
+			})
 		}
-		wg.Wait()
-		if storeErr != nil {
-			return s.finish(res), storeErr
+		if err := g.Wait(); err != nil {
+			return s.finish(res), err
 		}
 	}
 	return s.finish(res), nil
@@ -198,7 +197,7 @@ func (s *Service) importOne(ctx context.Context, in, prev *Book) (outcome, error
 				return outcomeUnchanged, nil
 			}
 		}
-		if !apperr.Is(err, apperr.CodeConflict) || attempt == maxImportAttempts {
+		if !errors.Is(err, ErrChanged) || attempt == maxImportAttempts {
 			return 0, err
 		}
 		found, ferr := s.d.Store.FindBooksByISBN(ctx, []string{in.ISBN13})

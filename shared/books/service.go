@@ -9,15 +9,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/google/uuid"
+	"github.com/bookplatform/backend/shared/ids"
 )
 
-// Storer is the storage the catalog needs. Implementations return apperr
-// NotFound and Conflict errors, never (nil, nil).
+// Errors of the catalog. Storage returns them wrapped with context.
+var (
+	ErrNotFound = apperr.NotFound("Book not found")
+	// ErrChanged: another import claimed the ISBN or changed the book
+	// since it was read; the import reads it again and retries.
+	ErrChanged = apperr.Conflict("Book changed by another import; retry")
+)
+
+// Storer is the storage the catalog needs. Implementations return the
+// errors named on each method wrapped with context, never (nil, nil).
 type Storer interface {
-	// GetBook reads a book by id; NotFound when there is none.
+	// GetBook reads a book by id. Errors: ErrNotFound.
 	GetBook(ctx context.Context, id string) (*Book, error)
-	// GetBookByISBN reads the book of a bare ISBN-13; NotFound when none.
+	// GetBookByISBN reads the book of a bare ISBN-13. Errors: ErrNotFound.
 	GetBookByISBN(ctx context.Context, isbn13 string) (*Book, error)
 	// GetBooks reads books by id in one batch, in the order of ids;
 	// unknown ids are left out.
@@ -29,11 +37,11 @@ type Storer interface {
 	// ISBN-13s, keyed by ISBN-13; unknown ones are absent.
 	FindBooksByISBN(ctx context.Context, isbn13s []string) (map[string]*Book, error)
 	// CreateBook stores a new book, claims its ISBN-13 and writes its
-	// index items, all or nothing. A claimed ISBN is a Conflict.
+	// index items, all or nothing. Errors: ErrChanged (the ISBN is claimed).
 	CreateBook(ctx context.Context, b *Book, ix Indexing) error
 	// UpdateBook writes next's catalog fields, timestamps, version and
 	// search tokens over prev, never the counters, if the stored version
-	// is still prev.Version (else Conflict). With ix set it also rewrites
+	// is still prev.Version (else ErrChanged). With ix set it also rewrites
 	// the book's index items to ix and deletes those of prev.SearchTokens
 	// that ix no longer has, in the same transaction.
 	UpdateBook(ctx context.Context, prev, next *Book, ix *Indexing) error
@@ -70,14 +78,12 @@ func NewService(d Deps) *Service {
 	return &Service{d: d}
 }
 
-var errBookNotFound = apperr.NotFound("Book not found")
-
-// Get returns a book by id. Errors: NotFound (also for an id that is not a
-// UUID: no book can have it).
+// Get returns a book by id. Errors: ErrNotFound (also for an id that is
+// not a UUID: no book can have it).
 func (s *Service) Get(ctx context.Context, id string) (*Book, error) {
-	id = strings.ToLower(id)
-	if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
-		return nil, errBookNotFound
+	id, ok := ids.Parse(id)
+	if !ok {
+		return nil, ErrNotFound
 	}
 	b, err := s.d.Store.GetBook(ctx, id)
 	if err != nil {
@@ -130,7 +136,7 @@ func (s *Service) Search(ctx context.Context, q string, limit, offset int) (Sear
 	if isbn13, _, err := NormalizeISBN(q); err == nil {
 		b, err := s.d.Store.GetBookByISBN(ctx, isbn13)
 		switch {
-		case apperr.Is(err, apperr.CodeNotFound):
+		case errors.Is(err, ErrNotFound):
 			return SearchResult{Items: []*Book{}}, nil
 		case err != nil:
 			return SearchResult{}, fmt.Errorf("search ISBN %s: %w", isbn13, err)

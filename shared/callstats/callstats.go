@@ -14,6 +14,7 @@ import (
 type Call struct {
 	Service, Operation string
 	Start, End         time.Time
+	Failed             bool
 }
 
 // Recorder collects the calls of one request. Safe for concurrent use.
@@ -93,4 +94,17 @@ func (r *Recorder) Summary(service string) (count, depth int) {
 		}
 	}
 	return len(calls), depth
+}
+
+// ChangedSince reports whether a call with a side effect that started at
+// or after since succeeded: the request has changed something since then
+// (an idempotency record must keep its outcome rather than let a retry
+// run the request again). isRead tells side-effect-free operations.
+func (r *Recorder) ChangedSince(since time.Time, isRead func(operation string) bool) bool {
+	for _, c := range r.Calls() {
+		if !c.Start.Before(since) && !c.Failed && !isRead(c.Operation) {
+			return true
+		}
+	}
+	return false
 }

@@ -5,20 +5,21 @@ import (
 	"time"
 
 	"github.com/aws/smithy-go/middleware"
-	"github.com/bookplatform/backend/shared/admission"
+	"github.com/bookplatform/backend/shared/effects"
 )
 
 // Middleware is AWS SDK middleware for every client of the service: it
-// makes write operations wait for the request's admission decision
-// (shared/admission) and records each call (operation, start, end) in the
-// context's recorder. Register it in a client's APIOptions.
+// refuses every operation with a side effect in a context that may have
+// none (shared/effects: a GET handler before admission), and records each
+// call (operation, start, end, whether it failed) in the context's
+// recorder. Register it in a client's APIOptions.
 func Middleware(service string) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CallStats",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				op := middleware.GetOperationName(ctx)
-				if !admission.IsRead(op) {
-					if err := admission.Wait(ctx); err != nil {
+				if !effects.IsRead(op) {
+					if err := effects.Check(ctx, service+":"+op); err != nil {
 						return middleware.InitializeOutput{}, middleware.Metadata{}, err
 					}
 				}
@@ -28,7 +29,7 @@ func Middleware(service string) func(*middleware.Stack) error {
 				}
 				start := time.Now()
 				out, md, err := next.HandleInitialize(ctx, in)
-				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now()})
+				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now(), Failed: err != nil})
 				return out, md, err
 			}), middleware.After)
 	}

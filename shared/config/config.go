@@ -30,12 +30,23 @@ const (
 	EnvMonthlyReviews  = "MONTHLY_REVIEW_LIMIT" // free tier's reviews a month, default 50
 )
 
+// Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
+// derives them, a test there keeps the two in step). The CDK stack sets
+// a queue's variable only on the functions that send to it, the local run
+// sets them all; queues.Sender reads them and names the missing one.
+const (
+	EnvQueueURLCSVImport = "QUEUE_URL_CSV_IMPORT" // csv-import queue
+	EnvQueueURLPOSSync   = "QUEUE_URL_POS_SYNC"   // pos-sync queue
+	EnvQueueURLWebhooks  = "QUEUE_URL_WEBHOOKS"   // webhooks queue
+)
+
 // Names lists every variable above, for tools that must clear or copy the
 // service's environment.
 var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews,
+	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
 // Defaults for the optional variables; docs/decisions.md explains the token lifetimes.

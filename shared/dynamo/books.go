@@ -6,15 +6,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/guregu/dynamo/v2"
 )
 
-var _ books.Storer = (*Store)(nil)
+// Books stores the catalog: books, their ISBN claims and their search
+// index postings (search.go).
+type Books struct{ t *table }
 
-// bookItem is a book as stored: PK BOOK#<id>, SK BOOK, and GSI1 keyed by
-// its ISBN-13 (ISBN#<isbn13>, BOOK) for reads by ISBN. The counters are
+var _ books.Storer = (*Books)(nil)
+
+// bookItem is a book as stored (BookKey), with GSI1 keyed by its ISBN-13
+// (bookISBNIndexKey) for reads by ISBN. The counters are
 // written here only when the book is created (all 0); afterwards only the
 // social features change them (ADD in their own transactions) and catalog
 // updates never name them.
@@ -58,8 +61,9 @@ type isbnClaimItem struct {
 }
 
 func toBookItem(b *books.Book) bookItem {
+	k, ix := BookKey(b.ID), bookISBNIndexKey(b.ISBN13)
 	return bookItem{
-		PK: bookPK(b.ID), SK: bookSK, GSI1PK: isbnPK(b.ISBN13), GSI1SK: bookSK, Type: "Book",
+		PK: k.PK, SK: k.SK, GSI1PK: ix.PK, GSI1SK: ix.SK, Type: typeBook,
 		ID: b.ID, ISBN13: b.ISBN13, ISBN10: b.ISBN10, Title: b.Title, Authors: b.Authors,
 		Publisher: b.Publisher, PublishedDate: b.PublishedDate, Description: b.Description,
 		PageCount: b.PageCount, Language: b.Language, Categories: b.Categories,
@@ -86,11 +90,11 @@ func (it bookItem) toBook() *books.Book {
 // GetBook reads a book by id. Catalog reads are eventually consistent:
 // half the cost, and a book changes only when the catalog is imported or
 // a review or line lands.
-func (s *Store) GetBook(ctx context.Context, id string) (*books.Book, error) {
+func (s *Books) GetBook(ctx context.Context, id string) (*books.Book, error) {
 	var it bookItem
-	err := s.table.Get(AttrPK, bookPK(id)).Range(AttrSK, dynamo.Equal, bookSK).One(ctx, &it)
+	err := s.t.get(BookKey(id)).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, apperr.NotFound("Book not found")
+		return nil, fmt.Errorf("get book %s: %w", id, books.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get book %s: %w", id, err)
@@ -101,11 +105,12 @@ func (s *Store) GetBook(ctx context.Context, id string) (*books.Book, error) {
 // GetBookByISBN reads a book by ISBN-13 with one Query of GSI1 (the book
 // item carries GSI1PK ISBN#<isbn13>), rather than the claim and then the
 // book: one round trip instead of two.
-func (s *Store) GetBookByISBN(ctx context.Context, isbn13 string) (*books.Book, error) {
+func (s *Books) GetBookByISBN(ctx context.Context, isbn13 string) (*books.Book, error) {
 	var it bookItem
-	err := s.table.Get(AttrGSI1PK, isbnPK(isbn13)).Range(AttrGSI1SK, dynamo.Equal, bookSK).Index(gsiISBN).One(ctx, &it)
+	k := bookISBNIndexKey(isbn13)
+	err := s.t.table.Get(GSI1.PartitionKey, k.PK).Range(GSI1.SortKey, dynamo.Equal, k.SK).Index(GSI1.Name).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, apperr.NotFound("Book not found")
+		return nil, fmt.Errorf("get book by ISBN %s: %w", isbn13, books.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get book by ISBN %s: %w", isbn13, err)
@@ -116,7 +121,7 @@ func (s *Store) GetBookByISBN(ctx context.Context, isbn13 string) (*books.Book, 
 // GetBooks reads books by id with BatchGetItem (100 keys per call,
 // unprocessed keys retried) and returns them in the order of ids, leaving
 // out unknown ones.
-func (s *Store) GetBooks(ctx context.Context, ids []string) ([]*books.Book, error) {
+func (s *Books) GetBooks(ctx context.Context, ids []string) ([]*books.Book, error) {
 	byID, err := s.batchGetBooks(ctx, ids, false)
 	if err != nil {
 		return nil, err
@@ -130,17 +135,18 @@ func (s *Store) GetBooks(ctx context.Context, ids []string) ([]*books.Book, erro
 	return out, nil
 }
 
-func (s *Store) batchGetBooks(ctx context.Context, ids []string, consistent bool) (map[string]*books.Book, error) {
+func (s *Books) batchGetBooks(ctx context.Context, ids []string, consistent bool) (map[string]*books.Book, error) {
 	out := make(map[string]*books.Book, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
-		keys[i] = dynamo.Keys{bookPK(id), bookSK}
+		k := BookKey(id)
+		keys[i] = dynamo.Keys{k.PK, k.SK}
 	}
 	var items []bookItem
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(consistent).All(ctx, &items)
+	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(consistent).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, fmt.Errorf("batch get %d books: %w", len(ids), err)
 	}
@@ -154,17 +160,18 @@ func (s *Store) batchGetBooks(ctx context.Context, ids []string, consistent bool
 // 100), then the books they name (likewise): the import's view of what
 // exists, consistent so that a book created a moment ago is updated, not
 // claimed again.
-func (s *Store) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[string]*books.Book, error) {
+func (s *Books) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[string]*books.Book, error) {
 	out := map[string]*books.Book{}
 	if len(isbn13s) == 0 {
 		return out, nil
 	}
 	keys := make([]dynamo.Keyed, len(isbn13s))
 	for i, isbn := range isbn13s {
-		keys[i] = dynamo.Keys{isbnPK(isbn), isbnSK}
+		k := ISBNClaimKey(isbn)
+		keys[i] = dynamo.Keys{k.PK, k.SK}
 	}
 	var claims []isbnClaimItem
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
+	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, fmt.Errorf("batch get %d ISBN claims: %w", len(isbn13s), err)
 	}
@@ -185,27 +192,23 @@ func (s *Store) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[stri
 	return out, nil
 }
 
+// errBookIDTaken is a new book's id colliding with a stored one.
+var errBookIDTaken = errors.New("book id already exists")
+
 // CreateBook writes the book (new id), its ISBN claim and its posting
 // items in one TransactWriteItems (books.MaxIndexTokens keeps it within
 // 100 items): a crash or a lost race leaves nothing behind. The claim is
-// conditional on the ISBN being free; losing it is a Conflict.
-func (s *Store) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing) error {
-	tx := s.db.WriteTx().
-		Put(s.table.Put(toBookItem(b)).If("attribute_not_exists(PK)")).
-		Put(s.table.Put(isbnClaimItem{PK: isbnPK(b.ISBN13), SK: isbnSK, Type: "IsbnClaim", BookID: b.ID}).If("attribute_not_exists(PK)"))
+// conditional on the ISBN being free. Errors: books.ErrChanged (another
+// import claimed the ISBN first).
+func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing) error {
+	claim := ISBNClaimKey(b.ISBN13)
+	x := s.t.tx().
+		put(s.t.put(isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID}).If("attribute_not_exists(PK)"), books.ErrChanged).
+		put(s.t.put(toBookItem(b)).If("attribute_not_exists(PK)"), errBookIDTaken)
 	for _, p := range postingItems(b.ID, ix) {
-		tx = tx.Put(s.table.Put(p))
+		x.put(s.t.put(p), nil)
 	}
-	err := tx.Run(ctx)
-	if codes, ok := cancelReasons(err); ok {
-		switch {
-		case failedCondition(codes, 1):
-			return apperr.Conflict("ISBN %s is already in the catalog", b.ISBN13)
-		case failedCondition(codes, 0):
-			return apperr.Conflict("Book id %s already exists", b.ID)
-		}
-	}
-	if err != nil {
+	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("create book %s (ISBN %s): %w", b.ID, b.ISBN13, err)
 	}
 	return nil
@@ -215,9 +218,10 @@ func (s *Store) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 // its version still being prev's, and, when ix is given, puts the posting
 // items of ix and deletes those of words prev had and ix lacks, all in one
 // TransactWriteItems. The counters are not in the update expression, so a
-// review or line counted meanwhile is kept.
-func (s *Store) UpdateBook(ctx context.Context, prev, next *books.Book, ix *books.Indexing) error {
-	upd := s.table.Update(AttrPK, bookPK(prev.ID)).Range(AttrSK, bookSK).
+// review or line counted meanwhile is kept. Errors: books.ErrChanged
+// (another import changed the book since prev was read).
+func (s *Books) UpdateBook(ctx context.Context, prev, next *books.Book, ix *books.Indexing) error {
+	upd := s.t.update(BookKey(prev.ID)).
 		Set("isbn10", next.ISBN10).
 		Set("title", next.Title).
 		Set("authors", next.Authors).
@@ -231,10 +235,10 @@ func (s *Store) UpdateBook(ctx context.Context, prev, next *books.Book, ix *book
 		Set("catalogVersion", next.Version).
 		Set("searchTokens", next.SearchTokens).
 		If("attribute_exists(PK) AND catalogVersion = ?", prev.Version)
-	tx := s.db.WriteTx().Update(upd)
+	x := s.t.tx().update(upd, books.ErrChanged)
 	if ix != nil {
 		for _, p := range postingItems(prev.ID, *ix) {
-			tx = tx.Put(s.table.Put(p))
+			x.put(s.t.put(p), nil)
 		}
 		keep := make(map[string]bool, len(ix.Tokens))
 		for _, w := range ix.Tokens {
@@ -242,15 +246,11 @@ func (s *Store) UpdateBook(ctx context.Context, prev, next *books.Book, ix *book
 		}
 		for _, w := range prev.SearchTokens {
 			if !keep[w] {
-				tx = tx.Delete(s.table.Delete(AttrPK, postingPK(w)).Range(AttrSK, postingSK(w, prev.ID)))
+				x.delete(s.t.del(PostingKey(w, prev.ID)), nil)
 			}
 		}
 	}
-	err := tx.Run(ctx)
-	if codes, ok := cancelReasons(err); ok && failedCondition(codes, 0) {
-		return apperr.Conflict("Book %s was changed by another import; retry", prev.ID)
-	}
-	if err != nil {
+	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("update book %s: %w", prev.ID, err)
 	}
 	return nil

@@ -12,8 +12,9 @@ import (
 
 // NewClient builds the DynamoDB client. The endpoint comes from the SDK's
 // standard AWS_ENDPOINT_URL_DYNAMODB, so one binary runs against DynamoDB
-// Local or AWS. Every call goes through callstats.Middleware: writes wait for
-// admission, and each call is recorded for logs and benchmarks.
+// Local or AWS. Every call goes through callstats.Middleware: it is
+// recorded for logs and benchmarks, and refused when the request may have
+// no side effects.
 func NewClient(cfg aws.Config) *dynamodb.Client {
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		// DynamoDB Local sends no CRC32 on error responses.
@@ -22,25 +23,61 @@ func NewClient(cfg aws.Config) *dynamodb.Client {
 		// (concurrent sign-ups, likes); condition failures are not retried.
 		// Every like of a popular line, and every line of a popular book,
 		// updates one shared item: allow more than the default 3 attempts
-		// before a conflict becomes a 500.
+		// before a conflict becomes apperr.ErrContention (tx.run).
 		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) { so.MaxAttempts = 8 })
 		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb"))
 	})
 }
 
-// Store is the storage adapter over the one table.
-type Store struct {
+// table is what every store shares: the client, the one table and the
+// clock.
+type table struct {
 	db    *dynamo.DB
 	table dynamo.Table
-	name  string
 	now   func() time.Time
 }
 
-// NewStore returns a store over the named table.
-func NewStore(client *dynamodb.Client, tableName string, now func() time.Time) *Store {
+// put, update and del start a write of one item of the table.
+func (t *table) put(item any) *dynamo.Put { return t.table.Put(item) }
+func (t *table) update(k Key) *dynamo.Update {
+	return t.table.Update(AttrPK, k.PK).Range(AttrSK, k.SK)
+}
+func (t *table) del(k Key) *dynamo.Delete { return t.table.Delete(AttrPK, k.PK).Range(AttrSK, k.SK) }
+
+// get reads one item by key.
+func (t *table) get(k Key) *dynamo.Query {
+	return t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.Equal, k.SK)
+}
+
+// Stores are the stores of the one table, one per aggregate. Each
+// implements the Storer (or the narrower reader) its domain declares.
+type Stores struct {
+	Users       *Users
+	Sessions    *Sessions
+	Books       *Books
+	Lines       *Lines
+	Reviews     *Reviews
+	Briefs      *Briefs
+	Counters    *Counters
+	Idempotency *Idempotency
+}
+
+// NewStores returns the stores over the named table; now may be nil for
+// the wall clock.
+func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) Stores {
 	if now == nil {
 		now = time.Now
 	}
 	db := dynamo.NewFromIface(client)
-	return &Store{db: db, table: db.Table(tableName), name: tableName, now: now}
+	t := &table{db: db, table: db.Table(tableName), now: now}
+	return Stores{
+		Users:       &Users{t},
+		Sessions:    &Sessions{t},
+		Books:       &Books{t},
+		Lines:       &Lines{t, likeStore{t, linesLikeTarget}},
+		Reviews:     &Reviews{t, likeStore{t, reviewsLikeTarget}},
+		Briefs:      &Briefs{t},
+		Counters:    &Counters{t},
+		Idempotency: &Idempotency{t},
+	}
 }

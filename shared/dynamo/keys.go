@@ -9,55 +9,80 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 )
 
-// Key builders: the only place that knows key formats (docs/data-model.md).
+// Key builders: the only place that knows key formats
+// (docs/data-model.md). Stores build every key, index key and list
+// partition through these functions; tests use the exported ones to find
+// what was stored, so a format is written exactly once.
 
-func userPK(id string) string { return "USER#" + id }
+// Key is an item's primary key.
+type Key struct{ PK, SK string }
 
-const profileSK = "PROFILE"
+// Item types: the "type" attribute of every item (postings have none, to
+// stay small).
+const (
+	typeUser          = "User"
+	typeEmailClaim    = "EmailClaim"
+	typeUsernameClaim = "UsernameClaim"
+	typeSession       = "Session"
+	typeRefreshToken  = "RefreshToken"
+	typeRateWindow    = "RateWindow"
+	typeBook          = "Book"
+	typeISBNClaim     = "IsbnClaim"
+	typeReview        = "Review"
+	typeReviewClaim   = "ReviewClaim"
+	typeLine          = "Line"
+	typeReply         = "Reply"
+	typeLike          = "Like"
+	typeIdempotency   = "IdempotencyRecord"
+)
 
-// emailPK claims an email, case-insensitively.
-func emailPK(email string) string { return "EMAIL#" + strings.ToLower(email) }
+// UserKey is a user's profile item.
+func UserKey(id string) Key { return Key{"USER#" + id, "PROFILE"} }
 
-const emailSK = "EMAIL"
+// EmailClaimKey claims an email, case-insensitively.
+func EmailClaimKey(email string) Key { return Key{"EMAIL#" + strings.ToLower(email), "EMAIL"} }
 
-// usernamePK claims a username, case-insensitively.
-func usernamePK(username string) string { return "USERNAME#" + strings.ToLower(username) }
-
-const usernameSK = "USERNAME"
-
-func sessionSK(id string) string { return "SESSION#" + id }
-
-const sessionPrefix = "SESSION#"
-
-func refreshTokenPK(hash string) string { return "RTOKEN#" + hash }
-
-const refreshTokenSK = "RTOKEN"
-
-// rateLimitPK is one fixed window of one counter.
-func rateLimitPK(scope, action string, windowStart time.Time) string {
-	return fmt.Sprintf("RL#%s#%s#%d", scope, action, windowStart.Unix())
+// UsernameClaimKey claims a username, case-insensitively.
+func UsernameClaimKey(username string) Key {
+	return Key{"USERNAME#" + strings.ToLower(username), "USERNAME"}
 }
 
-const rateLimitSK = "RL"
+// sessionPrefix begins the sort key of every session of a user.
+const sessionPrefix = "SESSION#"
 
-// bookPK is a book; bookSK its one item.
-func bookPK(id string) string { return "BOOK#" + id }
+// SessionKey is one sign-in of a user, in the user's partition.
+func SessionKey(userID, sessionID string) Key {
+	return Key{UserKey(userID).PK, sessionPrefix + sessionID}
+}
 
-const bookSK = "BOOK"
+// RefreshTokenKey is a refresh token, by the hash of its value.
+func RefreshTokenKey(hash string) Key { return Key{"RTOKEN#" + hash, "RTOKEN"} }
 
-// isbnPK claims a bare ISBN-13 for one book. It is also the GSI1 partition
-// key of that book's item, so a book is read by ISBN in one Query.
-func isbnPK(isbn13 string) string { return "ISBN#" + isbn13 }
+// RateWindowKey is one fixed window of one rate-limit counter.
+func RateWindowKey(scope, action string, windowStart time.Time) Key {
+	return Key{fmt.Sprintf("RL#%s#%s#%d", scope, action, windowStart.Unix()), "RL"}
+}
 
-const isbnSK = "ISBN"
+// IdempotencyKey is the record of one Idempotency-Key; key names the
+// caller's scope (user and route) and the client's key.
+func IdempotencyKey(key string) Key { return Key{"IDEMP#" + key, "IDEMP"} }
 
-// gsiISBN is the index that finds a book item by isbnPK (GSI1SK bookSK).
-const gsiISBN = "GSI1"
+// BookKey is a book's item.
+func BookKey(id string) Key { return Key{"BOOK#" + id, "BOOK"} }
 
-// postingPK is the partition of a search word's posting items: its first
-// books.PartitionRunes characters, so that a prefix of that length or
-// longer is one Query (begins_with on the sort key).
-func postingPK(word string) string {
+// ISBNClaimKey claims a bare ISBN-13 for one book.
+func ISBNClaimKey(isbn13 string) Key { return Key{"ISBN#" + isbn13, "ISBN"} }
+
+// bookISBNIndexKey is the GSI1 key of a book item: its ISBN-13's
+// partition (the claim's partition key, on the index), so a book is read
+// by ISBN in one Query.
+func bookISBNIndexKey(isbn13 string) Key { return Key{ISBNClaimKey(isbn13).PK, BookKey("").SK} }
+
+// PostingKey is one word of one book in the search index: the partition
+// is the word's first books.PartitionRunes characters, so that a prefix
+// of that length or longer is one Query (begins_with on the sort key);
+// "#" never occurs in a word.
+func PostingKey(word, bookID string) Key {
 	end, n := len(word), 0
 	for i := range word {
 		if n == books.PartitionRunes {
@@ -66,11 +91,8 @@ func postingPK(word string) string {
 		}
 		n++
 	}
-	return "TOK#" + word[:end]
+	return Key{"TOK#" + word[:end], word + "#" + bookID}
 }
-
-// postingSK names one book under one word; "#" never occurs in a word.
-func postingSK(word, bookID string) string { return word + "#" + bookID }
 
 // postingBookID reads the book id back from a posting's sort key.
 func postingBookID(sk string) string { return sk[strings.LastIndexByte(sk, '#')+1:] }
@@ -84,70 +106,66 @@ func postingRange(t books.Term) string {
 	return t.Word + "#"
 }
 
-// reviewPK is a review's partition: the review item (reviewSK) and its
-// like records (likeSK).
-func reviewPK(id string) string { return "REVIEW#" + id }
-
-const reviewSK = "REVIEW"
-
-// reviewClaimSK, in the book's partition, holds the id of userID's one
-// review of the book: a conditional put of it makes that review unique.
-func reviewClaimSK(userID string) string { return "REVIEWBY#" + userID }
-
-// Review lists, one index each (every review item is in all three):
-// GSI1 a book's reviews newest first, GSI2 a book's reviews by rating,
-// GSI3 a user's reviews newest first. All are read in descending order.
-const (
-	gsiBookReviews       = "GSI1"
-	gsiBookReviewsRating = "GSI2"
-	gsiUserReviews       = "GSI3"
-)
-
-func bookReviewsPK(bookID string) string       { return "BOOKREVIEWS#" + bookID }
-func bookReviewsRatingPK(bookID string) string { return "BOOKREVIEWSR#" + bookID }
-func userReviewsPK(userID string) string       { return "USERREVIEWS#" + userID }
-
 // timeKey is a creation time as a sort key: UTC with nanoseconds and a
 // fixed width, so that string order is time order.
 func timeKey(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z") }
 
-// reviewTimeSK orders reviews by creation time; the id breaks ties.
-func reviewTimeSK(createdAt time.Time, id string) string { return timeKey(createdAt) + "#" + id }
+// timeIDKey orders an item by creation time; its id breaks ties, so
+// every item has its own place and a page boundary between two items of
+// the same instant is exact.
+func timeIDKey(createdAt time.Time, id string) string { return timeKey(createdAt) + "#" + id }
+
+// ReviewKey is a review's item; its partition also holds its likes.
+func ReviewKey(id string) Key { return Key{"REVIEW#" + id, "REVIEW"} }
+
+// ReviewClaimKey, in the book's partition, holds the id of userID's one
+// review of the book: a conditional put of it makes that review unique.
+func ReviewClaimKey(bookID, userID string) Key { return Key{BookKey(bookID).PK, "REVIEWBY#" + userID} }
+
+// The review lists (every review item is in all three): a book's reviews
+// newest first (GSI1), by rating (GSI2), a user's newest first (GSI3).
+func bookReviews(bookID string) list {
+	return list{index: GSI1, pk: "BOOKREVIEWS#" + bookID, desc: true}
+}
+func bookReviewsByRating(bookID string) list {
+	return list{index: GSI2, pk: "BOOKREVIEWSR#" + bookID, desc: true}
+}
+func userReviews(userID string) list {
+	return list{index: GSI3, pk: "USERREVIEWS#" + userID, desc: true}
+}
 
 // reviewRatingSK orders reviews by rating (one digit), then creation time,
 // then id; a rating change rewrites it.
 func reviewRatingSK(rating int, createdAt time.Time, id string) string {
-	return strconv.Itoa(rating) + "#" + reviewTimeSK(createdAt, id)
+	return strconv.Itoa(rating) + "#" + timeIDKey(createdAt, id)
 }
 
-// linePK is a line's partition: the line item (SK lineSK), its replies
-// (SK replySK) and its likes (SK likeSK, likes.go), so deleting a line
-// finds everything that hangs off it with one Query.
-func linePK(id string) string { return "LINE#" + id }
+// LineKey is a line's item. Its partition also holds its replies and its
+// likes, so deleting a line finds everything that hangs off it with one
+// Query.
+func LineKey(id string) Key { return Key{"LINE#" + id, "LINE"} }
 
-const lineSK = "LINE"
-
-// replySK is a reply in its line's partition; reply ids start with their
-// creation time, so the partition lists replies oldest first.
-func replySK(replyID string) string { return replyPrefix + replyID }
-
+// replyPrefix begins the sort key of every reply of a line.
 const replyPrefix = "REPLY#"
 
-// bookLinesPK is the GSI1 partition of a book's lines and userLinesPK the
-// GSI2 partition of an author's lines; both sort by lineTimeSK.
-func bookLinesPK(bookID string) string { return "BOOKLINES#" + bookID }
+// ReplyKey is a reply in its line's partition; reply ids start with their
+// creation time, so the partition lists replies oldest first.
+func ReplyKey(lineID, replyID string) Key { return Key{LineKey(lineID).PK, replyPrefix + replyID} }
 
-func userLinesPK(userID string) string { return "USERLINES#" + userID }
+// lineReplies is the list of a line's replies, oldest first: the table
+// partition, read consistently.
+func lineReplies(lineID string) list {
+	return list{index: Primary, pk: LineKey(lineID).PK, prefix: replyPrefix, consistent: true}
+}
 
-// lineTimeSK orders a line in its book's and its author's lists: the
-// creation time (timeKey), then the id to break ties, so every line has
-// its own place and a page boundary between two lines of the same instant
-// is still exact.
-func lineTimeSK(createdAt time.Time, id string) string { return timeKey(createdAt) + "#" + id }
+// The line lists: a book's lines (GSI1) and an author's (GSI2), newest
+// first, both sorted by timeIDKey.
+func bookLines(bookID string) list { return list{index: GSI1, pk: "BOOKLINES#" + bookID, desc: true} }
+func userLines(userID string) list { return list{index: GSI2, pk: "USERLINES#" + userID, desc: true} }
 
-// The indexes of the two line lists (GSI1 also serves books by ISBN,
-// under other partition keys).
-const (
-	gsiBookLines = "GSI1"
-	gsiUserLines = "GSI2"
-)
+// likePrefix begins the sort key of every like of an item.
+const likePrefix = "LIKE#"
+
+// LikeKey is userID's like of the item with key of: it lives in the liked
+// item's partition, so the item's likes are one Query away.
+func LikeKey(of Key, userID string) Key { return Key{of.PK, likePrefix + userID} }

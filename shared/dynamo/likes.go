@@ -6,18 +6,27 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/likes"
 	"github.com/guregu/dynamo/v2"
 )
 
-// Likes: one mechanism for lines and reviews. A like is an item in the
-// liked item's own partition (PK of the item, SK LIKE#<userId>), created
-// or removed in one transaction with the item's likeCount, so the count
-// is exact and one user counts once even when tapping twice at once.
+// likeStore is the one like mechanism of every likeable item (lines and
+// reviews now); a store embeds it, and its Like, Unlike and LikedBy are
+// the store's. A like is an item in the liked item's own partition
+// (LikeKey), created or removed in one transaction with the item's
+// likeCount, so the count is exact and one user counts once even when
+// tapping twice at once.
+type likeStore struct {
+	t      *table
+	target likeTarget
+}
 
-const likePrefix = "LIKE#"
-
-func likeSK(userID string) string { return likePrefix + userID }
+// likeTarget says which items a likeStore serves: the key of the item
+// of an id, and the error that means the item is missing.
+type likeTarget struct {
+	key      func(id string) Key
+	notFound error
+}
 
 type likeItem struct {
 	PK        string    `dynamo:"PK"`
@@ -27,72 +36,67 @@ type likeItem struct {
 	CreatedAt time.Time `dynamo:"createdAt"`
 }
 
-// like records userID's like of the item (pk, sk) and returns its new
-// likeCount. Errors: NotFound (what + " not found"), ValidationError
-// "Already liked".
-func (s *Store) like(ctx context.Context, what, pk, sk, userID string) (int, error) {
-	rec := s.table.Put(likeItem{PK: pk, SK: likeSK(userID), Type: "Like", UserID: userID, CreatedAt: s.now().UTC()}).If("attribute_not_exists(PK)")
-	return s.setLike(ctx, s.db.WriteTx().Put(rec), what, pk, sk, userID, 1, "Already liked")
+// Like records userID's like of item id and returns its new state.
+// Errors: the target's not-found error, likes.ErrAlreadyLiked.
+func (l likeStore) Like(ctx context.Context, id, userID string) (likes.Result, error) {
+	return l.change(ctx, id, userID, true)
 }
 
-// unlike removes userID's like of the item and returns its new likeCount.
-// Errors: NotFound, ValidationError "Not liked".
-func (s *Store) unlike(ctx context.Context, what, pk, sk, userID string) (int, error) {
-	rec := s.table.Delete(AttrPK, pk).Range(AttrSK, likeSK(userID)).If("attribute_exists(PK)")
-	return s.setLike(ctx, s.db.WriteTx().Delete(rec), what, pk, sk, userID, -1, "Not liked")
+// Unlike removes userID's like of item id and returns its new state.
+// Errors: the target's not-found error, likes.ErrNotLiked.
+func (l likeStore) Unlike(ctx context.Context, id, userID string) (likes.Result, error) {
+	return l.change(ctx, id, userID, false)
 }
 
-// setLike runs tx (the like record's change, item 0) with the item's
-// likeCount change (item 1), then reads the new count.
-func (s *Store) setLike(ctx context.Context, tx *dynamo.WriteTx, what, pk, sk, userID string, delta int, already string) (int, error) {
-	err := tx.Update(s.table.Update(AttrPK, pk).Range(AttrSK, sk).Add("likeCount", delta).If("attribute_exists(PK)")).Run(ctx)
-	if codes, ok := cancelReasons(err); ok {
-		switch {
-		case failedCondition(codes, 1):
-			return 0, apperr.NotFound("%s not found", what)
-		case failedCondition(codes, 0):
-			return 0, apperr.Validation(already, nil)
-		}
+// change writes the like record's change and the item's likeCount in one
+// transaction, the item first so that a like of a missing item is
+// reported missing whatever the like record says, then reads the new
+// count (consistent).
+func (l likeStore) change(ctx context.Context, id, userID string, like bool) (likes.Result, error) {
+	k := l.target.key(id)
+	lk := LikeKey(k, userID)
+	delta := -1
+	if like {
+		delta = 1
 	}
-	if err != nil {
-		return 0, fmt.Errorf("change like of %s %s by %s: %w", what, pk, userID, err)
+	x := l.t.tx().update(l.t.update(k).Add("likeCount", delta).If("attribute_exists(PK)"), l.target.notFound)
+	if like {
+		x.put(l.t.put(likeItem{PK: lk.PK, SK: lk.SK, Type: typeLike, UserID: userID, CreatedAt: l.t.now().UTC()}).If("attribute_not_exists(PK)"), likes.ErrAlreadyLiked)
+	} else {
+		x.delete(l.t.del(lk).If("attribute_exists(PK)"), likes.ErrNotLiked)
 	}
-	return s.likeCount(ctx, what, pk, sk)
-}
-
-func (s *Store) likeCount(ctx context.Context, what, pk, sk string) (int, error) {
+	if err := x.run(ctx); err != nil {
+		return likes.Result{}, fmt.Errorf("change like of %s by %s: %w", k.PK, userID, err)
+	}
 	var out struct {
 		LikeCount int `dynamo:"likeCount"`
 	}
-	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Project("likeCount").Consistent(true).One(ctx, &out)
+	err := l.t.get(k).Project("likeCount").Consistent(true).One(ctx, &out)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return 0, apperr.NotFound("%s not found", what) // deleted since
+		return likes.Result{}, fmt.Errorf("read likeCount of %s: %w", k.PK, l.target.notFound) // deleted since
 	}
 	if err != nil {
-		return 0, fmt.Errorf("read likeCount of %s: %w", pk, err)
+		return likes.Result{}, fmt.Errorf("read likeCount of %s: %w", k.PK, err)
 	}
-	return out.LikeCount, nil
+	return likes.Result{LikeCount: out.LikeCount, IsLiked: like}, nil
 }
 
-// likedBy reports which of the items (ids, keyed by pkOf) userID has
-// liked, by id: one BatchGetItem for the whole page (isLiked on lists). No
-// user, no call.
-func (s *Store) likedBy(ctx context.Context, userID string, ids []string, pkOf func(string) string) (map[string]bool, error) {
+// LikedBy reports which of the items (by id) userID has liked: one
+// BatchGetItem for the whole page (isLiked on lists). No user, no call.
+func (l likeStore) LikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error) {
 	liked := make(map[string]bool, len(ids))
 	if userID == "" || len(ids) == 0 {
 		return liked, nil
 	}
 	idOf := make(map[string]string, len(ids))
 	keys := make([]dynamo.Keyed, 0, len(ids))
-	for _, id := range ids {
-		pk := pkOf(id)
-		if _, dup := idOf[pk]; !dup {
-			idOf[pk] = id
-			keys = append(keys, dynamo.Keys{pk, likeSK(userID)})
-		}
+	for _, id := range distinct(ids) {
+		k := LikeKey(l.target.key(id), userID)
+		idOf[k.PK] = id
+		keys = append(keys, dynamo.Keys{k.PK, k.SK})
 	}
 	var items []likeItem
-	err := s.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrPK).All(ctx, &items)
+	err := l.t.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrPK).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
 		return nil, fmt.Errorf("read likes of %s: %w", userID, err)
 	}
@@ -100,6 +104,12 @@ func (s *Store) likedBy(ctx context.Context, userID string, ids []string, pkOf f
 		liked[idOf[it.PK]] = true
 	}
 	return liked, nil
+}
+
+// deleteAll removes every like of item id (its likes live in its
+// partition), after the item itself is gone.
+func (l likeStore) deleteAll(ctx context.Context, id string) error {
+	return l.t.deletePrefix(ctx, l.target.key(id).PK, likePrefix)
 }
 
 // distinct drops repeated ids: BatchGetItem refuses a key twice.
@@ -115,13 +125,6 @@ func distinct(ids []string) []string {
 	return out
 }
 
-// deleteLikes removes every like of an item (its likes live in its
-// partition), after the item itself is gone: a crash in between leaves
-// like records of a missing item, which nothing reads and a retry removes.
-func (s *Store) deleteLikes(ctx context.Context, pk string) error {
-	return s.deletePrefix(ctx, pk, likePrefix)
-}
-
 // keyOnly reads just an item's key.
 type keyOnly struct {
 	PK string `dynamo:"PK"`
@@ -129,10 +132,15 @@ type keyOnly struct {
 }
 
 // deletePrefix deletes every item of partition pk whose sort key begins
-// with prefix (an item's likes, a line's replies), in batches of 25.
-func (s *Store) deletePrefix(ctx context.Context, pk, prefix string) error {
+// with prefix (an item's likes, a line's replies), in batches of 25. The
+// Query is strongly consistent: an item written just before the caller's
+// delete of their parent (which every such write requires to exist) is
+// seen and removed, so nothing is left behind.
+func (t *table) deletePrefix(ctx context.Context, pk, prefix string) error {
 	var items []keyOnly
-	if err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).Project(AttrPK, AttrSK).All(ctx, &items); err != nil {
+	err := t.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).
+		Consistent(true).Project(AttrPK, AttrSK).All(ctx, &items)
+	if err != nil {
 		return fmt.Errorf("list %s items of %s: %w", prefix, pk, err)
 	}
 	keys := make([]dynamo.Keyed, len(items))
@@ -141,7 +149,7 @@ func (s *Store) deletePrefix(ctx context.Context, pk, prefix string) error {
 	}
 	for len(keys) > 0 {
 		n := min(len(keys), 25)
-		if _, err := s.table.Batch(AttrPK, AttrSK).Write().Delete(keys[:n]...).Run(ctx); err != nil {
+		if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(keys[:n]...).Run(ctx); err != nil {
 			return fmt.Errorf("delete %d items: %w", n, err)
 		}
 		keys = keys[n:]

@@ -10,14 +10,14 @@ import (
 // conditional on the record the charge was computed from: the same month
 // and, for a limited user, a count still under the limit; a new month
 // resets both counts. A failed condition means a concurrent post or a
-// month change: the caller returns quota.ErrStale and quota.Policy.Do
-// re-reads and retries.
-func (s *Store) quotaCharge(c quota.Charge) *dynamo.Update {
+// month change: the transaction names it quota.ErrStale, and
+// quota.Policy.Do re-reads and retries.
+func quotaCharge(t *table, c quota.Charge) *dynamo.Update {
 	attr, other := "monthlyPosts", "monthlyReviews"
 	if c.Kind == quota.Reviews {
 		attr, other = other, attr
 	}
-	upd := s.table.Update(AttrPK, userPK(c.UserID)).Range(AttrSK, profileSK)
+	upd := t.update(UserKey(c.UserID))
 	if c.PrevMonth != c.Month {
 		return upd.Set("quotaMonth", c.Month).Set(attr, 1).Set(other, 0).
 			If("attribute_exists(PK) AND (attribute_not_exists(quotaMonth) OR quotaMonth <> ?)", c.Month)

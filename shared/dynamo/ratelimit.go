@@ -8,18 +8,21 @@ import (
 	"github.com/bookplatform/backend/shared/ratelimit"
 )
 
-var _ ratelimit.Counter = (*Store)(nil)
+// Counters counts requests in rate-limit windows.
+type Counters struct{ t *table }
+
+var _ ratelimit.Counter = (*Counters)(nil)
 
 // Incr adds one to a rate-limit window counter with one atomic UpdateItem
 // (ADD), creating it with its expiry on first use. Access pattern: "count
 // requests of a scope and action in a window".
-func (s *Store) Incr(ctx context.Context, scope, action string, windowStart, expires time.Time) (int64, error) {
+func (s *Counters) Incr(ctx context.Context, scope, action string, windowStart, expires time.Time) (int64, error) {
 	var out struct {
 		Count int64 `dynamo:"count"`
 	}
-	err := s.table.Update(AttrPK, rateLimitPK(scope, action, windowStart)).
-		Range(AttrSK, rateLimitSK).
+	err := s.t.update(RateWindowKey(scope, action, windowStart)).
 		Add("count", 1).
+		SetIfNotExists("type", typeRateWindow).
 		SetIfNotExists(AttrTTL, expires.Add(time.Minute).Unix()).
 		Value(ctx, &out)
 	if err != nil {

@@ -24,7 +24,8 @@ type postingItem struct {
 func postingItems(bookID string, ix books.Indexing) []postingItem {
 	out := make([]postingItem, len(ix.Tokens))
 	for i, w := range ix.Tokens {
-		out[i] = postingItem{PK: postingPK(w), SK: postingSK(w, bookID), TitleKey: ix.TitleKey, AuthorKey: ix.AuthorKey}
+		k := PostingKey(w, bookID)
+		out[i] = postingItem{PK: k.PK, SK: k.SK, TitleKey: ix.TitleKey, AuthorKey: ix.AuthorKey}
 	}
 	return out
 }
@@ -34,9 +35,9 @@ func postingItems(bookID string, ix books.Indexing) []postingItem {
 // the bare word for a prefix), projected to the sort key and the two text
 // attributes, paged until done. Eventually consistent: a book imported a
 // moment ago may be missing from a search for that moment.
-func (s *Store) Postings(ctx context.Context, t books.Term) ([]books.Posting, error) {
+func (s *Books) Postings(ctx context.Context, t books.Term) ([]books.Posting, error) {
 	var items []postingItem
-	err := s.table.Get(AttrPK, postingPK(t.Word)).
+	err := s.t.table.Get(AttrPK, PostingKey(t.Word, "").PK).
 		Range(AttrSK, dynamo.BeginsWith, postingRange(t)).
 		Project(AttrSK, "titleKey", "authorKey").
 		All(ctx, &items)

@@ -1,6 +1,10 @@
 // Package dynamo is the DynamoDB storage adapter: the single table's
-// definition, the key builders (the only code that knows key formats) and
-// the stores that implement the domain packages' Storer interfaces.
+// definition (table.go), the key builders, the only code that knows key
+// formats (keys.go), and one store per aggregate (users, sessions, books,
+// lines, reviews, ...), each implementing the Storer its domain package
+// declares. Stores return the domains' sentinel errors wrapped with
+// context; a transaction names what each item's failed condition means
+// (tx.go); every list is read by one paging function (query.go).
 // docs/data-model.md lists every entity and access pattern served here.
 package dynamo
 
@@ -28,12 +32,23 @@ const (
 	AttrTTL    = "expiresAt" // epoch seconds; DynamoDB deletes the item after it
 )
 
-// Index is a global secondary index of the table (string keys, all attributes projected).
+// Index is a key of the table: its primary key (Primary, no name) or a
+// global secondary index (string keys, all attributes projected). Stores
+// name the index a list is read from by these values, never by a string.
 type Index struct {
-	Name         string
+	Name         string // "" for the primary key
 	PartitionKey string
 	SortKey      string
 }
+
+// The table's keys. Which list lives on which index is decided in
+// keys.go; data-model.md lists them.
+var (
+	Primary = Index{PartitionKey: AttrPK, SortKey: AttrSK}
+	GSI1    = Index{Name: "GSI1", PartitionKey: AttrGSI1PK, SortKey: AttrGSI1SK}
+	GSI2    = Index{Name: "GSI2", PartitionKey: AttrGSI2PK, SortKey: AttrGSI2SK}
+	GSI3    = Index{Name: "GSI3", PartitionKey: AttrGSI3PK, SortKey: AttrGSI3SK}
+)
 
 // Schema is the table's shape. The CDK stack and the local/test setup both
 // build the table from it, so the two cannot drift.
@@ -48,11 +63,7 @@ type Schema struct {
 var Table = Schema{
 	PartitionKey: AttrPK,
 	SortKey:      AttrSK,
-	Indexes: []Index{
-		{Name: "GSI1", PartitionKey: AttrGSI1PK, SortKey: AttrGSI1SK},
-		{Name: "GSI2", PartitionKey: AttrGSI2PK, SortKey: AttrGSI2SK},
-		{Name: "GSI3", PartitionKey: AttrGSI3PK, SortKey: AttrGSI3SK},
-	},
+	Indexes:      []Index{GSI1, GSI2, GSI3},
 	TTLAttribute: AttrTTL,
 }
 

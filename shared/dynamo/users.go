@@ -7,14 +7,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 )
 
-var _ users.Storer = (*Store)(nil)
+// Users stores accounts and the claims that keep emails and usernames
+// unique.
+type Users struct{ t *table }
 
-// userItem is a user as stored: PK USER#<id>, SK PROFILE.
+var _ users.Storer = (*Users)(nil)
+
+// userItem is a user as stored (UserKey).
 type userItem struct {
 	PK             string    `dynamo:"PK"`
 	SK             string    `dynamo:"SK"`
@@ -46,9 +49,14 @@ type claimItem struct {
 	UserID string `dynamo:"userId"`
 }
 
+func newClaim(k Key, typ, userID string) claimItem {
+	return claimItem{PK: k.PK, SK: k.SK, Type: typ, UserID: userID}
+}
+
 func toUserItem(u *users.User) userItem {
+	k := UserKey(u.ID)
 	return userItem{
-		PK: userPK(u.ID), SK: profileSK, Type: "User",
+		PK: k.PK, SK: k.SK, Type: typeUser,
 		ID: u.ID, Username: u.Username, Email: u.Email, PasswordHash: u.PasswordHash,
 		DisplayName: u.DisplayName, Bio: u.Bio, AvatarURL: u.AvatarURL, Tier: string(u.Tier),
 		IsGuest: u.IsGuest, HomeStoreID: u.HomeStoreID,
@@ -68,39 +76,34 @@ func (it userItem) toUser() *users.User {
 	}
 }
 
+// errUserIDTaken is a new user's id colliding with a stored one: a UUID
+// collision or a bug, never a client's doing.
+var errUserIDTaken = errors.New("user id already exists")
+
 // CreateUser writes the user and its email and username claims in one
 // transaction, each put conditional on the key being new: uniqueness holds
-// under concurrent sign-ups without a read first.
-func (s *Store) CreateUser(ctx context.Context, u *users.User) error {
-	tx := s.db.WriteTx().
-		Put(s.table.Put(toUserItem(u)).If("attribute_not_exists(PK)")).
-		Put(s.table.Put(claimItem{PK: usernamePK(u.Username), SK: usernameSK, Type: "UsernameClaim", UserID: u.ID}).If("attribute_not_exists(PK)"))
+// under concurrent sign-ups without a read first. Errors:
+// users.ErrEmailTaken, users.ErrUsernameTaken.
+func (s *Users) CreateUser(ctx context.Context, u *users.User) error {
+	x := s.t.tx()
 	if u.Email != "" {
-		tx = tx.Put(s.table.Put(claimItem{PK: emailPK(u.Email), SK: emailSK, Type: "EmailClaim", UserID: u.ID}).If("attribute_not_exists(PK)"))
+		x.put(s.t.put(newClaim(EmailClaimKey(u.Email), typeEmailClaim, u.ID)).If("attribute_not_exists(PK)"), users.ErrEmailTaken)
 	}
-	err := tx.Run(ctx)
-	if codes, ok := cancelReasons(err); ok {
-		switch {
-		case failedCondition(codes, 2):
-			return apperr.Conflict("Email already registered")
-		case failedCondition(codes, 1):
-			return apperr.Conflict("Username already taken")
-		case failedCondition(codes, 0):
-			return apperr.Conflict("User id already exists")
-		}
-	}
+	err := x.put(s.t.put(newClaim(UsernameClaimKey(u.Username), typeUsernameClaim, u.ID)).If("attribute_not_exists(PK)"), users.ErrUsernameTaken).
+		put(s.t.put(toUserItem(u)).If("attribute_not_exists(PK)"), errUserIDTaken).
+		run(ctx)
 	if err != nil {
 		return fmt.Errorf("create user %s: %w", u.ID, err)
 	}
 	return nil
 }
 
-// GetUser reads a user by id (strongly consistent).
-func (s *Store) GetUser(ctx context.Context, id string) (*users.User, error) {
+// GetUser reads a user by id (strongly consistent). Errors: users.ErrNotFound.
+func (s *Users) GetUser(ctx context.Context, id string) (*users.User, error) {
 	var it userItem
-	err := s.table.Get(AttrPK, userPK(id)).Range(AttrSK, dynamo.Equal, profileSK).Consistent(true).One(ctx, &it)
+	err := s.t.get(UserKey(id)).Consistent(true).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, apperr.NotFound("User not found")
+		return nil, fmt.Errorf("get user %s: %w", id, users.ErrNotFound)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get user %s: %w", id, err)
@@ -109,17 +112,17 @@ func (s *Store) GetUser(ctx context.Context, id string) (*users.User, error) {
 }
 
 // GetUserByEmail resolves the email claim, then reads the user.
-func (s *Store) GetUserByEmail(ctx context.Context, email string) (*users.User, error) {
-	return s.getByClaim(ctx, emailPK(email), emailSK)
+func (s *Users) GetUserByEmail(ctx context.Context, email string) (*users.User, error) {
+	id, err := s.claimedUserID(ctx, EmailClaimKey(email), true)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetUser(ctx, id)
 }
 
 // GetUserByUsername resolves the username claim, then reads the user.
-func (s *Store) GetUserByUsername(ctx context.Context, username string) (*users.User, error) {
-	return s.getByClaim(ctx, usernamePK(username), usernameSK)
-}
-
-func (s *Store) getByClaim(ctx context.Context, pk, sk string) (*users.User, error) {
-	id, err := s.claimedUserID(ctx, pk, sk, true)
+func (s *Users) GetUserByUsername(ctx context.Context, username string) (*users.User, error) {
+	id, err := s.claimedUserID(ctx, UsernameClaimKey(username), true)
 	if err != nil {
 		return nil, err
 	}
@@ -128,21 +131,21 @@ func (s *Store) getByClaim(ctx context.Context, pk, sk string) (*users.User, err
 
 // UserIDByUsername reads the username claim, which holds the account id:
 // one GetItem, where GetUserByUsername needs two, for lists that only need
-// the id to start.
-func (s *Store) UserIDByUsername(ctx context.Context, username string) (string, error) {
-	return s.claimedUserID(ctx, usernamePK(username), usernameSK, false)
+// the id to start. Errors: users.ErrNotFound.
+func (s *Users) UserIDByUsername(ctx context.Context, username string) (string, error) {
+	return s.claimedUserID(ctx, UsernameClaimKey(username), false)
 }
 
 // claimedUserID reads a uniqueness claim (email, username) and returns the
-// account it belongs to. Errors: NotFound.
-func (s *Store) claimedUserID(ctx context.Context, pk, sk string, consistent bool) (string, error) {
+// account it belongs to. Errors: users.ErrNotFound.
+func (s *Users) claimedUserID(ctx context.Context, k Key, consistent bool) (string, error) {
 	var c claimItem
-	err := s.table.Get(AttrPK, pk).Range(AttrSK, dynamo.Equal, sk).Consistent(consistent).One(ctx, &c)
+	err := s.t.get(k).Consistent(consistent).One(ctx, &c)
 	if errors.Is(err, dynamo.ErrNotFound) {
-		return "", apperr.NotFound("User not found")
+		return "", fmt.Errorf("claim %s: %w", k.PK, users.ErrNotFound)
 	}
 	if err != nil {
-		return "", fmt.Errorf("get claim %s: %w", pk, err)
+		return "", fmt.Errorf("get claim %s: %w", k.PK, err)
 	}
 	return c.UserID, nil
 }
@@ -153,9 +156,10 @@ func (s *Store) claimedUserID(ctx context.Context, pk, sk string, consistent boo
 // Only changed attributes are written, so a concurrent change to another
 // field (or a follower counter) is never overwritten; the update is
 // conditional on prev's username and guest state, so two concurrent
-// renames or migrations cannot both win.
-func (s *Store) UpdateUser(ctx context.Context, prev, u *users.User) error {
-	upd := s.table.Update(AttrPK, userPK(u.ID)).Range(AttrSK, profileSK).
+// renames or migrations cannot both win. Errors: users.ErrUsernameTaken,
+// users.ErrEmailTaken, users.ErrChanged.
+func (s *Users) UpdateUser(ctx context.Context, prev, u *users.User) error {
+	upd := s.t.update(UserKey(u.ID)).
 		Set("updatedAt", u.UpdatedAt.UTC()).
 		If("attribute_exists(PK) AND username = ? AND isGuest = ?", prev.Username, prev.IsGuest)
 	for _, f := range []struct {
@@ -179,35 +183,19 @@ func (s *Store) UpdateUser(ctx context.Context, prev, u *users.User) error {
 		upd = upd.Set("isGuest", u.IsGuest)
 	}
 
-	tx := s.db.WriteTx().Update(upd)
-	usernameAt, emailAt := -1, -1
-	n := 1
+	x := s.t.tx()
 	if !strings.EqualFold(prev.Username, u.Username) {
-		tx = tx.Put(s.table.Put(claimItem{PK: usernamePK(u.Username), SK: usernameSK, Type: "UsernameClaim", UserID: u.ID}).If("attribute_not_exists(PK)")).
-			Delete(s.table.Delete(AttrPK, usernamePK(prev.Username)).Range(AttrSK, usernameSK).If("userId = ?", u.ID))
-		usernameAt = n
-		n += 2
+		x.put(s.t.put(newClaim(UsernameClaimKey(u.Username), typeUsernameClaim, u.ID)).If("attribute_not_exists(PK)"), users.ErrUsernameTaken).
+			delete(s.t.del(UsernameClaimKey(prev.Username)).If("userId = ?", u.ID), users.ErrChanged)
 	}
 	// A change of case only keeps the (lower-cased) claim.
 	if u.Email != "" && !strings.EqualFold(prev.Email, u.Email) {
-		tx = tx.Put(s.table.Put(claimItem{PK: emailPK(u.Email), SK: emailSK, Type: "EmailClaim", UserID: u.ID}).If("attribute_not_exists(PK)"))
-		emailAt = n
+		x.put(s.t.put(newClaim(EmailClaimKey(u.Email), typeEmailClaim, u.ID)).If("attribute_not_exists(PK)"), users.ErrEmailTaken)
 		if prev.Email != "" {
-			tx = tx.Delete(s.table.Delete(AttrPK, emailPK(prev.Email)).Range(AttrSK, emailSK).If("userId = ?", u.ID))
+			x.delete(s.t.del(EmailClaimKey(prev.Email)).If("userId = ?", u.ID), users.ErrChanged)
 		}
 	}
-	err := tx.Run(ctx)
-	if codes, ok := cancelReasons(err); ok {
-		switch {
-		case usernameAt >= 0 && failedCondition(codes, usernameAt):
-			return apperr.Conflict("Username already taken")
-		case emailAt >= 0 && failedCondition(codes, emailAt):
-			return apperr.Conflict("Email already registered")
-		case failedCondition(codes, 0):
-			return apperr.Conflict("Account changed by another request; retry")
-		}
-	}
-	if err != nil {
+	if err := x.update(upd, users.ErrChanged).run(ctx); err != nil {
 		return fmt.Errorf("update user %s: %w", u.ID, err)
 	}
 	return nil

@@ -1,74 +1,150 @@
 package httpapi
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
 	"encoding/base64"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/page"
 )
 
-// Cursor-list limits (spec: Limits, "Cursor lists limit").
-const (
-	DefaultCursorLimit = 20
-	MaxCursorLimit     = 100
-)
-
-var errInvalidCursor = apperr.Validation("Invalid cursor", map[string]string{"cursor": "is malformed, altered or from another list"})
-
-// CursorPage reads a cursor list's query: limit (an integer 1-100, default
-// 20) and cursor. The cursor must have been issued by NextCursor for the
-// same scope (the list and its owner, e.g. "book-lines:"+bookID): it is
-// sealed with the router's key, so an altered cursor, or one from another
-// list, is a 400 rather than a page of something else. after is the
-// storage's opaque token, "" for the first page.
-func CursorPage(r *http.Request, scope string) (limit int, after string, err error) {
+// CursorPage reads a cursor list's query: limit (an integer 1-100,
+// default 20) and cursor, opened back into the storage's token. Errors:
+// ValidationError for a bad limit, page.ErrInvalidCursor for a cursor
+// this service did not issue or that was altered. Storage checks that the
+// token belongs to the list it is used with.
+func CursorPage(r *http.Request) (page.Cursor, error) {
 	q := r.URL.Query()
-	limit = DefaultCursorLimit
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxCursorLimit {
-			return 0, "", apperr.Validation("limit must be an integer from 1 to 100", map[string]string{"limit": "must be an integer from 1 to 100"})
+	c := page.Cursor{Limit: page.DefaultLimit}
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > page.MaxLimit {
+			return page.Cursor{}, apperr.Validation("limit must be an integer from 1 to 100", map[string]string{"limit": "must be an integer from 1 to 100"})
 		}
-		limit = n
+		c.Limit = n
 	}
-	c := q.Get("cursor")
-	if c == "" {
-		return limit, "", nil
+	if v := q.Get("cursor"); v != "" {
+		token, ok := openCursor(state(r).cursorKey, v)
+		if !ok {
+			return page.Cursor{}, page.ErrInvalidCursor
+		}
+		c.After = token
 	}
-	payload, mac, ok := strings.Cut(c, ".")
-	if !ok {
-		return 0, "", errInvalidCursor
-	}
-	token, err := base64.RawURLEncoding.DecodeString(payload)
-	if err != nil || token == nil {
-		return 0, "", errInvalidCursor
-	}
-	got, err := base64.RawURLEncoding.DecodeString(mac)
-	if err != nil || !hmac.Equal(got, cursorMAC(state(r).cursorKey, scope, token)) {
-		return 0, "", errInvalidCursor
-	}
-	return limit, string(token), nil
+	return c, nil
 }
 
-// NextCursor seals the storage's next-page token for scope; nil (JSON
-// null) when there is no next page.
-func NextCursor(r *http.Request, scope, token string) *string {
-	if token == "" {
-		return nil
-	}
-	c := base64.RawURLEncoding.EncodeToString([]byte(token)) + "." +
-		base64.RawURLEncoding.EncodeToString(cursorMAC(state(r).cursorKey, scope, []byte(token)))
-	return &c
+// CursorBody is the JSON of every cursor list: the items, the cursor of
+// the next page (null on the last) and hasMore (nextCursor is not null).
+// The spec shows hasMore on replies; every list carries it, so one client
+// loop serves them all.
+type CursorBody[T any] struct {
+	Items      []T     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+	HasMore    bool    `json:"hasMore"`
 }
 
-func cursorMAC(key []byte, scope string, token []byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(scope))
-	m.Write([]byte{0})
-	m.Write(token)
-	return m.Sum(nil)[:16]
+// NewCursorBody converts a page into its body, converting each item with
+// f and sealing the next page's token into an opaque cursor.
+func NewCursorBody[T, U any](r *http.Request, p page.Page[T], f func(T) U) CursorBody[U] {
+	b := CursorBody[U]{Items: page.Map(p, f).Items}
+	if p.Next != "" {
+		c := sealCursor(state(r).cursorKey, p.Next)
+		b.NextCursor, b.HasMore = &c, true
+	}
+	return b
+}
+
+// Cursors are the storage's next-page tokens (the list they belong to and
+// a position in it), encrypted and authenticated with AES-256-GCM under a
+// key derived from the JWT secret: a client can neither read the table
+// keys in them nor alter one without the cursor becoming invalid.
+
+func sealCursor(key []byte, token string) string {
+	aead := cursorAEAD(key)
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(token), nil))
+}
+
+func openCursor(key []byte, cursor string) (string, bool) {
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	aead := cursorAEAD(key)
+	if err != nil || len(raw) < aead.NonceSize()+aead.Overhead() {
+		return "", false
+	}
+	token, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+	if err != nil || len(token) == 0 {
+		return "", false
+	}
+	return string(token), true
+}
+
+// cursorAEAD is AES-256-GCM under key, which is 32 bytes (app derives it
+// from the JWT secret); a router without a key seals with a zero key,
+// which only tests of the router itself use.
+func cursorAEAD(key []byte) cipher.AEAD {
+	k := make([]byte, 32)
+	copy(k, key)
+	block, err := aes.NewCipher(k)
+	if err != nil {
+		panic("httpapi: cursor key: " + err.Error())
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		panic("httpapi: cursor cipher: " + err.Error())
+	}
+	return aead
+}
+
+// OffsetLimits are an offset list's bounds: its default and largest
+// limit, and the code of a bad value (ValidationError when zero; the
+// catalog's search answers BadRequest, as the spec names it there).
+type OffsetLimits struct {
+	Default, Max int
+	Code         apperr.Code
+}
+
+// OffsetPage reads an offset list's query: limit (1 to Max, default
+// Default) and offset (0 or more, default 0).
+func OffsetPage(r *http.Request, l OffsetLimits) (page.Offset, error) {
+	code := l.Code
+	if code == "" {
+		code = apperr.CodeValidation
+	}
+	q := r.URL.Query()
+	o := page.Offset{Limit: l.Default}
+	if q.Has("limit") {
+		n, err := strconv.Atoi(q.Get("limit"))
+		if err != nil || n < 1 || n > l.Max {
+			msg := "must be an integer from 1 to " + strconv.Itoa(l.Max)
+			return page.Offset{}, &apperr.Error{Code: code, Message: "limit " + msg, Details: map[string]any{"fields": map[string]string{"limit": msg}}}
+		}
+		o.Limit = n
+	}
+	if q.Has("offset") {
+		n, err := strconv.Atoi(q.Get("offset"))
+		if err != nil || n < 0 {
+			msg := "must be an integer, 0 or more"
+			return page.Offset{}, &apperr.Error{Code: code, Message: "offset " + msg, Details: map[string]any{"fields": map[string]string{"offset": msg}}}
+		}
+		o.Offset = n
+	}
+	return o, nil
+}
+
+// OffsetMeta is what an offset list answers beside its items (embed it
+// in the list's body).
+type OffsetMeta struct {
+	Total  int `json:"total"`
+	Limit  int `json:"limit"`
+	Offset int `json:"offset"`
+}
+
+// NewOffsetMeta is the meta of a page read with o that has total items in all.
+func NewOffsetMeta(o page.Offset, total int) OffsetMeta {
+	return OffsetMeta{Total: total, Limit: o.Limit, Offset: o.Offset}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,23 +11,25 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // pageRouter serves one cursor list; it echoes what CursorPage read and
-// issues a next cursor for the token "next-of-<after>".
+// issues the page token "next-of-<after>".
 func pageRouter(key string) *Router {
-	return NewRouter(Options{CursorKey: []byte(key), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Group{Routes: []Route{
+	return NewRouter(Options{CursorKey: []byte(key), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
 		{Method: "GET", Path: "/v1/books/{id}/lines", Handler: func(w http.ResponseWriter, r *http.Request) error {
-			scope := "book-lines:" + r.PathValue("id")
-			limit, after, err := CursorPage(r, scope)
+			c, err := CursorPage(r)
 			if err != nil {
 				return err
 			}
-			return JSON(w, http.StatusOK, map[string]any{"limit": limit, "after": after, "nextCursor": NextCursor(r, scope, "next-of-"+after)})
+			body := NewCursorBody(r, page.Page[string]{Items: []string{c.After}, Next: "next-of-" + c.After}, func(s string) string { return s })
+			return JSON(w, http.StatusOK, map[string]any{"limit": c.Limit, "after": c.After, "nextCursor": body.NextCursor, "hasMore": body.HasMore})
 		}},
-	}})
+	})
 }
 
 func getPage(t *testing.T, rt http.Handler, path string) (int, map[string]any) {
@@ -39,11 +42,13 @@ func getPage(t *testing.T, rt http.Handler, path string) (int, map[string]any) {
 }
 
 func TestCursorPage(t *testing.T) {
-	rt := pageRouter("key-one")
+	key := strings.Repeat("k", 32)
+	rt := pageRouter(key)
 	code, first := getPage(t, rt, "/v1/books/b1/lines")
 	require.Equal(t, http.StatusOK, code)
 	assert.EqualValues(t, 20, first["limit"])
 	assert.Equal(t, "", first["after"])
+	assert.Equal(t, true, first["hasMore"])
 	cursor := first["nextCursor"].(string)
 
 	code, second := getPage(t, rt, "/v1/books/b1/lines?limit=100&cursor="+url.QueryEscape(cursor))
@@ -51,19 +56,19 @@ func TestCursorPage(t *testing.T) {
 	assert.Equal(t, "next-of-", second["after"], "the storage token comes back as issued")
 	assert.EqualValues(t, 100, second["limit"])
 
-	tampered := strings.Replace(cursor, cursor[:4], "AAAA", 1)
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "next-of", "a cursor does not show the token it carries")
+	flipped := append([]byte(nil), raw...)
+	flipped[len(flipped)-1] ^= 1
+	_, foreign := getPage(t, pageRouter(strings.Repeat("x", 32)), "/v1/books/b1/lines")
 	bad := map[string]string{
-		"tampered":      tampered,
-		"other list":    "", // filled below
-		"other key":     "",
-		"garbage":       "not-a-cursor",
-		"no mac":        strings.Split(cursor, ".")[0],
-		"truncated mac": cursor[:len(cursor)-3],
+		"altered":   base64.RawURLEncoding.EncodeToString(flipped),
+		"other key": foreign["nextCursor"].(string),
+		"garbage":   "not-a-cursor",
+		"truncated": cursor[:len(cursor)-3],
+		"too short": "AAAA",
 	}
-	_, other := getPage(t, rt, "/v1/books/b2/lines")
-	bad["other list"] = other["nextCursor"].(string)
-	_, foreign := getPage(t, pageRouter("key-two"), "/v1/books/b1/lines")
-	bad["other key"] = foreign["nextCursor"].(string)
 	for name, c := range bad {
 		t.Run(name+" is 400", func(t *testing.T) {
 			code, body := getPage(t, rt, "/v1/books/b1/lines?cursor="+url.QueryEscape(c))
@@ -71,14 +76,41 @@ func TestCursorPage(t *testing.T) {
 			assert.Equal(t, "Invalid cursor", body["error"].(map[string]any)["message"])
 		})
 	}
-	for _, limit := range []string{"0", "101", "-1", "ten", "2.5"} {
+	for _, limit := range []string{"0", "101", "-1", "ten", "2.5", ""} {
 		t.Run("limit "+limit+" is 400", func(t *testing.T) {
 			code, _ := getPage(t, rt, "/v1/books/b1/lines?limit="+limit)
 			assert.Equal(t, http.StatusBadRequest, code)
 		})
 	}
+	t.Run("two cursors of one token differ", func(t *testing.T) {
+		_, again := getPage(t, rt, "/v1/books/b1/lines")
+		assert.NotEqual(t, cursor, again["nextCursor"], "each cursor has its own nonce")
+	})
 	t.Run("no next page is null", func(t *testing.T) {
 		req := httptest.NewRequest("GET", "/", nil)
-		assert.Nil(t, NextCursor(req, "s", ""))
+		b := NewCursorBody(req, page.Page[int]{Items: []int{}}, func(i int) int { return i })
+		assert.Nil(t, b.NextCursor)
+		assert.False(t, b.HasMore)
+		assert.NotNil(t, b.Items, "an empty page is [] on the wire")
 	})
+}
+
+func TestOffsetPage(t *testing.T) {
+	l := OffsetLimits{Default: 20, Max: 50}
+	get := func(q string) (page.Offset, error) {
+		return OffsetPage(httptest.NewRequest("GET", "/x?"+q, nil), l)
+	}
+	o, err := get("")
+	require.NoError(t, err)
+	assert.Equal(t, page.Offset{Limit: 20, Offset: 0}, o)
+	o, err = get("limit=50&offset=7")
+	require.NoError(t, err)
+	assert.Equal(t, page.Offset{Limit: 50, Offset: 7}, o)
+	for _, q := range []string{"limit=0", "limit=51", "limit=x", "limit=", "offset=-1", "offset=1.5"} {
+		_, err := get(q)
+		assert.Equal(t, apperr.CodeValidation, apperr.CodeOf(err), q)
+	}
+	l.Code = apperr.CodeBadRequest
+	_, err = get("limit=51")
+	assert.Equal(t, apperr.CodeBadRequest, apperr.CodeOf(err))
 }

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/likes"
 )
 
 // JSON writes v with the given status.
@@ -17,39 +17,6 @@ func JSON(w http.ResponseWriter, status int, v any) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	return json.NewEncoder(w).Encode(v)
-}
-
-// ErrorBody is the one error envelope (docs/decisions.md, "Error envelope").
-type ErrorBody struct {
-	Error ErrorObject `json:"error"`
-}
-
-// ErrorObject is the inside of the envelope.
-type ErrorObject struct {
-	Code      apperr.Code    `json:"code"`
-	Name      string         `json:"name"`
-	Message   string         `json:"message"`
-	Details   map[string]any `json:"details,omitempty"`
-	RequestID string         `json:"requestId"`
-}
-
-// writeError writes err in the envelope. Anything that is not an
-// *apperr.Error is logged with the request id and shown as a generic 500.
-func (rt *Router) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	WriteError(w, r, rt.opts.Logger, err)
-}
-
-// WriteError writes err in the envelope; for use outside the router (the
-// Lambda authorizer, the local media server).
-func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
-	e, ok := apperr.As(err)
-	if !ok {
-		logger.Error("internal error", "requestId", RequestID(r), "error", err.Error())
-		e = apperr.New(apperr.CodeInternal, "Internal server error")
-	}
-	_ = JSON(w, e.Code.Status(), ErrorBody{Error: ErrorObject{
-		Code: e.Code, Name: e.Code.Name(), Message: e.Message, Details: e.Details, RequestID: RequestID(r),
-	}})
 }
 
 // Decode reads a JSON object body into dst, within the body size limit. An
@@ -119,4 +86,17 @@ func jsonKind(goKind string) string {
 type Success struct {
 	Success bool   `json:"success"`
 	Message string `json:"message,omitempty"`
+}
+
+// Liked is the body of every like and unlike (spec: { success,
+// likeCount, isLiked }).
+type Liked struct {
+	Success   bool `json:"success"`
+	LikeCount int  `json:"likeCount"`
+	IsLiked   bool `json:"isLiked"`
+}
+
+// NewLiked is the body of a like or unlike's result.
+func NewLiked(r likes.Result) Liked {
+	return Liked{Success: true, LikeCount: r.LikeCount, IsLiked: r.IsLiked}
 }

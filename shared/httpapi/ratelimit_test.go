@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bookplatform/backend/shared/admission"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/effects"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 )
@@ -56,7 +55,7 @@ func (oneUser) VerifyAccessToken(token string) (auth.Claims, error) {
 
 func (oneUser) GetUser(_ context.Context, id string) (*users.User, error) {
 	if id != "u1" {
-		return nil, apperr.NotFound("User not found")
+		return nil, users.ErrNotFound
 	}
 	time.Sleep(5 * time.Millisecond) // a round trip: handlers must not assume it is done
 	return &users.User{ID: "u1", Tier: users.TierPremium}, nil
@@ -69,10 +68,10 @@ func limitedRouter(c *memCounter) *Router {
 	return NewRouter(Options{
 		Identity: oneUser{}, Counter: c, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) },
-	}, Group{Routes: []Route{
+	}, []Route{
 		{Method: "POST", Path: "/v1/lines/{id}/like", Auth: AuthBearer, Actions: []string{"like"}, Handler: ok},
 		{Method: "GET", Path: "/v1/anything", Auth: AuthOptional, Handler: ok},
-	}})
+	})
 }
 
 func call(rt http.Handler, method, path, token string) *httptest.ResponseRecorder {
@@ -118,41 +117,10 @@ func TestRateLimit_FailsOpenWhenTheCounterStoreFails(t *testing.T) {
 
 func TestRateLimit_UnknownActionStopsTheRouterAtStart(t *testing.T) {
 	assert.PanicsWithError(t, `route GET /x names unknown rate-limit action "no_such_action"`, func() {
-		NewRouter(Options{}, Group{Routes: []Route{
+		NewRouter(Options{}, []Route{
 			{Method: "GET", Path: "/x", Actions: []string{"no_such_action"}, Handler: func(http.ResponseWriter, *http.Request) error { return nil }},
-		}})
+		})
 	})
-}
-
-// On Optional routes the handler starts before the caller read ends;
-// Caller waits for it. A token whose user is gone gets 401 and its
-// handler's writes are refused.
-func TestOptionalRoute_CallerIsReadAlongsideTheHandler(t *testing.T) {
-	var seen *users.User
-	var writeErr error
-	rt := NewRouter(Options{Identity: oneUser{}, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Group{Routes: []Route{{Method: "GET", Path: "/v1/opt", Auth: AuthOptional, Handler: func(w http.ResponseWriter, r *http.Request) error {
-			seen = Caller(r)
-			writeErr = admission.Wait(r.Context()) // what an AWS write does first
-			return JSON(w, http.StatusOK, map[string]bool{"ok": true})
-		}}}})
-
-	rec := call(rt, "GET", "/v1/opt", "ok")
-	assert.Equal(t, http.StatusOK, rec.Code)
-	if assert.NotNil(t, seen) {
-		assert.Equal(t, "u1", seen.ID)
-	}
-	assert.NoError(t, writeErr)
-
-	rec = call(rt, "GET", "/v1/opt", "")
-	assert.Equal(t, http.StatusOK, rec.Code)
-	assert.Nil(t, seen)
-
-	rec = call(rt, "GET", "/v1/opt", "gone")
-	assert.Equal(t, http.StatusUnauthorized, rec.Code)
-	assert.Contains(t, rec.Body.String(), MsgUserNotFound)
-	assert.Nil(t, seen)
-	assert.Error(t, writeErr, "writes of a request whose user is gone are refused")
 }
 
 // heldUser is oneUser whose user read waits until release is closed, so
@@ -162,50 +130,84 @@ type heldUser struct {
 	release chan struct{}
 }
 
-func (h heldUser) GetUser(ctx context.Context, id string) (*users.User, error) {
+func (h *heldUser) GetUser(ctx context.Context, id string) (*users.User, error) {
 	<-h.release
 	return h.oneUser.GetUser(ctx, id)
 }
 
-// Bearer handlers start beside the caller read too: CallerID is there at
-// once, Caller waits and is never nil. A token whose user is gone gets
-// 401, whatever the handler did with the placeholder caller, and its
-// writes are refused.
-func TestBearerRoute_HandlerStartsBeforeTheCallerRead(t *testing.T) {
+// A GET handler starts beside the caller read, with the caller's identity
+// (the verified token's id) and not its record, in a context that refuses
+// side effects; its answer waits for admission. A token whose user is gone
+// gets 401 whatever the GET handler did.
+func TestGetHandler_StartsBesideTheCallerRead(t *testing.T) {
 	var (
-		early    string
-		seen     *users.User
-		writeErr error
+		seen     Caller
+		readOnly bool
 	)
-	id := heldUser{}
-	rt := NewRouter(Options{Identity: &id, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		Group{Routes: []Route{{Method: "GET", Path: "/v1/me", Auth: AuthBearer, Handler: func(w http.ResponseWriter, r *http.Request) error {
-			early, seen = CallerID(r), nil
+	id := &heldUser{}
+	rt := NewRouter(Options{Identity: id, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		[]Route{{Method: "GET", Path: "/v1/lines/{id}", Auth: AuthBearer, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			seen = CallerOf(r)
+			readOnly = effects.IsReadOnly(r.Context())
 			close(id.release) // the read could not have ended before this
-			seen = Caller(r)
-			writeErr = admission.Wait(r.Context())
 			return JSON(w, http.StatusOK, map[string]string{"id": seen.ID})
-		}}}})
+		}}})
 
 	id.release = make(chan struct{})
-	rec := call(rt, "GET", "/v1/me", "ok")
+	rec := call(rt, "GET", "/v1/lines/l1", "ok")
 	assert.Equal(t, http.StatusOK, rec.Code)
-	assert.Equal(t, "u1", early)
-	if assert.NotNil(t, seen) {
-		assert.Equal(t, "u1", seen.ID)
-	}
+	assert.Equal(t, "u1", seen.ID)
+	assert.True(t, readOnly, "a GET handler runs before admission: no side effects")
+	assert.PanicsWithValue(t, "httpapi: GET /v1/lines/{id} reads the caller's stored record but starts before it is read; mark its route AfterAdmission",
+		func() { seen.User() }, "the record is not there yet: asking for it is a bug of the route table")
 
 	id.release = make(chan struct{})
-	rec = call(rt, "GET", "/v1/me", "gone")
+	rec = call(rt, "GET", "/v1/lines/l1", "gone")
 	assert.Equal(t, http.StatusUnauthorized, rec.Code)
 	assert.Contains(t, rec.Body.String(), MsgUserNotFound)
-	assert.Equal(t, "u2", early)
-	if assert.NotNil(t, seen, "a Bearer handler never sees a nil caller") {
-		assert.Equal(t, "u2", seen.ID)
-	}
-	assert.Error(t, writeErr, "the gone user's writes are refused")
+	assert.Equal(t, "u2", seen.ID)
+}
 
-	rec = call(rt, "GET", "/v1/me", "")
-	assert.Equal(t, http.StatusUnauthorized, rec.Code)
-	assert.Contains(t, rec.Body.String(), MsgMissingAuth)
+// Every other handler starts only once the request is admitted: with the
+// caller's stored record, never for a refused request.
+func TestWriteHandler_StartsOnlyOnceAdmitted(t *testing.T) {
+	var runs int
+	var seen *users.User
+	rt := NewRouter(Options{Identity: oneUser{}, Counter: &memCounter{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Now: func() time.Time { return time.Date(2026, 11, 21, 9, 30, 0, 0, time.UTC) }},
+		[]Route{
+			{Method: "POST", Path: "/v1/reports", Auth: AuthBearer, Actions: []string{"report"}, Handler: func(w http.ResponseWriter, r *http.Request) error {
+				runs++
+				seen = CallerOf(r).User()
+				assert.False(t, effects.IsReadOnly(r.Context()))
+				return JSON(w, http.StatusCreated, map[string]bool{"ok": true})
+			}},
+			{Method: "GET", Path: "/v1/me", Auth: AuthBearer, AfterAdmission: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
+				return JSON(w, http.StatusOK, map[string]string{"tier": string(CallerOf(r).User().Tier)})
+			}},
+		})
+
+	rec := call(rt, "POST", "/v1/reports", "ok")
+	assert.Equal(t, http.StatusCreated, rec.Code)
+	if assert.NotNil(t, seen) {
+		assert.Equal(t, users.TierPremium, seen.Tier, "the stored record, not the token's claims")
+	}
+
+	for _, token := range []string{"gone", "forged", ""} {
+		rec = call(rt, "POST", "/v1/reports", token)
+		assert.Equal(t, http.StatusUnauthorized, rec.Code, token)
+	}
+	assert.Equal(t, 1, runs, "no handler ran for a refused caller")
+
+	for i := 2; i <= 10; i++ {
+		assert.Equal(t, http.StatusCreated, call(rt, "POST", "/v1/reports", "ok").Code)
+	}
+	rec = call(rt, "POST", "/v1/reports", "ok")
+	assert.Equal(t, http.StatusTooManyRequests, rec.Code, "report allows 10 an hour")
+	assert.Equal(t, 10, runs, "the refused request's handler never ran")
+	assert.Equal(t, "1800", rec.Header().Get("Retry-After"))
+
+	rec = call(rt, "GET", "/v1/me", "ok")
+	assert.Equal(t, http.StatusOK, rec.Code)
+	assert.Contains(t, rec.Body.String(), `"tier":"premium"`)
 }

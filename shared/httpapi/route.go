@@ -1,9 +1,11 @@
 // Package httpapi is the HTTP adapter shared by every endpoint group: the
-// route table type, the router (literal segments beat parameters), JSON
-// decoding and encoding, the one error envelope, request ids, structured
-// logs, authentication and rate limiting. A group declares its routes once;
-// the group's Lambda, the local server, the CDK stack and the API reference
-// all read that table.
+// route type, the router (literal segments beat parameters), admission
+// (authentication and rate limits before anything changes), idempotency
+// keys, JSON decoding and encoding, the one error envelope with the only
+// code → status table, cursor and offset pages, request ids and access
+// logs. A group declares its routes once (shared/api); the group's
+// Lambda, the local server, the CDK stack and the API reference all read
+// that table.
 package httpapi
 
 import (
@@ -47,14 +49,59 @@ type Route struct {
 	Actions []string
 	// Unmetered routes skip the request-rate counter (health checks).
 	Unmetered bool
-	Handler   HandlerFunc
+	// AfterAdmission makes a GET handler start only once the request is
+	// admitted, as every other method's does: for a GET that needs the
+	// caller's stored record (GET /users/me) or has side effects (an
+	// OAuth callback). Other GET handlers start at once, beside the
+	// caller read and the rate-limit counters, with side effects refused.
+	AfterAdmission bool
+	// Idempotent routes honour an Idempotency-Key header: a retry with
+	// the same key and body gets the first answer (every POST that
+	// creates something).
+	Idempotent bool
+	Handler    HandlerFunc
+	// Doc describes the route for the API reference.
+	Doc Doc
 }
 
-// Group is an endpoint group: one Lambda in AWS, one slice of the local server.
-type Group struct {
-	Name   string // also the directory under functions/
-	Routes []Route
+// Doc is what the API reference says of a route beyond its table entry:
+// its request and response bodies (as zero values of their Go types, read
+// by reflection), its query parameters and the statuses it answers.
+type Doc struct {
+	Summary string
+	// Query lists the query parameters.
+	Query []Param
+	// Body is the JSON request body (nil for none); Multipart names the
+	// file field of a multipart/form-data upload instead.
+	Body      any
+	Multipart string
+	// Response is the success body; Status its status (200 when 0), and
+	// Also the other success statuses with the same body (POST /reviews
+	// answers 201 for a new review, 200 for an update).
+	Response any
+	Status   int
+	Also     []int
+	// MonthlyQuota marks a route that charges the free tier's monthly
+	// quota: its 403 may carry the stated monthly-limit body.
+	MonthlyQuota bool
+	// Errors are the error statuses the handler answers. The router's own
+	// (400 for a malformed query string, 401 on token routes, 429 on
+	// metered routes, 500) are added by the reference itself.
+	Errors []int
 }
+
+// Param is a query parameter.
+type Param struct {
+	Name     string
+	Type     string // "string", "integer", "number" or "boolean"
+	Required bool
+	Enum     []string
+	About    string
+}
+
+// early reports whether the handler starts before admission (a GET not
+// marked AfterAdmission).
+func (r *Route) early() bool { return r.Method == http.MethodGet && !r.AfterAdmission }
 
 // V1 prefixes a spec path with the current version segment.
 func V1(path string) string { return "/v1" + path }

@@ -3,108 +3,51 @@ package httpapi
 import (
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
 )
 
-// compiled is a route with its pattern split once.
-type compiled struct {
-	Route
-	segs []string
-}
-
-// table matches paths to routes. Go's http.ServeMux panics on pairs such as
-// /users/username/{username} and /users/{username}/lines; this table
-// resolves them instead: at the first segment where two patterns differ, a
-// literal beats a parameter.
+// table finds the route of a request: the most specific path pattern
+// (Patterns) decides, and its routes by method; a pattern without the
+// request's method answers 405 with the methods it has.
 type table struct {
-	routes []compiled // most specific first
+	patterns *Patterns
+	routes   map[string]map[string]*Route // pattern → method → route
 }
 
 func newTable(routes []Route) *table {
-	t := &table{}
-	for _, r := range routes {
-		t.routes = append(t.routes, compiled{Route: r, segs: segments(r.Path)})
+	t := &table{routes: map[string]map[string]*Route{}}
+	paths := make([]string, 0, len(routes))
+	for i := range routes {
+		r := &routes[i]
+		if t.routes[r.Path] == nil {
+			t.routes[r.Path] = map[string]*Route{}
+		}
+		t.routes[r.Path][r.Method] = r
+		paths = append(paths, r.Path)
 	}
-	sort.SliceStable(t.routes, func(i, j int) bool {
-		return moreSpecific(t.routes[i].segs, t.routes[j].segs)
-	})
+	t.patterns = NewPatterns(paths...)
 	return t
 }
 
-// moreSpecific orders patterns: at the first differing segment kind a
-// literal wins; otherwise the longer pattern first (it cannot match the
-// same path anyway) and then lexical order for a stable listing.
-func moreSpecific(a, b []string) bool {
-	for k := 0; k < len(a) && k < len(b); k++ {
-		pa, pb := isParam(a[k]), isParam(b[k])
-		if pa != pb {
-			return !pa
-		}
-	}
-	if len(a) != len(b) {
-		return len(a) > len(b)
-	}
-	return strings.Join(a, "/") < strings.Join(b, "/")
-}
-
-// match returns the most specific pattern matching the path: the route for
-// the method if there is one, else the methods that pattern allows.
-func (t *table) match(method, path string) (*compiled, map[string]string, []string) {
-	if len(path) > 1 && strings.HasSuffix(path, "/") {
-		// API Gateway routes /a/ apart from /a; so does the local server.
+// match returns the route for the request and its path parameters, or
+// the methods the matching pattern allows (none: no pattern matches).
+func (t *table) match(method, path string) (*Route, map[string]string, []string) {
+	pattern, params, ok := t.patterns.Match(path)
+	if !ok {
 		return nil, nil, nil
 	}
-	segs := segments(path)
-	var allowed []string
-	var first []string
-	for i := range t.routes {
-		c := &t.routes[i]
-		params, ok := matchSegs(c.segs, segs)
-		if !ok {
-			continue
-		}
-		if first == nil {
-			first = c.segs
-		} else if !slices.Equal(first, c.segs) {
-			// A less specific pattern: it only counts if the more
-			// specific one had no route for this method either.
-			if len(allowed) > 0 {
-				break
-			}
-			first = c.segs
-		}
-		if c.Method == method {
-			return c, params, nil
-		}
-		allowed = append(allowed, c.Method)
+	byMethod := t.routes[pattern]
+	if r, ok := byMethod[method]; ok {
+		return r, params, nil
 	}
+	allowed := make([]string, 0, len(byMethod))
+	for m := range byMethod {
+		allowed = append(allowed, m)
+	}
+	slices.Sort(allowed)
 	return nil, nil, allowed
-}
-
-func matchSegs(pattern, path []string) (map[string]string, bool) {
-	if len(pattern) != len(path) {
-		return nil, false
-	}
-	var params map[string]string
-	for i, p := range pattern {
-		if isParam(p) {
-			if path[i] == "" {
-				return nil, false
-			}
-			if params == nil {
-				params = map[string]string{}
-			}
-			params[p[1:len(p)-1]] = path[i]
-			continue
-		}
-		if p != path[i] {
-			return nil, false
-		}
-	}
-	return params, true
 }
 
 // errNotFound and errMethod are the router's own answers, in the envelope.

@@ -23,7 +23,7 @@ func echo(name string) HandlerFunc {
 
 // The pairs DESIGN.md names: ServeMux panics on some of them.
 func testRouter() *Router {
-	return NewRouter(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Group{Name: "t", Routes: []Route{
+	return NewRouter(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
 		{Method: "GET", Path: "/v1/users/{userId}", Handler: echo("byID")},
 		{Method: "GET", Path: "/v1/users/me", Handler: echo("me")},
 		{Method: "PUT", Path: "/v1/users/me", Handler: echo("updateMe")},
@@ -32,7 +32,7 @@ func testRouter() *Router {
 		{Method: "GET", Path: "/v1/stores/{slug}", Handler: echo("store")},
 		{Method: "PUT", Path: "/v1/stores/{slug}", Handler: echo("updateStore")},
 		{Method: "GET", Path: "/v1/stores/my", Handler: echo("myStore")},
-	}})
+	})
 }
 
 func serve(t *testing.T, rt http.Handler, method, path string) (*httptest.ResponseRecorder, map[string]any) {
@@ -96,13 +96,29 @@ func TestRouter_WrongMethodIs405WithAllow(t *testing.T) {
 }
 
 func TestRouter_PanicIs500WithoutDetails(t *testing.T) {
-	rt := NewRouter(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Group{Routes: []Route{
+	rt := NewRouter(Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
 		{Method: "GET", Path: "/boom", Handler: func(http.ResponseWriter, *http.Request) error { panic("secret internals") }},
-	}})
-	rec, body := serve(t, rt, "GET", "/boom")
-	assert.Equal(t, http.StatusInternalServerError, rec.Code)
-	assert.NotContains(t, rec.Body.String(), "secret")
-	assert.Equal(t, "SERVER_ERROR", body["error"].(map[string]any)["code"])
+		{Method: "POST", Path: "/boom", Handler: func(http.ResponseWriter, *http.Request) error { panic("secret internals") }},
+	})
+	// A GET handler runs in its own goroutine (beside admission), any
+	// other in the request's: a panic in either is a 500, not a crash.
+	for _, method := range []string{"GET", "POST"} {
+		rec, body := serve(t, rt, method, "/boom")
+		assert.Equal(t, http.StatusInternalServerError, rec.Code)
+		assert.NotContains(t, rec.Body.String(), "secret")
+		assert.Equal(t, "SERVER_ERROR", body["error"].(map[string]any)["code"])
+	}
+}
+
+// A query string that does not decode is refused, not half-read: Go's
+// URL.Query drops the bad pair and the handler would serve, say, the
+// first page instead of the one asked for.
+func TestRouter_MalformedQueryIs400(t *testing.T) {
+	rec, body := serve(t, testRouter(), "GET", "/v1/stores/my?cursor=%%%bad")
+	assert.Equal(t, http.StatusBadRequest, rec.Code)
+	assert.Equal(t, "Malformed query string", body["error"].(map[string]any)["message"])
+	rec, _ = serve(t, testRouter(), "GET", "/v1/stores/my?cursor=ok%20fine")
+	assert.Equal(t, http.StatusOK, rec.Code)
 }
 
 func TestDecode(t *testing.T) {
@@ -111,7 +127,7 @@ func TestDecode(t *testing.T) {
 		Count int    `json:"count"`
 	}
 	rt := func(limit int64) *Router {
-		return NewRouter(Options{MaxBodyBytes: limit, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, Group{Routes: []Route{
+		return NewRouter(Options{MaxBodyBytes: limit, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
 			{Method: "POST", Path: "/p", Handler: func(w http.ResponseWriter, r *http.Request) error {
 				var p payload
 				if err := Decode(w, r, &p); err != nil {
@@ -119,7 +135,7 @@ func TestDecode(t *testing.T) {
 				}
 				return JSON(w, http.StatusOK, p)
 			}},
-		}})
+		})
 	}
 	cases := []struct {
 		name, body string

@@ -9,20 +9,22 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/bookplatform/backend/shared/admission"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/effects"
+	"github.com/bookplatform/backend/shared/idempotency"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/users"
+	"golang.org/x/sync/errgroup"
 )
 
 // The three 401 messages of the spec's Authentication item 6, exact.
@@ -35,7 +37,7 @@ const (
 // Identity verifies access tokens and loads the caller.
 type Identity interface {
 	VerifyAccessToken(token string) (auth.Claims, error)
-	// GetUser returns the stored user, or an apperr NotFound error.
+	// GetUser returns the stored user. Errors: users.ErrNotFound.
 	GetUser(ctx context.Context, id string) (*users.User, error)
 }
 
@@ -46,21 +48,27 @@ type Options struct {
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Now          func() time.Time
-	// CursorKey seals pagination cursors (CursorPage, NextCursor).
+	// CursorKey seals pagination cursors (32 bytes; CursorPage,
+	// NewCursorBody).
 	CursorKey []byte
 	// Quota reports the free tier's monthly posts on every response of a
 	// free-tier caller (X-Monthly-*); the zero value reports nothing.
 	Quota quota.Policy
+	// Idempotency keeps the answers of Idempotent routes for retries; nil
+	// serves those routes without it.
+	Idempotency idempotency.Store
 }
 
-// Router serves the routes of one or more groups.
+// Router serves a set of routes.
 type Router struct {
 	opts  Options
 	table *table
 }
 
-// NewRouter builds the router for the given groups.
-func NewRouter(opts Options, groups ...Group) *Router {
+// NewRouter builds the router for routes. It panics on a route that
+// names an unknown rate-limit action: a route table is code, and a
+// misspelt action would otherwise fail every request of the route.
+func NewRouter(opts Options, routes []Route) *Router {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -70,34 +78,23 @@ func NewRouter(opts Options, groups ...Group) *Router {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = 1 << 20
 	}
-	var routes []Route
-	for _, g := range groups {
-		for _, r := range g.Routes {
-			// A misspelt action would otherwise fail every request of the
-			// route; a route table is code, so stop the process at start.
-			if _, err := routeRules(&r); err != nil {
-				panic(err)
-			}
+	for i := range routes {
+		if _, err := routeRules(&routes[i]); err != nil {
+			panic(err)
 		}
-		routes = append(routes, g.Routes...)
 	}
 	return &Router{opts: opts, table: newTable(routes)}
 }
 
 type ctxKey int
 
-const (
-	keyState ctxKey = iota
-)
+const keyState ctxKey = iota
 
 // reqState is what the pipeline learns about a request.
 type reqState struct {
 	requestID string
 	route     string
-	claims    *auth.Claims
-	user      *users.User
-	userReady <-chan struct{} // closed once user is read; nil when it already is
-	bearer    bool            // the route requires a caller
+	caller    Caller
 	cursorKey []byte
 	maxBody   int64
 	now       time.Time
@@ -109,46 +106,6 @@ func state(r *http.Request) *reqState {
 		return &reqState{maxBody: 1 << 20, now: time.Now()}
 	}
 	return s
-}
-
-// Caller returns the signed-in user, or nil on an anonymous request. The
-// handler starts before the caller is read, and the first call waits for
-// the read. If the token's user turns out to be gone, the router answers
-// 401 whatever the handler does, and the admission gate refuses its
-// writes: on an Optional route Caller then returns nil (anonymous); on a
-// Bearer route, where handlers rely on a caller, it returns a placeholder
-// holding only the token's user id, so the handler runs to its end
-// without a nil check and without a panic (which would crash the process
-// if Caller were called from a goroutine the handler started).
-func Caller(r *http.Request) *users.User {
-	st := state(r)
-	if st.userReady != nil {
-		<-st.userReady
-	}
-	if st.user == nil && st.bearer && st.claims != nil {
-		return &users.User{ID: st.claims.UserID, Tier: users.TierFree}
-	}
-	return st.user
-}
-
-// CallerID returns the user id the request's verified token names, "" on
-// an anonymous request, without waiting for the caller read: a handler
-// can start reads keyed by the caller (their like of a line) beside it.
-// Should the account be gone, the router answers 401 and the reads were
-// only wasted.
-func CallerID(r *http.Request) string {
-	if c := state(r).claims; c != nil {
-		return c.UserID
-	}
-	return ""
-}
-
-// SessionID returns the session of the caller's token, or "".
-func SessionID(r *http.Request) string {
-	if c := state(r).claims; c != nil {
-		return c.SessionID
-	}
-	return ""
 }
 
 // RequestID returns the request's id (also sent as X-Request-Id).
@@ -180,8 +137,8 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"status", sw.status, "durationMs", float64(time.Since(start).Microseconds()) / 1000,
 			"dynamoCalls", calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
 		}
-		if st.user != nil {
-			attrs = append(attrs, "userId", st.user.ID)
+		if st.caller.ID != "" {
+			attrs = append(attrs, "userId", st.caller.ID)
 		}
 		rt.opts.Logger.Info("request", attrs...)
 	}()
@@ -206,89 +163,132 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}
-	rt.serveRoute(sw, r, &c.Route, st)
+	if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
+		// r.URL.Query() would drop the bad pair silently and serve, say,
+		// the first page instead of the one the client asked for.
+		rt.writeError(sw, r, apperr.Validation("Malformed query string", map[string]string{"query": "is not valid URL encoding"}))
+		return
+	}
+	rt.serveRoute(sw, r, c, st)
+}
+
+// admission is the router's decision on a request: who calls, the
+// rate-limit results for the headers, and whether it may go on.
+type admission struct {
+	user    *users.User
+	results []ratelimit.Result
+	err     error // nil: admitted
 }
 
 // serveRoute authenticates, applies rate limits and runs the handler.
 //
-// The caller's user read and the rate-limit counter updates start together.
-// The handler starts without waiting for the counters or the caller
-// (Caller waits when asked; CallerID does not): its reads go ahead, while
-// its writes (DynamoDB, S3, SQS) wait in the SDK middleware until the
-// admission gate opens, which needs the caller's tier.
-// The response is buffered and released only once the gate has opened and
-// the caller is confirmed, so a refused request gets a clean 429 or 401 and
-// has changed nothing. A read costs max(user read, counter, its own reads
-// after the caller is needed), not their sum.
+// The caller's record and the rate-limit counters are read side by side
+// (admit). A GET handler starts beside them with the caller's identity
+// only, in a context that refuses every side effect (shared/effects), and
+// its answer is held until the request is admitted: an authenticated read
+// costs max(caller read, counter, its own first reads), not their sum.
+// Every other handler starts only once the request is admitted, so a
+// request refused by authentication or a rate limit changes nothing, by
+// construction: no AWS write, no payment, no external call, no bcrypt
+// round.
 func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st *reqState) {
 	claims, err := rt.verify(r, route)
 	if err != nil {
 		rt.writeError(w, r, err)
 		return
 	}
-	st.claims = claims
-	ctx := r.Context()
+	if claims != nil {
+		st.caller = Caller{ID: claims.UserID, SessionID: claims.SessionID, route: st.route}
+	}
+	buf := newBufferedWriter()
 
-	var (
-		user     *users.User
-		userErr  error
-		userDone = make(chan struct{})
-	)
-	go func() {
-		defer close(userDone)
-		if claims != nil {
-			user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID)
-			if userErr == nil {
-				st.user = user // published to Caller by closing userDone
-			}
+	if route.early() {
+		st.caller.early = true
+		ctx, cancel := context.WithCancel(effects.ReadOnly(r.Context()))
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- rt.runHandler(route, buf, r.WithContext(ctx)) }()
+		a := rt.admit(r, route, claims, st)
+		if a.err != nil {
+			cancel() // its answer will not be used: stop its reads
 		}
-	}()
-
-	rules, err := routeRules(route)
-	if err != nil {
-		rt.writeError(w, r, err)
+		herr := <-done
+		rt.finish(w, r, st, a, herr, buf)
 		return
 	}
-	gate := admission.NewGate()
-	var results []ratelimit.Result
-	go func() {
-		counts := rt.count(ctx, claims, rules, st, clientIP(r))
-		<-userDone
-		var err error
-		results, err = decide(rules, counts, user, st.now)
-		if claims != nil && userErr != nil {
-			// A token whose user is gone admits nothing, not even as
-			// anonymous on an Optional route.
-			err = apperr.Unauthorized(MsgUserNotFound)
-		}
-		gate.Open(err)
-	}()
 
-	// Every handler starts at once: its reads go beside the caller read,
-	// and Caller waits for that read only when asked.
-	st.userReady, st.bearer = userDone, route.Auth == AuthBearer
-	buf := newBufferedWriter()
-	herr := route.Handler(buf, r.WithContext(admission.With(ctx, gate)))
-	<-userDone
-	gerr := gate.Wait(ctx)
-	setRateHeaders(w.Header(), results, st.now)
-	if st.user != nil {
-		SetMonthlyHeaders(w, rt.opts.Quota.Usage(st.user, quota.Posts, st.now))
+	a := rt.admit(r, route, claims, st)
+	if a.err != nil {
+		rt.finish(w, r, st, a, nil, buf)
+		return
+	}
+	st.caller.user = a.user
+	var herr error
+	if route.Idempotent && rt.opts.Idempotency != nil {
+		herr = rt.serveIdempotent(buf, r, route, st)
+	} else {
+		herr = rt.runHandler(route, buf, r)
+	}
+	rt.finish(w, r, st, a, herr, buf)
+}
+
+// runHandler runs the route's handler, turning a panic into an error so
+// that a handler running in its own goroutine cannot take the process
+// down.
+func (rt *Router) runHandler(route *Route, w http.ResponseWriter, r *http.Request) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rt.opts.Logger.Error("panic", "requestId", RequestID(r), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("handler panicked: %v", p)
+		}
+	}()
+	return route.Handler(w, r)
+}
+
+// finish writes the answer: the refusal, the handler's error or its
+// buffered response, with the rate-limit and monthly-quota headers.
+func (rt *Router) finish(w *statusWriter, r *http.Request, st *reqState, a admission, herr error, buf *bufferedWriter) {
+	setRateHeaders(w.Header(), a.results, st.now)
+	if a.user != nil && a.err == nil {
+		SetMonthlyHeaders(w, rt.opts.Quota.Usage(a.user, quota.Posts, st.now))
 	}
 	switch {
-	case claims != nil && userErr != nil:
-		if apperr.Is(userErr, apperr.CodeNotFound) {
-			rt.writeError(w, r, apperr.Unauthorized(MsgUserNotFound))
-		} else {
-			rt.writeError(w, r, fmt.Errorf("load caller %s: %w", claims.UserID, userErr))
-		}
-	case gerr != nil:
-		rt.writeError(w, r, gerr)
+	case a.err != nil:
+		rt.writeError(w, r, a.err)
 	case herr != nil:
 		rt.writeError(w, r, herr)
 	default:
 		buf.flushTo(w)
 	}
+}
+
+// admit reads the caller's record and counts the request against its
+// rate limits, side by side, and decides.
+func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *reqState) admission {
+	ctx := r.Context()
+	rules, _ := routeRules(route) // checked by NewRouter
+	var (
+		a       admission
+		counts  []int64
+		userErr error
+		g       errgroup.Group
+	)
+	if claims != nil {
+		g.Go(func() error { a.user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID); return nil })
+	}
+	g.Go(func() error { counts = rt.count(ctx, claims, rules, st, clientIP(r)); return nil })
+	_ = g.Wait()
+	switch {
+	case errors.Is(userErr, users.ErrNotFound):
+		// A token whose user is gone admits nothing, not even as
+		// anonymous on an Optional route.
+		a.user, a.err = nil, apperr.Unauthorized(MsgUserNotFound)
+	case userErr != nil:
+		a.user, a.err = nil, fmt.Errorf("load caller %s: %w", claims.UserID, userErr)
+	default:
+		a.results, a.err = decide(rules, counts, a.user, st.now)
+	}
+	return a
 }
 
 // verify reads and checks the bearer token as the route's auth level asks.
@@ -344,11 +344,9 @@ func (rt *Router) count(ctx context.Context, claims *auth.Claims, rules []rateli
 	if claims != nil && !claims.IsGuest {
 		scope = "user:" + claims.UserID
 	}
-	var wg sync.WaitGroup
+	var g errgroup.Group
 	for i, rule := range rules {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() error {
 			ws := ratelimit.WindowStart(st.now, rule.Window)
 			n, err := rt.opts.Counter.Incr(ctx, scope, rule.Name, ws, ws.Add(rule.Window))
 			if err != nil {
@@ -356,9 +354,10 @@ func (rt *Router) count(ctx context.Context, claims *auth.Claims, rules []rateli
 				n = -1
 			}
 			counts[i] = n
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	_ = g.Wait()
 	return counts
 }
 
@@ -384,14 +383,18 @@ func decide(rules []ratelimit.Rule, counts []int64, user *users.User, now time.T
 		return results, nil
 	}
 	retry := t.Reset.Sub(now)
-	return results, apperr.New(apperr.CodeRateLimited, "Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window).
-		WithDetails(map[string]any{
+	return results, &apperr.Error{
+		Code:       apperr.CodeRateLimited,
+		Message:    fmt.Sprintf("Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window),
+		RetryAfter: retry,
+		Details: map[string]any{
 			"error":      "rate_limit_exceeded",
 			"action":     t.Rule.Name,
 			"retryAfter": retry.Milliseconds(),
 			"limit":      t.Rule.Limit,
 			"remaining":  0,
-		})
+		},
+	}
 }
 
 // setRateHeaders reports the tightest rule in the X-RateLimit headers.
@@ -403,10 +406,6 @@ func setRateHeaders(h http.Header, results []ratelimit.Result, now time.Time) {
 	h.Set("X-RateLimit-Limit", strconv.FormatInt(t.Rule.Limit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatInt(t.Remaining, 10))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(t.Reset.Unix(), 10))
-	if !t.Allowed {
-		retry := t.Reset.Sub(now)
-		h.Set("Retry-After", strconv.FormatInt(int64((retry+time.Second-1)/time.Second), 10))
-	}
 }
 
 // bearerToken reads "Authorization: Bearer <token>". present is false when
@@ -449,8 +448,11 @@ func requestID(r *http.Request) string {
 // repeats them in API Gateway's CORS configuration, which replaces ours.
 var ExposedHeaders = []string{
 	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset",
+	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset", "Idempotent-Replayed",
 }
+
+// AllowedHeaders are the request headers browsers may send.
+var AllowedHeaders = []string{"Authorization", "Content-Type", "Idempotency-Key"}
 
 func setCORS(w http.ResponseWriter) {
 	h := w.Header()
@@ -462,7 +464,7 @@ func writeCORSPreflight(w *statusWriter) {
 	setCORS(w)
 	h := w.Header()
 	h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	h.Set("Access-Control-Allow-Headers", strings.Join(AllowedHeaders, ", "))
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -488,7 +490,8 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-// bufferedWriter holds a handler's response until the request is admitted.
+// bufferedWriter holds a handler's response until the request's answer
+// is decided (admission, idempotency).
 type bufferedWriter struct {
 	header http.Header
 	status int

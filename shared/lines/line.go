@@ -16,9 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/users"
-	"github.com/google/uuid"
 )
 
 // Limits of what a line or reply may hold (the spec shows none).
@@ -54,14 +53,11 @@ type Reply struct {
 }
 
 // View is a line as a caller sees it: with its author, its book and
-// whether the caller likes it. Author or Book is nil when the record is
-// missing (an account deleted later); the wire layer decides what to show.
-type View struct {
-	*Line
-	Author  *users.User
-	Book    *books.Book
-	IsLiked bool
-}
+// whether the caller likes it (posts.View).
+type View = posts.View[*Line]
+
+// Ref names the line's author and book for a page's context.
+func (l *Line) Ref() posts.Ref { return posts.Ref{ID: l.ID, UserID: l.UserID, BookID: l.BookID} }
 
 // ReplyView is a reply with its author (nil when the account is gone).
 type ReplyView struct {
@@ -86,45 +82,13 @@ type Edit struct {
 	PageNumber *int
 }
 
-// Page asks for one page of a cursor list: at most Limit items after the
-// storage token After ("" for the first page).
-type Page struct {
-	Limit int
-	After string
-}
-
-// LinePage is one page of lines, newest first; Next is the storage token
-// of the next page, "" on the last.
-type LinePage struct {
-	Items []View
-	Next  string
-}
-
-// ReplyPage is one page of a line's replies, oldest first.
-type ReplyPage struct {
-	Items []ReplyView
-	Next  string
-}
-
-// Errors shared by the service and its storage.
+// Errors of lines and replies. Storage returns them wrapped with context.
 var (
-	ErrLineNotFound  = apperr.NotFound("Line not found")
-	ErrReplyNotFound = apperr.NotFound("Reply not found")
-	ErrBookNotFound  = apperr.NotFound("Book not found")
-	ErrUserNotFound  = apperr.NotFound("User not found")
-	ErrNotAuthor     = apperr.Forbidden("Only the author can change or delete this line")
-	ErrNotReplyOwner = apperr.Forbidden("Only the author can delete this reply")
+	ErrNotFound       = apperr.NotFound("Line not found")
+	ErrReplyNotFound  = apperr.NotFound("Reply not found")
+	ErrNotAuthor      = apperr.Forbidden("Only the author can change or delete this line")
+	ErrNotReplyAuthor = apperr.Forbidden("Only the author can delete this reply")
 )
-
-// fieldErrors collects validation problems by field.
-type fieldErrors map[string]string
-
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return apperr.Validation("Invalid request", f)
-}
 
 // CleanContent trims content and checks its length: 1 to MaxContentRunes
 // characters, no control characters other than line breaks and tabs. It
@@ -153,20 +117,6 @@ func checkPage(p *int) string {
 		return fmt.Sprintf("must be an integer from 1 to %d", MaxPageNumber)
 	}
 	return ""
-}
-
-// ParseID normalizes an id of the API (a UUID in canonical form, any
-// case) and reports whether it is one. An id that is not a UUID cannot
-// name a line, so callers answer it with 404 rather than 400.
-func ParseID(id string) (string, bool) {
-	id = strings.ToLower(id)
-	if len(id) != 36 {
-		return "", false
-	}
-	if _, err := uuid.Parse(id); err != nil {
-		return "", false
-	}
-	return id, true
 }
 
 // replyIDPattern is the form NewReplyID makes.

@@ -1,15 +1,37 @@
 // Package posts holds what lines and reviews share as posts by a reader
-// about a book: reading, for a page of them, the authors, the books and the
-// viewer's likes that the page shows beside each post.
+// about a book: the readers of accounts and books they need, and the
+// page context, which reads, for a page of posts, the authors, the books
+// and the viewer's likes the page shows beside each post.
 package posts
 
 import (
 	"context"
-	"sync"
+	"fmt"
+	"maps"
+	"time"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/users"
+	"golang.org/x/sync/errgroup"
 )
+
+// Users reads the accounts a post service needs: the poster again, for
+// the quota's re-read, and the owner of a list by name.
+type Users interface {
+	// GetUser reads an account, strongly consistent. Errors: users.ErrNotFound.
+	GetUser(ctx context.Context, id string) (*users.User, error)
+	// UserIDByUsername resolves a username, in any case, to its account
+	// id. Errors: users.ErrNotFound.
+	UserIDByUsername(ctx context.Context, username string) (string, error)
+}
+
+// Books reads the book a post is about. Errors: books.ErrNotFound.
+type Books interface {
+	GetBook(ctx context.Context, id string) (*books.Book, error)
+}
 
 // Ref names one post of a page: its id, author and book.
 type Ref struct {
@@ -37,34 +59,129 @@ type LikedBy func(ctx context.Context, viewerID string, ids []string) (map[strin
 // books not in known (a book page has read its book already), and beside
 // it, concurrently, one for the viewer's likes.
 func Load(ctx context.Context, r Reader, likedBy LikedBy, viewerID string, refs []Ref, known map[string]*books.Book) (Context, error) {
-	if len(refs) == 0 {
-		return Context{Authors: map[string]*users.User{}, Books: map[string]*books.Book{}, Liked: map[string]bool{}}, nil
-	}
-	ids := make([]string, len(refs))
-	var userIDs, bookIDs []string
-	for i, p := range refs {
-		ids[i] = p.ID
-		userIDs = append(userIDs, p.UserID)
-		if known[p.BookID] == nil {
-			bookIDs = append(bookIDs, p.BookID)
+	c := Context{Authors: map[string]*users.User{}, Books: map[string]*books.Book{}, Liked: map[string]bool{}}
+	if len(refs) > 0 {
+		ids := make([]string, len(refs))
+		var userIDs, bookIDs []string
+		for i, p := range refs {
+			ids[i] = p.ID
+			userIDs = append(userIDs, p.UserID)
+			if known[p.BookID] == nil {
+				bookIDs = append(bookIDs, p.BookID)
+			}
+		}
+		var g errgroup.Group
+		g.Go(func() (err error) { c.Authors, c.Books, err = r.GetUsersAndBooks(ctx, userIDs, bookIDs); return err })
+		g.Go(func() (err error) { c.Liked, err = likedBy(ctx, viewerID, ids); return err })
+		if err := g.Wait(); err != nil {
+			return Context{}, err
 		}
 	}
-	var (
-		c                Context
-		readErr, likeErr error
-		wg               sync.WaitGroup
-	)
-	wg.Go(func() { c.Authors, c.Books, readErr = r.GetUsersAndBooks(ctx, userIDs, bookIDs) })
-	wg.Go(func() { c.Liked, likeErr = likedBy(ctx, viewerID, ids) })
-	wg.Wait()
-	if readErr != nil {
-		return Context{}, readErr
-	}
-	if likeErr != nil {
-		return Context{}, likeErr
-	}
-	for id, b := range known {
-		c.Books[id] = b
-	}
+	maps.Copy(c.Books, known)
 	return c, nil
+}
+
+// Deps are what every post service (lines, reviews) reads beside its own
+// store; each service's Deps embeds them.
+type Deps struct {
+	Users  Users  // the poster's re-read for the quota; a list's owner by name
+	Books  Books  // a post's book
+	Briefs Reader // a page's authors and books
+	Quota  quota.Policy
+	Now    func() time.Time
+}
+
+// maxUsernameBytes bounds a username looked up from a path: longer ones
+// cannot exist (users.ValidateUsername allows 30 characters).
+const maxUsernameBytes = 120
+
+// OwnerID resolves the owner of a reader's list by username, in any case.
+// Errors: users.ErrNotFound (also for a name no account can have).
+func OwnerID(ctx context.Context, u Users, username string) (string, error) {
+	if username == "" || len(username) > maxUsernameBytes {
+		return "", users.ErrNotFound
+	}
+	id, err := u.UserIDByUsername(ctx, username)
+	if err != nil {
+		return "", fmt.Errorf("owner of %q: %w", username, err)
+	}
+	return id, nil
+}
+
+// BookPage reads a book and a page of its posts side by side: the book
+// for its 404 and its brief (and statistics), list for the page. Errors:
+// books.ErrNotFound (also for an id that is not a UUID), and list's.
+func BookPage[T any](ctx context.Context, b Books, bookID string, list func(ctx context.Context, bookID string) (page.Page[T], error)) (*books.Book, page.Page[T], error) {
+	bookID, ok := ids.Parse(bookID)
+	if !ok {
+		return nil, page.Page[T]{}, books.ErrNotFound
+	}
+	var (
+		book *books.Book
+		p    page.Page[T]
+		g    errgroup.Group
+	)
+	g.Go(func() (err error) { book, err = b.GetBook(ctx, bookID); return err })
+	g.Go(func() (err error) { p, err = list(ctx, bookID); return err })
+	if err := g.Wait(); err != nil {
+		return nil, page.Page[T]{}, fmt.Errorf("posts of book %s: %w", bookID, err)
+	}
+	return book, p, nil
+}
+
+// Post is what a page needs of each of its posts: its id, author and
+// book (a line, a review).
+type Post interface {
+	Ref() Ref
+}
+
+// View is a post as a viewer sees it: with its author and its book as
+// they are now (nil when the record is missing: an account deleted later,
+// or when a method says it does not read them) and whether the viewer
+// likes it.
+type View[T Post] struct {
+	Post    T
+	Author  *users.User
+	Book    *books.Book
+	IsLiked bool
+}
+
+// Views turns a page of posts into what the viewer sees: the page
+// context is read once (Load: the authors and the books not known yet in
+// one batch, the viewer's likes beside it). book, when not nil, is the
+// page's one book, already read.
+func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewerID string, p page.Page[T], book *books.Book) (page.Page[View[T]], error) {
+	refs := make([]Ref, len(p.Items))
+	for i, it := range p.Items {
+		refs[i] = it.Ref()
+	}
+	var known map[string]*books.Book
+	if book != nil {
+		known = map[string]*books.Book{book.ID: book}
+	}
+	c, err := Load(ctx, r, likedBy, viewerID, refs, known)
+	if err != nil {
+		return page.Page[View[T]]{}, err
+	}
+	out := page.Page[View[T]]{Items: make([]View[T], len(p.Items)), Next: p.Next}
+	for i, it := range p.Items {
+		ref := refs[i]
+		out.Items[i] = View[T]{Post: it, Author: c.Authors[ref.UserID], Book: c.Books[ref.BookID], IsLiked: c.Liked[ref.ID]}
+	}
+	return out, nil
+}
+
+// UserPage reads a page of the posts of the account named username: its
+// id from the name (OwnerID), then list's page of that account. Errors:
+// users.ErrNotFound, and list's.
+func UserPage[T any](ctx context.Context, u Users, username string, list func(ctx context.Context, userID string) (page.Page[T], error)) (page.Page[T], error) {
+	userID, err := OwnerID(ctx, u, username)
+	if err != nil {
+		return page.Page[T]{}, err
+	}
+	p, err := list(ctx, userID)
+	if err != nil {
+		return page.Page[T]{}, fmt.Errorf("posts of user %s: %w", userID, err)
+	}
+	return p, nil
 }

@@ -140,14 +140,22 @@ var ErrStale = errors.New("quota: user record changed; re-read and retry")
 // means another post of the same user went through.
 const maxAttempts = 5
 
+// Reloader reads a user again, strongly consistent, after a charge lost a
+// race.
+type Reloader interface {
+	GetUser(ctx context.Context, id string) (*users.User, error)
+}
+
 // Do publishes one post of kind k for u within the quota: it charges the
 // freshest user record, calls post with the charge (which the store adds to
 // the post's own transaction), and on ErrStale re-reads the user and tries
-// again, so concurrent posts at the edge never exceed the limit. Errors:
-// Forbidden (monthly_limit_reached), and whatever post returns. The usage
-// returned includes the post.
-func (p Policy) Do(ctx context.Context, u *users.User, k Kind, now time.Time,
-	reload func(context.Context) (*users.User, error), post func(Charge) error) (Usage, error) {
+// again, so concurrent posts at the edge never exceed the limit. A user
+// whose record keeps changing under it (many posts of one account at
+// once) gets apperr.ErrContention, a 503 with Retry-After, after
+// maxAttempts: nothing was charged or posted. Errors: Forbidden
+// (monthly_limit_reached), ErrContention, and whatever post returns. The
+// usage returned includes the post.
+func (p Policy) Do(ctx context.Context, r Reloader, u *users.User, k Kind, now time.Time, post func(Charge) error) (Usage, error) {
 	for attempt := 1; ; attempt++ {
 		c, err := p.Charge(u, k, now)
 		if err != nil {
@@ -157,10 +165,13 @@ func (p Policy) Do(ctx context.Context, u *users.User, k Kind, now time.Time,
 		if err == nil {
 			return c.After(), nil
 		}
-		if !errors.Is(err, ErrStale) || attempt == maxAttempts {
+		if !errors.Is(err, ErrStale) {
 			return Usage{}, err
 		}
-		if u, err = reload(ctx); err != nil {
+		if attempt == maxAttempts {
+			return Usage{}, fmt.Errorf("charge %s of %s: %w", k, u.ID, apperr.ErrContention)
+		}
+		if u, err = r.GetUser(ctx, u.ID); err != nil {
 			return Usage{}, err
 		}
 	}

@@ -50,20 +50,23 @@ func TestCharge_LimitReachedBody(t *testing.T) {
 	assert.NotEmpty(t, e.Details["message"])
 }
 
+// reloader returns a fixed record, as a consistent re-read would.
+type reloader struct{ u *users.User }
+
+func (r reloader) GetUser(context.Context, string) (*users.User, error) { c := *r.u; return &c, nil }
+
 func TestDo_RetriesOnStaleRecord(t *testing.T) {
 	u := &users.User{ID: "u", Tier: users.TierFree, QuotaMonth: "2026-11", MonthlyPosts: 1}
 	stored := *u
 	stored.MonthlyPosts = 2 // a concurrent post went through meanwhile
 	var charges []Charge
-	use, err := policy.Do(context.Background(), u, Posts, now,
-		func(context.Context) (*users.User, error) { return &stored, nil },
-		func(c Charge) error {
-			charges = append(charges, c)
-			if len(charges) == 1 {
-				return ErrStale
-			}
-			return nil
-		})
+	use, err := policy.Do(context.Background(), reloader{&stored}, u, Posts, now, func(c Charge) error {
+		charges = append(charges, c)
+		if len(charges) == 1 {
+			return ErrStale
+		}
+		return nil
+	})
 	require.NoError(t, err)
 	require.Len(t, charges, 2)
 	assert.Equal(t, 1, charges[0].Usage.Current)
@@ -73,15 +76,31 @@ func TestDo_RetriesOnStaleRecord(t *testing.T) {
 
 	// A stale retry that finds the quota spent answers the limit.
 	stored.MonthlyPosts = 3
-	_, err = policy.Do(context.Background(), u, Posts, now,
-		func(context.Context) (*users.User, error) { return &stored, nil },
-		func(Charge) error { return ErrStale })
-	assert.True(t, apperr.Is(err, apperr.CodeForbidden))
+	_, err = policy.Do(context.Background(), reloader{&stored}, u, Posts, now, func(Charge) error { return ErrStale })
+	assert.Equal(t, apperr.CodeForbidden, apperr.CodeOf(err))
 
 	// Other errors pass through untouched.
 	boom := errors.New("boom")
-	_, err = policy.Do(context.Background(), u, Posts, now, nil, func(Charge) error { return boom })
+	_, err = policy.Do(context.Background(), nil, u, Posts, now, func(Charge) error { return boom })
 	assert.ErrorIs(t, err, boom)
+}
+
+// A record that changes under every attempt (one account posting from
+// many clients at once) is contention: a 503 with Retry-After, never a
+// 500, after a bounded number of tries.
+func TestDo_ContentionIsRetryLater(t *testing.T) {
+	premium := &users.User{ID: "p", Tier: users.TierPremium, QuotaMonth: "2026-11"}
+	attempts := 0
+	_, err := policy.Do(context.Background(), reloader{premium}, premium, Posts, now, func(Charge) error {
+		attempts++
+		return ErrStale
+	})
+	assert.ErrorIs(t, err, apperr.ErrContention)
+	assert.Equal(t, maxAttempts, attempts)
+	e, ok := apperr.As(err)
+	require.True(t, ok)
+	assert.Equal(t, apperr.CodeUnavailable, e.Code)
+	assert.Positive(t, e.RetryAfter)
 }
 
 func TestCharge_NewMonthResets(t *testing.T) {

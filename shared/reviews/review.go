@@ -16,8 +16,8 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/users"
-	"github.com/google/uuid"
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/posts"
 )
 
 // Rating bounds (spec: rating 1-5; 1 Poor ... 5 Excellent).
@@ -44,14 +44,11 @@ type Review struct {
 }
 
 // View is a review as a client sees it: with its author and book as they
-// are now (nil only when the record is missing, or when a method says it
-// does not read them) and the viewer's own like.
-type View struct {
-	*Review
-	Author  *users.User
-	Book    *books.Book
-	IsLiked bool
-}
+// are now and the viewer's own like (posts.View).
+type View = posts.View[*Review]
+
+// Ref names the review's author and book for a page's context.
+func (r *Review) Ref() posts.Ref { return posts.Ref{ID: r.ID, UserID: r.UserID, BookID: r.BookID} }
 
 // Sort is the order of a book's review list.
 type Sort string
@@ -74,17 +71,10 @@ func ParseSort(s string) (Sort, error) {
 	return "", apperr.Validation("sort must be recent or rating", map[string]string{"sort": "must be recent or rating"})
 }
 
-// Page is one page of a review list and the storage's token for the next
-// ("" when this is the last page).
-type Page struct {
-	Items []View
-	Next  string
-}
-
 // BookPage is a page of a book's reviews with the book, whose counters are
 // the rating statistics shown beside the list.
 type BookPage struct {
-	Page
+	page.Page[View]
 	Book *books.Book
 }
 
@@ -101,26 +91,20 @@ type UpdateInput struct {
 	Content *string
 }
 
-// Errors a Storer returns for the service to act on; neither reaches a
-// client.
+// Errors of reviews. Storage returns them wrapped with context.
 var (
+	ErrNotFound  = apperr.NotFound("Review not found")
+	ErrNotAuthor = apperr.Forbidden("Only the author can change or delete this review")
 	// ErrExists: the user has a review of the book already (a concurrent
-	// POST created it): the service updates that one instead.
+	// POST created it): the service updates that one instead. It never
+	// reaches a client.
 	ErrExists = errors.New("reviews: the user has reviewed this book already")
 	// ErrChanged: the stored review's rating is no longer the one the
-	// change was computed from (a concurrent update): the service re-reads
-	// and tries again, so the book's statistics stay exact.
+	// change was computed from (a concurrent update), or the review is
+	// gone: the service re-reads and tries again, so the book's
+	// statistics stay exact. It never reaches a client.
 	ErrChanged = errors.New("reviews: review changed since it was read")
 )
-
-var errReviewNotFound = apperr.NotFound("Review not found")
-
-// validID reports whether id can name a review or book: a UUID in its
-// canonical form. Anything else is answered NotFound without a read.
-func validID(id string) bool {
-	_, err := uuid.Parse(id)
-	return err == nil && len(id) == 36
-}
 
 // ValidateRating checks a rating: an integer from 1 to 5.
 func ValidateRating(r int) string {
@@ -137,15 +121,4 @@ func normalizeContent(s string) (string, string) {
 		return s, "must be at most " + strconv.Itoa(MaxContentRunes) + " characters (got " + strconv.Itoa(n) + ")"
 	}
 	return s, ""
-}
-
-// fieldErrors collects every bad field of a request, so one answer names
-// them all.
-type fieldErrors map[string]string
-
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return apperr.Validation("Invalid review", f)
 }

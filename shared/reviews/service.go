@@ -4,42 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/likes"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/users"
-	"github.com/google/uuid"
 )
 
-// Storer is the storage reviews need. Implementations return apperr
-// NotFound errors, never (nil, nil), and keep each book's rating
-// statistics exact: a review and the counters it changes are written in
-// one transaction.
+// Storer is the storage reviews need. Implementations return the errors
+// named on each method wrapped with context, never (nil, nil), and keep
+// each book's rating statistics exact: a review and the counters it
+// changes are written in one transaction.
 type Storer interface {
-	// GetBook reads a book (its counters are the rating statistics);
-	// NotFound when there is none.
-	GetBook(ctx context.Context, id string) (*books.Book, error)
-	// GetUser reads a user consistently (the quota's re-read); NotFound.
-	GetUser(ctx context.Context, id string) (*users.User, error)
-	// UserIDByUsername resolves a username, in any case; NotFound.
-	UserIDByUsername(ctx context.Context, username string) (string, error)
-	// posts.Reader reads a page's authors and books in one batch.
-	posts.Reader
-
 	// GetBookForReview reads, consistently, a book and the id of userID's
-	// review of it ("" when there is none). NotFound when the book is unknown.
+	// review of it ("" when there is none). Errors: books.ErrNotFound.
 	GetBookForReview(ctx context.Context, bookID, userID string) (*books.Book, string, error)
 	// GetReview reads a review consistently and whether viewerID ("" for
-	// none) likes it. NotFound when there is none.
+	// none) likes it. Errors: ErrNotFound.
 	GetReview(ctx context.Context, id, viewerID string) (*Review, bool, error)
 	// CreateReview stores a new review, claims its (book, user) pair,
 	// counts it in the book's statistics and charges c, all or nothing.
-	// Errors: ErrExists (the pair is claimed), NotFound (book),
+	// Errors: books.ErrNotFound, ErrExists (the pair is claimed),
 	// quota.ErrStale (the charge's condition failed).
 	CreateReview(ctx context.Context, r *Review, c quota.Charge) error
 	// UpdateReview writes next's rating, content and updatedAt over prev,
@@ -48,32 +38,26 @@ type Storer interface {
 	// or the review is gone).
 	UpdateReview(ctx context.Context, prev, next *Review) error
 	// DeleteReview removes the review and its claim, takes it out of the
-	// book's statistics, then removes its likes. Errors: ErrChanged (the
-	// stored rating is no longer r's, or the review is gone).
+	// book's statistics, then removes its likes. Errors: ErrChanged.
 	DeleteReview(ctx context.Context, r *Review) error
-	// LikeReview records userID's like and returns the new likeCount.
-	// Errors: NotFound, ValidationError "Already liked".
-	LikeReview(ctx context.Context, id, userID string) (int, error)
-	// UnlikeReview removes userID's like and returns the new likeCount.
-	// Errors: NotFound, ValidationError "Not liked".
-	UnlikeReview(ctx context.Context, id, userID string) (int, error)
-	// ReviewsLikedBy reports which of the reviews userID ("" for none) likes.
-	ReviewsLikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error)
-	// ListBookReviews reads up to limit reviews of a book in the given
-	// order, after the token of an earlier page ("" for the first), and
-	// the token of the next page ("" when there is none).
-	ListBookReviews(ctx context.Context, bookID string, sort Sort, limit int, after string) ([]*Review, string, error)
-	// ListUserReviews reads up to limit reviews by a user, newest first.
-	ListUserReviews(ctx context.Context, userID string, limit int, after string) ([]*Review, string, error)
+	// Like records userID's like of a review; Unlike removes it. Errors:
+	// ErrNotFound, likes.ErrAlreadyLiked, likes.ErrNotLiked.
+	Like(ctx context.Context, id, userID string) (likes.Result, error)
+	Unlike(ctx context.Context, id, userID string) (likes.Result, error)
+	// LikedBy reports which of the reviews userID ("" for none) likes.
+	LikedBy(ctx context.Context, userID string, ids []string) (map[string]bool, error)
+	// ListBookReviews reads a page of a book's reviews in the given order,
+	// ListUserReviews one of a user's, newest first. Errors:
+	// page.ErrInvalidCursor.
+	ListBookReviews(ctx context.Context, bookID string, sort Sort, c page.Cursor) (page.Page[*Review], error)
+	ListUserReviews(ctx context.Context, userID string, c page.Cursor) (page.Page[*Review], error)
 }
 
-// Deps are the service's collaborators.
+// Deps are the service's collaborators: its store and what every post
+// service reads (posts.Deps).
 type Deps struct {
 	Store Storer
-	// Quota is the free tier's monthly quota; a review creation is
-	// charged against quota.Reviews.
-	Quota quota.Policy
-	Now   func() time.Time
+	posts.Deps
 }
 
 // Service is the reviews feature.
@@ -104,115 +88,101 @@ type PostResult struct {
 	Usage quota.Usage
 }
 
-// Post creates the caller's review of a book, or updates the caller's
-// existing review of it (same id, createdAt kept). Only a creation counts
-// against the monthly reviews quota. Two concurrent posts by one user for
-// one book make one review: the second finds the first's claim and
-// updates it. The book and the caller's claim are read by callerID while
-// the caller's record is being read; caller returns that record, waiting
-// for the read, and is called only when the tier and quota counts are
-// needed. Errors: ValidationError (fields), NotFound (book), Forbidden
-// (monthly_limit_reached).
-func (s *Service) Post(ctx context.Context, callerID string, caller func() *users.User, in PostInput) (PostResult, error) {
-	in.BookID = strings.ToLower(strings.TrimSpace(in.BookID))
-	f := fieldErrors{}
+// Post creates caller's review of a book, or updates caller's existing
+// review of it (same id, createdAt kept). Only a creation counts against
+// the monthly reviews quota. Two concurrent posts by one user for one
+// book make one review: the second finds the first's claim and updates
+// it. Errors: ValidationError (fields), books.ErrNotFound, Forbidden
+// (monthly_limit_reached), apperr.ErrContention.
+func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (PostResult, error) {
+	var f apperr.Fields
+	bookID, ok := ids.Parse(in.BookID)
 	switch {
 	case in.BookID == "":
-		f["bookId"] = "is required"
-	case !validID(in.BookID):
-		f["bookId"] = "must be a UUID"
+		f.Add("bookId", "is required")
+	case !ok:
+		f.Add("bookId", "must be a UUID")
 	}
-	if m := ValidateRating(in.Rating); m != "" {
-		f["rating"] = m
-	}
-	content, m := normalizeContent(in.Content)
-	if m != "" {
-		f["content"] = m
-	}
-	if err := f.err(); err != nil {
+	f.Add("rating", ValidateRating(in.Rating))
+	content, msg := normalizeContent(in.Content)
+	f.Add("content", msg)
+	if err := f.Err(); err != nil {
 		return PostResult{}, err
 	}
 
 	now := s.d.Now().UTC()
 	for attempt := 1; ; attempt++ {
-		book, reviewID, err := s.d.Store.GetBookForReview(ctx, in.BookID, callerID)
+		book, reviewID, err := s.d.Store.GetBookForReview(ctx, bookID, caller.ID)
 		if err != nil {
-			return PostResult{}, fmt.Errorf("post review of book %s: %w", in.BookID, err)
+			return PostResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
 		}
 		if reviewID != "" {
-			prev, liked, err := s.d.Store.GetReview(ctx, reviewID, callerID)
-			if apperr.Is(err, apperr.CodeNotFound) && attempt < maxAttempts {
+			prev, liked, err := s.d.Store.GetReview(ctx, reviewID, caller.ID)
+			if errors.Is(err, ErrNotFound) && attempt < maxAttempts {
 				continue // deleted since the claim was read; the claim went with it
 			}
 			if err != nil {
-				return PostResult{}, fmt.Errorf("post review of book %s: %w", in.BookID, err)
+				return PostResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
 			}
-			r, err := s.change(ctx, callerID, prev, &in.Rating, &content, now)
-			if apperr.Is(err, apperr.CodeNotFound) && attempt < maxAttempts {
+			r, err := s.change(ctx, caller.ID, prev, &in.Rating, &content, now)
+			if errors.Is(err, ErrNotFound) && attempt < maxAttempts {
 				continue // deleted between the read and the write: create anew
 			}
 			if err != nil {
 				return PostResult{}, err
 			}
-			u := caller()
 			return PostResult{
-				View:  View{Review: r, Author: u, Book: book, IsLiked: liked},
-				Usage: s.d.Quota.Usage(u, quota.Reviews, now),
+				View:  View{Post: r, Author: caller, Book: book, IsLiked: liked},
+				Usage: s.d.Quota.Usage(caller, quota.Reviews, now),
 			}, nil
 		}
 
-		u := caller()
-		r := &Review{ID: uuid.NewString(), UserID: callerID, BookID: book.ID, Rating: in.Rating, Content: content, CreatedAt: now, UpdatedAt: now}
-		reload := func(ctx context.Context) (*users.User, error) { return s.d.Store.GetUser(ctx, callerID) }
-		use, err := s.d.Quota.Do(ctx, u, quota.Reviews, now, reload, func(c quota.Charge) error {
+		r := &Review{ID: ids.New(), UserID: caller.ID, BookID: book.ID, Rating: in.Rating, Content: content, CreatedAt: now, UpdatedAt: now}
+		use, err := s.d.Quota.Do(ctx, s.d.Users, caller, quota.Reviews, now, func(c quota.Charge) error {
 			return s.d.Store.CreateReview(ctx, r, c)
 		})
 		if errors.Is(err, ErrExists) && attempt < maxAttempts {
 			continue // a concurrent POST of the same user won: update its review
 		}
 		if err != nil {
-			return PostResult{}, fmt.Errorf("create review of book %s: %w", in.BookID, err)
+			return PostResult{}, fmt.Errorf("create review of book %s: %w", bookID, err)
 		}
-		return PostResult{View: View{Review: r, Author: u, Book: book}, Created: true, Usage: use}, nil
+		return PostResult{View: View{Post: r, Author: caller, Book: book}, Created: true, Usage: use}, nil
 	}
 }
 
 // Get returns a review with its author, its book and whether viewerID
-// likes it. Errors: NotFound (also for an id that is not a UUID).
+// likes it. Errors: ErrNotFound (also for an id that is not a UUID).
 func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	r, liked, err := s.get(ctx, viewerID, id)
 	if err != nil {
 		return nil, err
 	}
-	us, bs, err := s.d.Store.GetUsersAndBooks(ctx, []string{r.UserID}, []string{r.BookID})
+	us, bs, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{r.UserID}, []string{r.BookID})
 	if err != nil {
 		return nil, fmt.Errorf("get review %s: %w", r.ID, err)
 	}
-	return &View{Review: r, Author: us[r.UserID], Book: bs[r.BookID], IsLiked: liked}, nil
+	return &View{Post: r, Author: us[r.UserID], Book: bs[r.BookID], IsLiked: liked}, nil
 }
 
 // Update changes callerID's own review: the fields given, nil ones kept.
 // The view has the caller's like but not the author and book (the answer
 // to an edit lists the review's own fields). Errors: ValidationError,
-// NotFound, Forbidden (not the author).
+// ErrNotFound, ErrNotAuthor.
 func (s *Service) Update(ctx context.Context, callerID, id string, in UpdateInput) (*View, error) {
-	f := fieldErrors{}
+	var f apperr.Fields
 	if in.Rating != nil {
-		if m := ValidateRating(*in.Rating); m != "" {
-			f["rating"] = m
-		}
+		f.Add("rating", ValidateRating(*in.Rating))
 	}
 	if in.Content != nil {
-		c, m := normalizeContent(*in.Content)
-		if m != "" {
-			f["content"] = m
-		}
+		c, msg := normalizeContent(*in.Content)
+		f.Add("content", msg)
 		in.Content = &c
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
-	prev, liked, err := s.authored(ctx, callerID, id, "edit")
+	prev, liked, err := s.authored(ctx, callerID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -220,13 +190,13 @@ func (s *Service) Update(ctx context.Context, callerID, id string, in UpdateInpu
 	if err != nil {
 		return nil, err
 	}
-	return &View{Review: r, IsLiked: liked}, nil
+	return &View{Post: r, IsLiked: liked}, nil
 }
 
 // Delete removes callerID's own review, its likes, and its share of the
-// book's statistics. Errors: NotFound, Forbidden (not the author).
+// book's statistics. Errors: ErrNotFound, ErrNotAuthor.
 func (s *Service) Delete(ctx context.Context, callerID, id string) error {
-	r, _, err := s.authored(ctx, callerID, id, "delete")
+	r, _, err := s.authored(ctx, callerID, id)
 	if err != nil {
 		return err
 	}
@@ -239,7 +209,7 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 			return nil
 		}
 		if attempt == maxAttempts {
-			return apperr.Conflict("Review %s keeps changing; retry", r.ID)
+			return apperr.ErrContention
 		}
 		// Changed meanwhile (the statistics must lose the rating now
 		// stored), or gone: a concurrent delete won, and this one is 404.
@@ -249,117 +219,54 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	}
 }
 
-// Like records callerID's like of a review and returns its likeCount.
-// Errors: NotFound, ValidationError "Already liked".
-func (s *Service) Like(ctx context.Context, callerID, id string) (int, error) {
-	id, ok := parseID(id)
-	if !ok {
-		return 0, errReviewNotFound
-	}
-	return s.d.Store.LikeReview(ctx, id, callerID)
+// Like records callerID's like of a review. Errors: ErrNotFound,
+// likes.ErrAlreadyLiked.
+func (s *Service) Like(ctx context.Context, callerID, id string) (likes.Result, error) {
+	return likes.Apply(ctx, s.d.Store.Like, id, callerID, ErrNotFound)
 }
 
-// Unlike removes callerID's like of a review and returns its likeCount.
-// Errors: NotFound, ValidationError "Not liked".
-func (s *Service) Unlike(ctx context.Context, callerID, id string) (int, error) {
-	id, ok := parseID(id)
-	if !ok {
-		return 0, errReviewNotFound
-	}
-	return s.d.Store.UnlikeReview(ctx, id, callerID)
+// Unlike removes callerID's like of a review. Errors: ErrNotFound,
+// likes.ErrNotLiked.
+func (s *Service) Unlike(ctx context.Context, callerID, id string) (likes.Result, error) {
+	return likes.Apply(ctx, s.d.Store.Unlike, id, callerID, ErrNotFound)
 }
 
 // ListByBook returns a page of a book's reviews in the given order, each
 // with its author and whether viewerID ("" when anonymous) likes it, and
 // the book, whose counters are the rating statistics. The book and the
-// page are read at once. Errors: NotFound (book).
-func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, sort Sort, limit int, after string) (BookPage, error) {
-	bookID, ok := parseID(bookID)
-	if !ok {
-		return BookPage{}, apperr.NotFound("Book not found")
-	}
-	var (
-		book             *books.Book
-		items            []*Review
-		next             string
-		bookErr, listErr error
-		wg               sync.WaitGroup
-	)
-	wg.Go(func() { book, bookErr = s.d.Store.GetBook(ctx, bookID) })
-	wg.Go(func() { items, next, listErr = s.d.Store.ListBookReviews(ctx, bookID, sort, limit, after) })
-	wg.Wait()
-	if bookErr != nil {
-		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, bookErr)
-	}
-	if listErr != nil {
-		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, listErr)
-	}
-	views, err := s.views(ctx, items, viewerID, book)
+// page are read at once. Errors: books.ErrNotFound, page.ErrInvalidCursor.
+func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, sort Sort, c page.Cursor) (BookPage, error) {
+	book, p, err := posts.BookPage(ctx, s.d.Books, bookID, func(ctx context.Context, bookID string) (page.Page[*Review], error) {
+		return s.d.Store.ListBookReviews(ctx, bookID, sort, c)
+	})
 	if err != nil {
-		return BookPage{}, fmt.Errorf("reviews of book %s: %w", bookID, err)
+		return BookPage{}, err
 	}
-	return BookPage{Page: Page{Items: views, Next: next}, Book: book}, nil
+	views, err := posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, book)
+	if err != nil {
+		return BookPage{}, fmt.Errorf("reviews of book %s: %w", book.ID, err)
+	}
+	return BookPage{Page: views, Book: book}, nil
 }
 
-// maxUsernameBytes bounds a username looked up from a path: longer ones
-// cannot exist (users.ValidateUsername allows 30 characters).
-const maxUsernameBytes = 120
-
-// UserIDByUsername resolves the owner of a review list (the handler binds
-// the list's cursors to the id). Errors: NotFound.
-func (s *Service) UserIDByUsername(ctx context.Context, username string) (string, error) {
-	if username == "" || len(username) > maxUsernameBytes {
-		return "", apperr.NotFound("User not found")
-	}
-	id, err := s.d.Store.UserIDByUsername(ctx, username)
+// ListByUser returns a page of the reviews of the account named username,
+// newest first, each with its book and whether viewerID likes it.
+// Errors: users.ErrNotFound, page.ErrInvalidCursor.
+func (s *Service) ListByUser(ctx context.Context, username, viewerID string, c page.Cursor) (page.Page[View], error) {
+	p, err := posts.UserPage(ctx, s.d.Users, username, func(ctx context.Context, userID string) (page.Page[*Review], error) {
+		return s.d.Store.ListUserReviews(ctx, userID, c)
+	})
 	if err != nil {
-		return "", fmt.Errorf("reviews of user %q: %w", username, err)
+		return page.Page[View]{}, err
 	}
-	return id, nil
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
 }
 
-// ListByUser returns a page of a user's reviews, newest first, each with
-// its book and whether viewerID likes it.
-func (s *Service) ListByUser(ctx context.Context, userID, viewerID string, limit int, after string) (Page, error) {
-	items, next, err := s.d.Store.ListUserReviews(ctx, userID, limit, after)
-	if err != nil {
-		return Page{}, fmt.Errorf("reviews of user %s: %w", userID, err)
-	}
-	views, err := s.views(ctx, items, viewerID, nil)
-	if err != nil {
-		return Page{}, fmt.Errorf("reviews of user %s: %w", userID, err)
-	}
-	return Page{Items: views, Next: next}, nil
-}
-
-// views turns a page of reviews into views: one batch read for the
-// authors and the books (book, when given, is the page's one book,
-// already read) and beside it one for the viewer's likes.
-func (s *Service) views(ctx context.Context, items []*Review, viewerID string, book *books.Book) ([]View, error) {
-	refs := make([]posts.Ref, len(items))
-	for i, r := range items {
-		refs[i] = posts.Ref{ID: r.ID, UserID: r.UserID, BookID: r.BookID}
-	}
-	var known map[string]*books.Book
-	if book != nil {
-		known = map[string]*books.Book{book.ID: book}
-	}
-	pc, err := posts.Load(ctx, s.d.Store, s.d.Store.ReviewsLikedBy, viewerID, refs, known)
-	if err != nil {
-		return nil, err
-	}
-	views := make([]View, len(items))
-	for i, r := range items {
-		views[i] = View{Review: r, Author: pc.Authors[r.UserID], Book: pc.Books[r.BookID], IsLiked: pc.Liked[r.ID]}
-	}
-	return views, nil
-}
-
-// get reads a review and whether viewerID likes it. Errors: NotFound.
+// get reads a review and whether viewerID likes it. Errors: ErrNotFound.
 func (s *Service) get(ctx context.Context, viewerID, id string) (*Review, bool, error) {
-	id, ok := parseID(id)
+	id, ok := ids.Parse(id)
 	if !ok {
-		return nil, false, errReviewNotFound
+		return nil, false, ErrNotFound
 	}
 	r, liked, err := s.d.Store.GetReview(ctx, id, viewerID)
 	if err != nil {
@@ -370,13 +277,13 @@ func (s *Service) get(ctx context.Context, viewerID, id string) (*Review, bool, 
 
 // authored reads a review callerID wants to change, and whether callerID
 // likes it, and checks that callerID wrote it.
-func (s *Service) authored(ctx context.Context, callerID, id, verb string) (*Review, bool, error) {
+func (s *Service) authored(ctx context.Context, callerID, id string) (*Review, bool, error) {
 	r, liked, err := s.get(ctx, callerID, id)
 	if err != nil {
 		return nil, false, err
 	}
 	if r.UserID != callerID {
-		return nil, false, apperr.Forbidden("Only the author can %s this review", verb)
+		return nil, false, ErrNotAuthor
 	}
 	return r, liked, nil
 }
@@ -406,19 +313,11 @@ func (s *Service) change(ctx context.Context, callerID string, prev *Review, rat
 			return nil, fmt.Errorf("update review %s: %w", prev.ID, err)
 		}
 		if attempt == maxAttempts {
-			return nil, apperr.Conflict("Review %s keeps changing; retry", prev.ID)
+			return nil, apperr.ErrContention
 		}
 		// Changed meanwhile, or gone (then this is 404).
 		if prev, _, err = s.d.Store.GetReview(ctx, next.ID, callerID); err != nil {
 			return nil, fmt.Errorf("update review %s: %w", next.ID, err)
 		}
 	}
-}
-
-// parseID returns id in canonical (lower-case) form if it is a UUID;
-// anything else can name no review or book and is answered NotFound
-// without a read.
-func parseID(id string) (string, bool) {
-	id = strings.ToLower(id)
-	return id, validID(id)
 }

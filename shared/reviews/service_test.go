@@ -7,6 +7,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/reviews"
 	"github.com/bookplatform/backend/shared/users"
@@ -19,18 +20,18 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // deletingStore deletes the review between Post's read and its write, as
 // a concurrent DELETE of the caller's own review would.
 type deletingStore struct {
-	*dynamo.Store
+	*dynamo.Reviews
 	armed bool
 }
 
 func (s *deletingStore) UpdateReview(ctx context.Context, prev, next *reviews.Review) error {
 	if s.armed {
 		s.armed = false
-		if err := s.Store.DeleteReview(ctx, prev); err != nil {
+		if err := s.Reviews.DeleteReview(ctx, prev); err != nil {
 			return err
 		}
 	}
-	return s.Store.UpdateReview(ctx, prev, next)
+	return s.Reviews.UpdateReview(ctx, prev, next)
 }
 
 // A POST racing a DELETE of the same review creates a new one: the spec's
@@ -44,18 +45,18 @@ func TestPost_RacingDeleteCreatesAnew(t *testing.T) {
 	signed, err := env.App.Users.Signup(t.Context(), users.SignupInput{Username: "ann", Email: "ann@example.com", Password: "long-enough-pw"})
 	require.NoError(t, err)
 	u := signed.User
-	caller := func() *users.User { return u }
 
-	store := &deletingStore{Store: env.App.Store}
-	svc := reviews.NewService(reviews.Deps{Store: store, Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}})
-	first, err := svc.Post(t.Context(), u.ID, caller, reviews.PostInput{BookID: b.ID, Rating: 3})
+	st := env.App.Stores
+	store := &deletingStore{Reviews: st.Reviews}
+	svc := reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: st.Users, Books: st.Books, Briefs: st.Briefs, Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
+	first, err := svc.Post(t.Context(), u, reviews.PostInput{BookID: b.ID, Rating: 3})
 	require.NoError(t, err)
 
 	store.armed = true
-	second, err := svc.Post(t.Context(), u.ID, caller, reviews.PostInput{BookID: b.ID, Rating: 5, Content: "second thoughts"})
+	second, err := svc.Post(t.Context(), u, reviews.PostInput{BookID: b.ID, Rating: 5, Content: "second thoughts"})
 	require.NoError(t, err)
 	assert.True(t, second.Created)
-	assert.NotEqual(t, first.Review.ID, second.Review.ID)
+	assert.NotEqual(t, first.Post.ID, second.Post.ID)
 
 	got, err := env.App.Books.Get(t.Context(), b.ID)
 	require.NoError(t, err)

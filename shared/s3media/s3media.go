@@ -72,13 +72,16 @@ type Object struct {
 	ContentLength int64
 }
 
+// ErrNoObject is a key the bucket does not hold.
+var ErrNoObject = apperr.NotFound("No such media object")
+
 // Get fetches an object (the local server's /media route uses it).
-// Errors: apperr NotFound for a missing key.
+// Errors: ErrNoObject.
 func (s *Store) Get(ctx context.Context, key string) (*Object, error) {
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key)})
 	var noKey *types.NoSuchKey
 	if errors.As(err, &noKey) {
-		return nil, apperr.NotFound("No media object %s", key)
+		return nil, fmt.Errorf("get object %s: %w", key, ErrNoObject)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("get object %s: %w", key, err)

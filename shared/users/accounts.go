@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
-	"sync"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 )
 
 // Tokens is what a sign-in returns.
@@ -46,7 +46,7 @@ func (s *Service) CreateGuest(ctx context.Context) (*AuthResult, error) {
 			Tier: TierFree, IsGuest: true, CreatedAt: now, UpdatedAt: now,
 		}
 		err := s.d.Store.CreateUser(ctx, u)
-		if apperr.Is(err, apperr.CodeConflict) && attempt < 4 {
+		if errors.Is(err, ErrUsernameTaken) && attempt < 4 {
 			continue // a guest number collided: draw again
 		}
 		if err != nil {
@@ -77,7 +77,7 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, erro
 			u.DisplayName = u.Username
 		}
 		err := s.d.Store.CreateUser(ctx, u)
-		if derive && isUsernameConflict(err) && attempt < 4 {
+		if derive && errors.Is(err, ErrUsernameTaken) && attempt < 4 {
 			continue
 		}
 		if err != nil {
@@ -93,27 +93,19 @@ func (s *Service) prepareSignup(ctx context.Context, in SignupInput) (SignupInpu
 	in.Username = strings.TrimSpace(in.Username)
 	in.Email = NormalizeEmail(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
-	f := fieldErrors{}
+	var f apperr.Fields
 	if in.Username != "" {
-		if m := ValidateUsername(in.Username); m != "" {
-			f["username"] = m
-		}
+		f.Add("username", ValidateUsername(in.Username))
 	}
-	if m := ValidateEmail(in.Email); m != "" {
-		f["email"] = m
-	}
-	if m := ValidatePassword(in.Password); m != "" {
-		f["password"] = m
-	}
+	f.Add("email", ValidateEmail(in.Email))
+	f.Add("password", ValidatePassword(in.Password))
 	if in.DisplayName != "" {
-		if m := ValidateDisplayName(in.DisplayName); m != "" {
-			f["displayName"] = m
-		}
+		f.Add("displayName", ValidateDisplayName(in.DisplayName))
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return in, "", err
 	}
-	hash, err := s.hashPassword(ctx, in.Password)
+	hash, err := auth.HashPassword(in.Password, s.d.BcryptCost)
 	return in, hash, err
 }
 
@@ -121,29 +113,25 @@ func (s *Service) prepareSignup(ctx context.Context, in SignupInput) (SignupInpu
 // password give the same 401, in the same time.
 func (s *Service) Login(ctx context.Context, email, password string) (*AuthResult, error) {
 	email = NormalizeEmail(email)
-	f := fieldErrors{}
+	var f apperr.Fields
 	if email == "" {
-		f["email"] = "is required"
+		f.Add("email", "is required")
 	}
 	if password == "" {
-		f["password"] = "is required"
+		f.Add("password", "is required")
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	u, err := s.d.Store.GetUserByEmail(ctx, email)
-	if apperr.Is(err, apperr.CodeNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		u, err = nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	ok, err := s.checkPassword(ctx, u, password)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, apperr.Unauthorized("Invalid email or password")
+	if !checkPassword(u, password) {
+		return nil, ErrBadCredentials
 	}
 	return s.signIn(ctx, u)
 }
@@ -166,30 +154,31 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 		return nil, err
 	}
 	if !old.ExpiresAt.After(now) {
-		return nil, errRefreshInvalid // TTL deletion lags expiry
+		return nil, ErrRefreshInvalid // TTL deletion lags expiry
 	}
 	if old.Used {
 		return nil, s.revokeReused(ctx, old)
 	}
 	// The owner is known now: read the account beside the rotation.
 	var (
-		u               *User
-		rotErr, userErr error
-		wg              sync.WaitGroup
+		u      *User
+		rotErr error
+		g      errgroup.Group
 	)
-	wg.Go(func() {
+	g.Go(func() error {
 		rotErr = s.d.Sessions.RotateRefreshToken(ctx, old, auth.HashRefreshToken(next), now, s.d.RefreshTTL)
+		return nil
 	})
-	wg.Go(func() { u, userErr = s.d.Store.GetUser(ctx, old.UserID) })
-	wg.Wait()
+	g.Go(func() (err error) { u, err = s.d.Store.GetUser(ctx, old.UserID); return err })
+	userErr := g.Wait()
 	if errors.Is(rotErr, ErrTokenReused) {
 		return nil, s.revokeReused(ctx, old)
 	}
 	if rotErr != nil {
 		return nil, rotErr
 	}
-	if apperr.Is(userErr, apperr.CodeNotFound) {
-		return nil, apperr.Unauthorized("User not found")
+	if errors.Is(userErr, ErrNotFound) {
+		return nil, errCallerGone
 	}
 	if userErr != nil {
 		return nil, userErr
@@ -201,7 +190,8 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 	return &Tokens{AccessToken: access, RefreshToken: next, ExpiresIn: int64(s.d.Tokens.AccessTTL().Seconds())}, nil
 }
 
-var errRefreshInvalid = apperr.Unauthorized("Invalid or expired refresh token")
+// errCallerGone: a valid refresh token whose account no longer exists.
+var errCallerGone = apperr.Unauthorized("User not found")
 
 // revokeReused answers a refresh token presented after it was used (a
 // replay, a stolen copy, or the loser of two uses at once): the whole
@@ -219,7 +209,7 @@ func (s *Service) revokeReused(ctx context.Context, tok RefreshToken) error {
 // is not a guest), ValidationError, Conflict.
 func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput) (*AuthResult, error) {
 	if !caller.IsGuest {
-		return nil, apperr.Unauthorized("Only guest accounts can be migrated")
+		return nil, ErrNotGuest
 	}
 	in, hash, err := s.prepareSignup(ctx, in)
 	if err != nil {
@@ -239,7 +229,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 		}
 		u.UpdatedAt = s.d.Now().UTC()
 		err := s.d.Store.UpdateUser(ctx, caller, &u)
-		if derive && isUsernameConflict(err) && attempt < 4 {
+		if derive && errors.Is(err, ErrUsernameTaken) && attempt < 4 {
 			continue
 		}
 		if err != nil {
@@ -249,14 +239,12 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 		// chosen first, so the revocation spares it.
 		sid := uuid.NewString()
 		var (
-			res                  *AuthResult
-			revokeErr, signInErr error
-			wg                   sync.WaitGroup
+			res *AuthResult
+			g   errgroup.Group
 		)
-		wg.Go(func() { revokeErr = s.d.Sessions.RevokeAllSessions(ctx, u.ID, sid) })
-		wg.Go(func() { res, signInErr = s.startSession(ctx, &u, sid) })
-		wg.Wait()
-		if err := errors.Join(revokeErr, signInErr); err != nil {
+		g.Go(func() error { return s.d.Sessions.RevokeAllSessions(ctx, u.ID, sid) })
+		g.Go(func() (err error) { res, err = s.startSession(ctx, &u, sid); return err })
+		if err := g.Wait(); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -265,22 +253,22 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 
 // Logout revokes the session of the access token and, when given, the
 // session of a refresh token of the same user.
-func (s *Service) Logout(ctx context.Context, caller *User, sessionID, refreshToken string) error {
+func (s *Service) Logout(ctx context.Context, callerID, sessionID, refreshToken string) error {
 	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
 		tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
 		switch {
-		case apperr.Is(err, apperr.CodeUnauthorized):
+		case errors.Is(err, ErrRefreshInvalid):
 			// Unknown or expired: nothing left to revoke.
 		case err != nil:
 			return err
-		case tok.UserID == caller.ID:
-			if err := s.d.Sessions.RevokeSession(ctx, caller.ID, tok.SessionID); err != nil {
+		case tok.UserID == callerID:
+			if err := s.d.Sessions.RevokeSession(ctx, callerID, tok.SessionID); err != nil {
 				return err
 			}
 		}
 	}
 	if sessionID != "" {
-		return s.d.Sessions.RevokeSession(ctx, caller.ID, sessionID)
+		return s.d.Sessions.RevokeSession(ctx, callerID, sessionID)
 	}
 	return nil
 }
@@ -313,11 +301,6 @@ func (s *Service) startSession(ctx context.Context, u *User, sessionID string) (
 
 func (s *Service) accessToken(u *User, sessionID string) (string, error) {
 	return s.d.Tokens.Issue(auth.Claims{UserID: u.ID, IsGuest: u.IsGuest, Tier: string(u.Tier), SessionID: sessionID})
-}
-
-func isUsernameConflict(err error) bool {
-	e, ok := apperr.As(err)
-	return ok && e.Code == apperr.CodeConflict && strings.Contains(e.Message, "Username")
 }
 
 // deriveUsername makes a username from an email's local part plus four

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/ids"
 	"github.com/google/uuid"
 )
 
@@ -14,8 +16,9 @@ const MaxAvatarBytes = 5 << 20
 
 // Get returns a user by id. Errors: NotFound.
 func (s *Service) Get(ctx context.Context, id string) (*User, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, apperr.NotFound("User not found")
+	id, ok := ids.Parse(id)
+	if !ok {
+		return nil, ErrNotFound
 	}
 	return s.d.Store.GetUser(ctx, id)
 }
@@ -23,7 +26,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 // GetByUsername returns a user by username, case-insensitively. Errors: NotFound.
 func (s *Service) GetByUsername(ctx context.Context, username string) (*User, error) {
 	if username == "" || len(username) > 64 {
-		return nil, apperr.NotFound("User not found")
+		return nil, ErrNotFound
 	}
 	return s.d.Store.GetUserByUsername(ctx, username)
 }
@@ -40,31 +43,25 @@ type ProfileUpdate struct {
 // until they migrate. Errors: ValidationError, Conflict (username taken).
 func (s *Service) UpdateProfile(ctx context.Context, caller *User, p ProfileUpdate) (*User, error) {
 	u := *caller
-	f := fieldErrors{}
+	var f apperr.Fields
 	if p.DisplayName != nil {
 		u.DisplayName = strings.TrimSpace(*p.DisplayName)
-		if m := ValidateDisplayName(u.DisplayName); m != "" {
-			f["displayName"] = m
-		}
+		f.Add("displayName", ValidateDisplayName(u.DisplayName))
 	}
 	if p.Bio != nil {
 		u.Bio = strings.TrimSpace(*p.Bio)
-		if m := ValidateBio(u.Bio); m != "" {
-			f["bio"] = m
-		}
+		f.Add("bio", ValidateBio(u.Bio))
 	}
 	if p.Username != nil {
 		u.Username = strings.TrimSpace(*p.Username)
 		switch {
 		case caller.IsGuest && u.Username != caller.Username:
-			f["username"] = "guests cannot choose a username; sign up with POST /v1/auth/migrate-guest"
+			f.Add("username", "guests cannot choose a username; sign up with POST /v1/auth/migrate-guest")
 		case u.Username != caller.Username:
-			if m := ValidateUsername(u.Username); m != "" {
-				f["username"] = m
-			}
+			f.Add("username", ValidateUsername(u.Username))
 		}
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, err
 	}
 	if u.DisplayName == caller.DisplayName && u.Bio == caller.Bio && u.Username == caller.Username {
@@ -81,27 +78,21 @@ func (s *Service) UpdateProfile(ctx context.Context, caller *User, p ProfileUpda
 // current one, and signs out every other session. Errors: ValidationError,
 // Unauthorized (wrong current password).
 func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, current, next string) error {
-	f := fieldErrors{}
+	var f apperr.Fields
 	if current == "" {
-		f["currentPassword"] = "is required"
+		f.Add("currentPassword", "is required")
 	}
-	if m := ValidatePassword(next); m != "" {
-		f["newPassword"] = m
-	}
+	f.Add("newPassword", ValidatePassword(next))
 	if caller.IsGuest {
 		return apperr.Validation("Guest accounts have no password; sign up with POST /v1/auth/migrate-guest", nil)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
-	ok, err := s.checkPassword(ctx, caller, current)
-	if err != nil {
-		return err
+	if !checkPassword(caller, current) {
+		return ErrWrongPassword
 	}
-	if !ok {
-		return apperr.Unauthorized("Current password is incorrect")
-	}
-	hash, err := s.hashPassword(ctx, next)
+	hash, err := auth.HashPassword(next, s.d.BcryptCost)
 	if err != nil {
 		return err
 	}

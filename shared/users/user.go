@@ -3,7 +3,12 @@
 // imports no AWS and no HTTP package; storage is reached through Storer.
 package users
 
-import "time"
+import (
+	"errors"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+)
 
 // Tier is a user's plan. It gates quotas and rate limits and is always read
 // from stored data, never from a token.
@@ -43,3 +48,27 @@ type User struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
+
+// Errors of accounts and sessions. Storage returns them wrapped with
+// context; callers test them with errors.Is.
+var (
+	ErrNotFound      = apperr.NotFound("User not found")
+	ErrUsernameTaken = apperr.Conflict("Username already taken")
+	ErrEmailTaken    = apperr.Conflict("Email already registered")
+	// ErrChanged: the account changed since it was read (a concurrent
+	// rename or migration won).
+	ErrChanged = apperr.Conflict("Account changed by another request; retry")
+	// ErrRefreshInvalid: an unknown, expired or revoked refresh token.
+	ErrRefreshInvalid = apperr.Unauthorized("Invalid or expired refresh token")
+	// ErrSessionEnded: the refresh token's session was revoked or expired.
+	ErrSessionEnded = apperr.Unauthorized("Session revoked or expired")
+	// ErrTokenReused: a refresh token another request rotated first. The
+	// service answers it by revoking the session; it never reaches a client.
+	ErrTokenReused = errors.New("refresh token already used")
+	// ErrWrongPassword: the current password given is not the account's.
+	ErrWrongPassword = apperr.Unauthorized("Current password is incorrect")
+	// ErrBadCredentials: login with an unknown email or a wrong password.
+	ErrBadCredentials = apperr.Unauthorized("Invalid email or password")
+	// ErrNotGuest: a guest-only operation by a full account.
+	ErrNotGuest = apperr.Unauthorized("Only guest accounts can be migrated")
+)

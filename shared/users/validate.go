@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/bookplatform/backend/shared/apperr"
 )
 
 // Field limits. The spec sets the password minimum and the display-name
@@ -30,16 +28,6 @@ var usernameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 var reserved = map[string]bool{
 	"me": true, "username": true, "admin": true, "administrator": true,
 	"support": true, "system": true, "root": true, "moderator": true, "staff": true,
-}
-
-// fieldErrors collects per-field validation messages.
-type fieldErrors map[string]string
-
-func (f fieldErrors) err() error {
-	if len(f) == 0 {
-		return nil
-	}
-	return apperr.Validation("Invalid request", f)
 }
 
 // ValidateUsername checks a chosen (non-guest) username: 3-30 characters,

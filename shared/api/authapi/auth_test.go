@@ -11,6 +11,7 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -424,7 +425,7 @@ func TestAuth_AccessTokenChecks(t *testing.T) {
 
 func TestAuth_RateLimitGuest(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 21, 10, 0, 5, 0, time.UTC))
-	env := testenv.New(t, testenv.WithClock(clock))
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithRateLimits())
 	guest := env.Do("POST", "/v1/auth/guest", map[string]any{}, "") // counts as request 1 from this address
 	require.Equal(t, http.StatusCreated, guest.Status)
 	token := str(guest.JSON["token"])
@@ -452,8 +453,7 @@ func TestAuth_RateLimitGuest(t *testing.T) {
 	assert.EqualValues(t, 60, d["limit"])
 	assert.EqualValues(t, 0, d["remaining"])
 
-	// A refused write changes nothing, though the handler ran alongside
-	// the counter: writes wait for the admission decision.
+	// A refused write changes nothing: its handler never starts.
 	res = env.Do("PUT", "/v1/users/me", map[string]any{"bio": "written while limited"}, token)
 	require.Equal(t, http.StatusTooManyRequests, res.Status)
 	clock.Advance(time.Minute)
@@ -464,7 +464,7 @@ func TestAuth_RateLimitGuest(t *testing.T) {
 }
 
 func TestAuth_RateLimitFullAccountsByUser(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithRateLimits())
 	res := signup(t, env, "frank", "frank@example.com")
 	me := env.Do("GET", "/v1/users/me", nil, str(res.JSON["token"]))
 	require.Equal(t, http.StatusOK, me.Status)
@@ -478,7 +478,7 @@ func TestAuth_RateLimitFullAccountsByUser(t *testing.T) {
 // rate-limit window. DynamoDB deletes them after expiresAt.
 func TestAuth_StoredRecordsExpireByTTL(t *testing.T) {
 	now := time.Date(2026, 11, 21, 10, 0, 30, 0, time.UTC)
-	env := testenv.New(t, testenv.WithClock(testenv.NewClock(now)))
+	env := testenv.New(t, testenv.WithClock(testenv.NewClock(now)), testenv.WithRateLimits())
 	res := signup(t, env, "ttl_reader", "ttl@example.com")
 	refresh := str(res.JSON["refreshToken"])
 	var claims jwt.MapClaims
@@ -488,22 +488,22 @@ func TestAuth_StoredRecordsExpireByTTL(t *testing.T) {
 	require.NotEmpty(t, sessionID)
 
 	wantExpiry := float64(now.Add(env.Config.RefreshTokenTTL).Unix())
-	tok := env.GetItem(t, "RTOKEN#"+auth.HashRefreshToken(refresh), "RTOKEN")
+	tok := env.Item(t, dynamo.RefreshTokenKey(auth.HashRefreshToken(refresh)))
 	require.NotNil(t, tok, "the token is found by its hash")
 	assert.Equal(t, wantExpiry, tok["expiresAt"])
-	assert.Nil(t, env.GetItem(t, "RTOKEN#"+refresh, "RTOKEN"), "the raw token is no key")
+	assert.Nil(t, env.Item(t, dynamo.RefreshTokenKey(refresh)), "the raw token is no key")
 	for _, v := range tok {
 		assert.NotEqual(t, refresh, v, "the raw token is stored nowhere in its record")
 	}
 
-	sess := env.GetItem(t, "USER#"+userID, "SESSION#"+sessionID)
+	sess := env.Item(t, dynamo.SessionKey(userID, sessionID))
 	require.NotNil(t, sess)
 	assert.Equal(t, wantExpiry, sess["expiresAt"])
 
 	// The sign-up's request counted in the anonymous caller's window,
 	// which expires a minute after the window ends.
 	window := now.Truncate(time.Minute)
-	rl := env.GetItem(t, fmt.Sprintf("RL#ip:127.0.0.1#request#%d", window.Unix()), "RL")
+	rl := env.Item(t, dynamo.RateWindowKey("ip:127.0.0.1", "request", window))
 	require.NotNil(t, rl)
 	assert.Equal(t, float64(window.Add(2*time.Minute).Unix()), rl["expiresAt"])
 }

@@ -37,11 +37,11 @@ func newTokenResponse(t users.Tokens, u *users.User) tokenResponse {
 // signupRequest accepts both forms: displayName or display_name; username
 // is optional (Form B has none).
 type signupRequest struct {
-	Username     string `json:"username"`
+	Username     string `json:"username,omitempty"`
 	Email        string `json:"email"`
 	Password     string `json:"password"`
-	DisplayName  string `json:"displayName"`
-	DisplayNameB string `json:"display_name"`
+	DisplayName  string `json:"displayName,omitempty"`
+	DisplayNameB string `json:"display_name,omitempty"`
 }
 
 func (s signupRequest) input() users.SignupInput {
@@ -54,8 +54,8 @@ func (s signupRequest) input() users.SignupInput {
 
 // refreshRequest accepts refreshToken or refresh_token.
 type refreshRequest struct {
-	RefreshToken  string `json:"refreshToken"`
-	RefreshTokenB string `json:"refresh_token"`
+	RefreshToken  string `json:"refreshToken,omitempty"`
+	RefreshTokenB string `json:"refresh_token,omitempty"`
 }
 
 func (r refreshRequest) token() string {
@@ -65,18 +65,28 @@ func (r refreshRequest) token() string {
 	return r.RefreshTokenB
 }
 
+// guestRequest is the body of POST /v1/auth/guest: {} or Form B's
+// {device_id}.
+type guestRequest struct {
+	DeviceID string `json:"device_id,omitempty"`
+}
+
+// loginRequest is the body of POST /v1/auth/login.
+type loginRequest struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
 // guest serves POST /v1/auth/guest. Body {} or {device_id}.
-func (h *Handler) guest(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		DeviceID string `json:"device_id"`
-	}
+func (h *handler) guest(w http.ResponseWriter, r *http.Request) error {
+	var req guestRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
 	if len(req.DeviceID) > 200 {
 		return apperr.Validation("Invalid request", map[string]string{"device_id": "must be at most 200 characters"})
 	}
-	res, err := h.Users.CreateGuest(r.Context())
+	res, err := h.users.CreateGuest(r.Context())
 	if err != nil {
 		return err
 	}
@@ -84,12 +94,12 @@ func (h *Handler) guest(w http.ResponseWriter, r *http.Request) error {
 }
 
 // signup serves POST /v1/auth/signup.
-func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) signup(w http.ResponseWriter, r *http.Request) error {
 	var req signupRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	res, err := h.Users.Signup(r.Context(), req.input())
+	res, err := h.users.Signup(r.Context(), req.input())
 	if err != nil {
 		return err
 	}
@@ -97,15 +107,12 @@ func (h *Handler) signup(w http.ResponseWriter, r *http.Request) error {
 }
 
 // login serves POST /v1/auth/login.
-func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Email    string `json:"email"`
-		Password string `json:"password"`
-	}
+func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
+	var req loginRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	res, err := h.Users.Login(r.Context(), req.Email, req.Password)
+	res, err := h.users.Login(r.Context(), req.Email, req.Password)
 	if err != nil {
 		return err
 	}
@@ -113,12 +120,12 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 // refresh serves POST /v1/auth/refresh.
-func (h *Handler) refresh(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) refresh(w http.ResponseWriter, r *http.Request) error {
 	var req refreshRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	t, err := h.Users.Refresh(r.Context(), req.token())
+	t, err := h.users.Refresh(r.Context(), req.token())
 	if err != nil {
 		return err
 	}
@@ -126,12 +133,12 @@ func (h *Handler) refresh(w http.ResponseWriter, r *http.Request) error {
 }
 
 // migrateGuest serves POST /v1/auth/migrate-guest.
-func (h *Handler) migrateGuest(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) migrateGuest(w http.ResponseWriter, r *http.Request) error {
 	var req signupRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	res, err := h.Users.MigrateGuest(r.Context(), httpapi.Caller(r), req.input())
+	res, err := h.users.MigrateGuest(r.Context(), httpapi.CallerOf(r).User(), req.input())
 	if err != nil {
 		return err
 	}
@@ -140,12 +147,13 @@ func (h *Handler) migrateGuest(w http.ResponseWriter, r *http.Request) error {
 
 // logout serves POST /v1/auth/logout. Body {} ends this session; a
 // refresh_token in the body (Form B) ends that token's session too.
-func (h *Handler) logout(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
 	var req refreshRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := h.Users.Logout(r.Context(), httpapi.Caller(r), httpapi.SessionID(r), req.token()); err != nil {
+	c := httpapi.CallerOf(r)
+	if err := h.users.Logout(r.Context(), c.ID, c.SessionID, req.token()); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Logged out"})

@@ -5,24 +5,36 @@ package authapi
 import (
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
 )
 
-// Handler serves the auth group.
-type Handler struct {
-	Users *users.Service
+// handler serves the auth group.
+type handler struct {
+	users *users.Service
 }
 
-// Group returns the auth group's route table. A zero Handler lists the
-// routes without serving them (CDK, API reference).
-func (h *Handler) Group() httpapi.Group {
-	return httpapi.Group{Name: "auth", Routes: []httpapi.Route{
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/guest"), Auth: httpapi.AuthNone, Handler: h.guest},
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/signup"), Auth: httpapi.AuthNone, Handler: h.signup},
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/login"), Auth: httpapi.AuthNone, Handler: h.login},
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/refresh"), Auth: httpapi.AuthNone, Handler: h.refresh},
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/migrate-guest"), Auth: httpapi.AuthBearer, Handler: h.migrateGuest},
-		{Method: http.MethodPost, Path: httpapi.V1("/auth/logout"), Auth: httpapi.AuthBearer, Handler: h.logout},
-	}}
+// Group is the auth group. It writes accounts, their claims, sessions and
+// refresh tokens, and reads sessions to revoke them.
+func Group(d api.Deps) api.Group {
+	h := &handler{users: d.Users}
+	return api.Group{
+		Name:  "auth",
+		Table: []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/guest"), Auth: httpapi.AuthNone, Idempotent: true, Handler: h.guest,
+				Doc: httpapi.Doc{Summary: "Create a guest account", Body: guestRequest{}, Response: tokenResponse{}, Status: http.StatusCreated, Errors: []int{400}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/signup"), Auth: httpapi.AuthNone, Idempotent: true, Handler: h.signup,
+				Doc: httpapi.Doc{Summary: "Sign up with email and password", Body: signupRequest{}, Response: tokenResponse{}, Status: http.StatusCreated, Errors: []int{400, 409}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/login"), Auth: httpapi.AuthNone, Handler: h.login,
+				Doc: httpapi.Doc{Summary: "Sign in with email and password", Body: loginRequest{}, Response: tokenResponse{}, Errors: []int{400, 401}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/refresh"), Auth: httpapi.AuthNone, Handler: h.refresh,
+				Doc: httpapi.Doc{Summary: "Exchange a refresh token for a new pair", Body: refreshRequest{}, Response: tokenResponse{}, Errors: []int{400, 401}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/migrate-guest"), Auth: httpapi.AuthBearer, Handler: h.migrateGuest,
+				Doc: httpapi.Doc{Summary: "Turn the calling guest into a full account", Body: signupRequest{}, Response: tokenResponse{}, Errors: []int{400, 409}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/auth/logout"), Auth: httpapi.AuthBearer, Handler: h.logout,
+				Doc: httpapi.Doc{Summary: "End this session (and a refresh token's)", Body: refreshRequest{}, Response: httpapi.Success{}}},
+		},
+	}
 }

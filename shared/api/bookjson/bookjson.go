@@ -84,6 +84,15 @@ func NewBrief(b *books.Book) Brief {
 	return Brief{ID: b.ID, ISBN: b.ISBN(), Title: b.Title, Authors: list(b.Authors), CoverURL: b.CoverURL()}
 }
 
+// BriefOf is b's BookBrief, nil (JSON null) when the record is missing.
+func BriefOf(b *books.Book) *Brief {
+	if b == nil {
+		return nil
+	}
+	br := NewBrief(b)
+	return &br
+}
+
 // list makes a missing list an empty JSON array rather than null.
 func list(s []string) []string {
 	if s == nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/local/testenv"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -23,8 +23,7 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // catalog is a test environment with a fake clock: every request moves it
-// on by a little over a second, so a test can send hundreds of requests
-// without meeting the search limit (60 a minute) or the anonymous rate.
+// on by a little over a second, so timestamps of a test's requests differ.
 type catalog struct {
 	*testenv.Env
 	clock *testenv.Clock
@@ -74,13 +73,6 @@ func (c *catalog) byISBN(t *testing.T, isbn string) map[string]any {
 	res := c.get(t, "/v1/books/isbn/"+url.PathEscape(isbn), "")
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	return res.JSON
-}
-
-func errorOf(t *testing.T, res *testenv.Response) map[string]any {
-	t.Helper()
-	e, ok := res.JSON["error"].(map[string]any)
-	require.True(t, ok, "no error envelope in %s", res.Body)
-	return e
 }
 
 // isbn13 makes a valid made-up ISBN-13 from a number.
@@ -177,7 +169,7 @@ func TestBooks_Get(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := c.get(t, path, "")
 			assert.Equal(t, http.StatusNotFound, res.Status)
-			assert.Equal(t, "NotFound", errorOf(t, res)["name"])
+			assert.Equal(t, "NotFound", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 }
@@ -214,13 +206,13 @@ func TestBooks_GetByISBN(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			res := c.get(t, "/v1/books/isbn/"+url.PathEscape(b.isbn), "")
 			assert.Equal(t, http.StatusBadRequest, res.Status)
-			assert.Equal(t, "BadRequest", errorOf(t, res)["name"])
+			assert.Equal(t, "BadRequest", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 	t.Run("unknown valid ISBN is 404", func(t *testing.T) {
 		res := c.get(t, "/v1/books/isbn/"+isbn13(777), "")
 		assert.Equal(t, http.StatusNotFound, res.Status)
-		assert.Equal(t, "NotFound", errorOf(t, res)["name"])
+		assert.Equal(t, "NotFound", testenv.ErrorOf(t, res)["name"])
 	})
 }
 
@@ -245,16 +237,16 @@ func TestBooks_Import(t *testing.T) {
 	orchard := c.byISBN(t, "0306406152")
 	id := orchard["id"].(string)
 	t.Run("created: book, ISBN claim and index items are stored", func(t *testing.T) {
-		item := c.GetItem(t, "BOOK#"+id, "BOOK")
+		item := c.Item(t, dynamo.BookKey(id))
 		require.NotNil(t, item)
-		assert.Equal(t, "ISBN#9780306406157", item["GSI1PK"])
-		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
+		assert.Equal(t, dynamo.ISBNClaimKey("9780306406157").PK, item["GSI1PK"])
+		assert.Equal(t, id, c.Item(t, dynamo.ISBNClaimKey("9780306406157"))["bookId"])
 		for _, w := range []string{"the", "quiet", "orchard", "mara", "lind"} {
-			assert.NotNil(t, c.GetItem(t, "TOK#"+firstRunes(w, 3), w+"#"+id), w)
+			assert.NotNil(t, c.Item(t, dynamo.PostingKey(w, id)), w)
 		}
 	})
 	t.Run("invalid records wrote nothing", func(t *testing.T) {
-		assert.Nil(t, c.GetItem(t, "ISBN#9780747532699", "ISBN"))
+		assert.Nil(t, c.Item(t, dynamo.ISBNClaimKey("9780747532699")))
 		assert.Equal(t, http.StatusNotFound, c.get(t, "/v1/books/isbn/9780747532699", "").Status)
 	})
 
@@ -285,20 +277,20 @@ func TestBooks_Import(t *testing.T) {
 		assert.Equal(t, 2.0, b["totalReviews"])
 		assert.Equal(t, 4.5, b["averageRating"])
 		assert.Equal(t, 5.0, b["totalLines"])
-		item := c.GetItem(t, "BOOK#"+id, "BOOK")
+		item := c.Item(t, dynamo.BookKey(id))
 		assert.Equal(t, 1.0, item["rating4"])
 		assert.Equal(t, 9.0, item["ratingSum"])
 	})
 	t.Run("the index follows: the old word is gone, the new one finds it", func(t *testing.T) {
-		assert.Nil(t, c.GetItem(t, "TOK#qui", "quiet#"+id), "stale index item deleted")
+		assert.Nil(t, c.Item(t, dynamo.PostingKey("quiet", id)), "stale index item deleted")
 		assert.Equal(t, 0.0, c.search(t, "q", "quiet orchard").JSON["total"])
 		assert.Equal(t, []string{"The Loud Orchard"}, titles(t, c.search(t, "q", "loud orch")))
-		posting := c.GetItem(t, "TOK#orc", "orchard#"+id)
+		posting := c.Item(t, dynamo.PostingKey("orchard", id))
 		assert.Equal(t, "the loud orchard", posting["titleKey"], "kept words carry the new title")
 	})
 	t.Run("no duplicate book or claim", func(t *testing.T) {
 		assert.Equal(t, 1.0, c.search(t, "q", "orchard").JSON["total"])
-		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
+		assert.Equal(t, id, c.Item(t, dynamo.ISBNClaimKey("9780306406157"))["bookId"])
 	})
 
 	t.Run("CSV", func(t *testing.T) {
@@ -332,7 +324,7 @@ func TestBooks_Import(t *testing.T) {
 
 	t.Run("a write that loses its condition writes nothing at all", func(t *testing.T) {
 		ctx := t.Context()
-		found, err := c.App.Store.FindBooksByISBN(ctx, []string{"9780306406157"})
+		found, err := c.App.Stores.Books.FindBooksByISBN(ctx, []string{"9780306406157"})
 		require.NoError(t, err)
 		prev := found["9780306406157"]
 		require.NotNil(t, prev)
@@ -344,20 +336,20 @@ func TestBooks_Import(t *testing.T) {
 		next := *prev
 		next.Title, next.Version = "Vanishing Orchard", prev.Version+1
 		ix := books.IndexingOf(&next)
-		err = c.App.Store.UpdateBook(ctx, &stale, &next, &ix)
-		assert.Equal(t, apperr.CodeConflict, apperr.CodeOf(err), "%v", err)
-		assert.Equal(t, "The Loud Orchard", c.GetItem(t, "BOOK#"+id, "BOOK")["title"])
-		assert.Nil(t, c.GetItem(t, "TOK#van", "vanishing#"+id))
+		err = c.App.Stores.Books.UpdateBook(ctx, &stale, &next, &ix)
+		assert.ErrorIs(t, err, books.ErrChanged)
+		assert.Equal(t, "The Loud Orchard", c.Item(t, dynamo.BookKey(id))["title"])
+		assert.Nil(t, c.Item(t, dynamo.PostingKey("vanishing", id)))
 
 		// A second book claiming a taken ISBN: neither it nor its postings exist.
 		dup := next
 		dup.ID, dup.Title = "00000000-0000-4000-8000-000000000001", "Duplicate Claim"
 		dix := books.IndexingOf(&dup)
-		err = c.App.Store.CreateBook(ctx, &dup, dix)
-		assert.Equal(t, apperr.CodeConflict, apperr.CodeOf(err), "%v", err)
-		assert.Nil(t, c.GetItem(t, "BOOK#"+dup.ID, "BOOK"))
-		assert.Nil(t, c.GetItem(t, "TOK#dup", "duplicate#"+dup.ID))
-		assert.Equal(t, id, c.GetItem(t, "ISBN#9780306406157", "ISBN")["bookId"])
+		err = c.App.Stores.Books.CreateBook(ctx, &dup, dix)
+		assert.ErrorIs(t, err, books.ErrChanged)
+		assert.Nil(t, c.Item(t, dynamo.BookKey(dup.ID)))
+		assert.Nil(t, c.Item(t, dynamo.PostingKey("duplicate", dup.ID)))
+		assert.Equal(t, id, c.Item(t, dynamo.ISBNClaimKey("9780306406157"))["bookId"])
 	})
 
 	t.Run("concurrent imports of one new book make one book", func(t *testing.T) {
@@ -388,17 +380,12 @@ func setCounters(t *testing.T, c *catalog, id string, counters map[string]int) {
 	_, err := c.App.DB.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{
 		TableName: aws.String(c.Config.TableName),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "BOOK#" + id}, "SK": &types.AttributeValueMemberS{Value: "BOOK"},
+			dynamo.AttrPK: &types.AttributeValueMemberS{Value: dynamo.BookKey(id).PK}, dynamo.AttrSK: &types.AttributeValueMemberS{Value: dynamo.BookKey(id).SK},
 		},
 		UpdateExpression:          aws.String("SET " + strings.Join(sets, ", ")),
 		ExpressionAttributeValues: values,
 	})
 	require.NoError(t, err)
-}
-
-func firstRunes(s string, n int) string {
-	r := []rune(s)
-	return string(r[:min(n, len(r))])
 }
 
 // One word longer than DynamoDB's sort-key limit allows (hundreds of CJK
@@ -520,7 +507,7 @@ func TestBooks_Search(t *testing.T) {
 		t.Run(iv.name+" is 400", func(t *testing.T) {
 			res := c.search(t, iv.params...)
 			assert.Equal(t, http.StatusBadRequest, res.Status, res.String())
-			assert.Equal(t, "BadRequest", errorOf(t, res)["name"])
+			assert.Equal(t, "BadRequest", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 	t.Run("limit 1 and 50 are fine", func(t *testing.T) {

@@ -6,21 +6,36 @@ package booksapi
 import (
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/bookjson"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
-// Handler serves the books group.
-type Handler struct {
-	Books *books.Service
+// handler serves the books group.
+type handler struct {
+	books *books.Service
 }
 
-// Group returns the books group's route table. A zero Handler lists the
-// routes without serving them (CDK, API reference).
-func (h *Handler) Group() httpapi.Group {
-	return httpapi.Group{Name: "books", Routes: []httpapi.Route{
-		{Method: http.MethodGet, Path: httpapi.V1("/books"), Auth: httpapi.AuthOptional, Actions: []string{"search"}, Handler: h.search},
-		{Method: http.MethodGet, Path: httpapi.V1("/books/{id}"), Auth: httpapi.AuthOptional, Handler: h.get},
-		{Method: http.MethodGet, Path: httpapi.V1("/books/isbn/{isbn}"), Auth: httpapi.AuthOptional, Handler: h.getByISBN},
-	}}
+// Group is the books group. It only reads: Query for search postings and
+// for a book by ISBN (GSI1), BatchGetItem for a result page.
+func Group(d api.Deps) api.Group {
+	h := &handler{books: books.NewService(books.Deps{Store: d.Stores.Books, Now: d.Now})}
+	return api.Group{
+		Name:  "books",
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodGet, Path: httpapi.V1("/books"), Auth: httpapi.AuthOptional, Actions: []string{"search"}, Handler: h.search,
+				Doc: httpapi.Doc{Summary: "Search the catalog by title, author or ISBN", Response: searchPage{}, Errors: []int{400},
+					Query: []httpapi.Param{
+						{Name: "q", Type: "string", Required: true, About: "title or author words (the last one a prefix), or an ISBN-10 or ISBN-13"},
+						{Name: "limit", Type: "integer", About: "1-50, default 20"},
+						{Name: "offset", Type: "integer", About: "0 or more, default 0"},
+					}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}"), Auth: httpapi.AuthOptional, Handler: h.get,
+				Doc: httpapi.Doc{Summary: "A book by id", Response: bookjson.Full{}, Errors: []int{404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/books/isbn/{isbn}"), Auth: httpapi.AuthOptional, Handler: h.getByISBN,
+				Doc: httpapi.Doc{Summary: "A book by ISBN-10 or ISBN-13", Response: bookjson.Full{}, Errors: []int{400, 404}}},
+		},
+	}
 }

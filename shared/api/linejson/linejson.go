@@ -54,30 +54,14 @@ type Reply struct {
 
 // NewLine converts a line view.
 func NewLine(v lines.View) Line {
-	l := v.Line
+	l := v.Post
 	out := Line{
 		ID: l.ID, UserID: l.UserID, BookID: l.BookID, Content: l.Content, PageNumber: page(l.PageNumber),
 		LikeCount: l.LikeCount, ReplyCount: l.ReplyCount, IsLiked: v.IsLiked,
 		ClubID: nullable(l.ClubID), ChallengeID: nullable(l.ChallengeID),
 		CreatedAt: userjson.Time(l.CreatedAt), UpdatedAt: userjson.Time(l.UpdatedAt),
 	}
-	if v.Author != nil {
-		b := userjson.NewBrief(v.Author, false)
-		out.User = &b
-	}
-	if v.Book != nil {
-		b := bookjson.NewBrief(v.Book)
-		out.Book = &b
-	}
-	return out
-}
-
-// NewLines converts a page of line views; an empty page is [] on the wire.
-func NewLines(vs []lines.View) []Line {
-	out := make([]Line, len(vs))
-	for i, v := range vs {
-		out[i] = NewLine(v)
-	}
+	out.User, out.Book = userjson.BriefOf(v.Author, false), bookjson.BriefOf(v.Book)
 	return out
 }
 
@@ -94,19 +78,7 @@ func NewEdited(l *lines.Line) Edited {
 func NewReply(v lines.ReplyView) Reply {
 	r := v.Reply
 	out := Reply{ID: r.ID, LineID: r.LineID, UserID: r.UserID, Content: r.Content, CreatedAt: userjson.Time(r.CreatedAt)}
-	if v.Author != nil {
-		b := userjson.NewBrief(v.Author, false)
-		out.User = &b
-	}
-	return out
-}
-
-// NewReplies converts a page of replies.
-func NewReplies(vs []lines.ReplyView) []Reply {
-	out := make([]Reply, len(vs))
-	for i, v := range vs {
-		out[i] = NewReply(v)
-	}
+	out.User = userjson.BriefOf(v.Author, false)
 	return out
 }
 

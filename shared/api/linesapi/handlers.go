@@ -13,16 +13,32 @@ import (
 	"github.com/bookplatform/backend/shared/lines"
 )
 
-// create serves POST /v1/lines: { bookId, content, pageNumber?, clubId?,
-// challengeId? } → 201 Line, counted against the monthly post quota.
-func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		BookID      string          `json:"bookId"`
-		Content     string          `json:"content"`
-		PageNumber  json.RawMessage `json:"pageNumber"`
-		ClubID      *string         `json:"clubId"`
-		ChallengeID *string         `json:"challengeId"`
-	}
+// newLineRequest is the body of POST /v1/lines. pageNumber is read raw to
+// tell a number from anything else (its range is the service's).
+type newLineRequest struct {
+	BookID      string          `json:"bookId"`
+	Content     string          `json:"content"`
+	PageNumber  json.RawMessage `json:"pageNumber,omitempty" openapi:"integer,null"`
+	ClubID      *string         `json:"clubId,omitempty"`
+	ChallengeID *string         `json:"challengeId,omitempty"`
+}
+
+// editLineRequest is the body of PUT /v1/lines/{id}: pageNumber left out
+// keeps the page, null clears it.
+type editLineRequest struct {
+	Content    string          `json:"content"`
+	PageNumber json.RawMessage `json:"pageNumber,omitempty" openapi:"integer,null"`
+}
+
+// replyRequest is the body of POST /v1/lines/{id}/replies.
+type replyRequest struct {
+	Content string `json:"content"`
+}
+
+// create serves POST /v1/lines: 201 Line, counted against the monthly
+// post quota.
+func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+	var req newLineRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
@@ -30,7 +46,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, use, err := h.Lines.Create(r.Context(), httpapi.Caller(r), lines.NewLine{
+	v, use, err := h.lines.Create(r.Context(), httpapi.CallerOf(r).User(), lines.NewLine{
 		BookID: req.BookID, Content: req.Content, PageNumber: pageNumber,
 		ClubID: deref(req.ClubID), ChallengeID: deref(req.ChallengeID),
 	})
@@ -43,8 +59,8 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request) error {
 
 // get serves GET /v1/lines/{id}: the line with its author, book and the
 // caller's isLiked.
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	v, err := h.Lines.Get(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.lines.Get(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -52,12 +68,9 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 // update serves PUT /v1/lines/{id}: { content, pageNumber? } by the
-// author. pageNumber left out keeps the page; null clears it.
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Content    string          `json:"content"`
-		PageNumber json.RawMessage `json:"pageNumber"`
-	}
+// author.
+func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
+	var req editLineRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
@@ -65,7 +78,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := h.Lines.Update(r.Context(), httpapi.CallerID(r), r.PathValue("id"), lines.Edit{
+	l, err := h.lines.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), lines.Edit{
 		Content: req.Content, SetPage: set, PageNumber: pageNumber,
 	})
 	if err != nil {
@@ -76,48 +89,39 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 // delete serves DELETE /v1/lines/{id} by the author: the line, its
 // replies and its likes.
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
-	if err := h.Lines.Delete(r.Context(), httpapi.CallerID(r), r.PathValue("id")); err != nil {
+func (h *handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.lines.Delete(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Line deleted"})
 }
 
-// likeResult is the body of both like routes.
-type likeResult struct {
-	Success   bool `json:"success"`
-	LikeCount int  `json:"likeCount"`
-	IsLiked   bool `json:"isLiked"`
-}
-
 // like serves POST /v1/lines/{id}/like.
-func (h *Handler) like(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Lines.Like(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) like(w http.ResponseWriter, r *http.Request) error {
+	res, err := h.lines.Like(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, likeResult{Success: true, LikeCount: n, IsLiked: true})
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewLiked(res))
 }
 
 // unlike serves DELETE /v1/lines/{id}/like.
-func (h *Handler) unlike(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Lines.Unlike(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) unlike(w http.ResponseWriter, r *http.Request) error {
+	res, err := h.lines.Unlike(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, likeResult{Success: true, LikeCount: n, IsLiked: false})
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewLiked(res))
 }
 
 // createReply serves POST /v1/lines/{id}/replies: { content } → 201
 // Reply, counted against the monthly post quota.
-func (h *Handler) createReply(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		Content string `json:"content"`
-	}
+func (h *handler) createReply(w http.ResponseWriter, r *http.Request) error {
+	var req replyRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	v, use, err := h.Lines.CreateReply(r.Context(), httpapi.Caller(r), r.PathValue("id"), req.Content)
+	v, use, err := h.lines.CreateReply(r.Context(), httpapi.CallerOf(r).User(), r.PathValue("id"), req.Content)
 	if err != nil {
 		return err
 	}
@@ -125,91 +129,54 @@ func (h *Handler) createReply(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusCreated, linejson.NewReply(*v))
 }
 
-// replyPage is the body of GET /v1/lines/{id}/replies.
-type replyPage struct {
-	Items      []linejson.Reply `json:"items"`
-	NextCursor *string          `json:"nextCursor"`
-	HasMore    bool             `json:"hasMore"`
-}
-
 // listReplies serves GET /v1/lines/{id}/replies?cursor=&limit=: oldest
 // first.
-func (h *Handler) listReplies(w http.ResponseWriter, r *http.Request) error {
-	id := strings.ToLower(r.PathValue("id"))
-	scope := "line-replies:" + id
-	p, err := page(r, scope)
+func (h *handler) listReplies(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
 	if err != nil {
 		return err
 	}
-	res, err := h.Lines.ListReplies(r.Context(), id, p)
+	p, err := h.lines.ListReplies(r.Context(), r.PathValue("id"), c)
 	if err != nil {
 		return err
 	}
-	next := httpapi.NextCursor(r, scope, res.Next)
-	return httpapi.JSON(w, http.StatusOK, replyPage{Items: linejson.NewReplies(res.Items), NextCursor: next, HasMore: next != nil})
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewReply))
 }
 
 // deleteReply serves DELETE /v1/lines/{lineId}/replies/{replyId} by the
 // reply's author.
-func (h *Handler) deleteReply(w http.ResponseWriter, r *http.Request) error {
-	if err := h.Lines.DeleteReply(r.Context(), httpapi.CallerID(r), r.PathValue("lineId"), r.PathValue("replyId")); err != nil {
+func (h *handler) deleteReply(w http.ResponseWriter, r *http.Request) error {
+	if err := h.lines.DeleteReply(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("lineId"), r.PathValue("replyId")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Reply deleted"})
 }
 
-// linePage is the body of both line lists. hasMore is not in the spec for
-// these lists; it is the replies list's field, given here too so that one
-// client loop serves every cursor list.
-type linePage struct {
-	Items      []linejson.Line `json:"items"`
-	NextCursor *string         `json:"nextCursor"`
-	HasMore    bool            `json:"hasMore"`
-}
-
 // listByBook serves GET /v1/books/{id}/lines?cursor=&limit=: newest first.
-func (h *Handler) listByBook(w http.ResponseWriter, r *http.Request) error {
-	id := strings.ToLower(r.PathValue("id"))
-	scope := "book-lines:" + id
-	p, err := page(r, scope)
+func (h *handler) listByBook(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
 	if err != nil {
 		return err
 	}
-	res, err := h.Lines.ListByBook(r.Context(), id, httpapi.CallerID(r), p)
+	p, err := h.lines.ListByBook(r.Context(), r.PathValue("id"), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
-	return writeLines(w, r, scope, res)
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewLine))
 }
 
 // listByUser serves GET /v1/users/{username}/lines?cursor=&limit=:
 // newest first.
-func (h *Handler) listByUser(w http.ResponseWriter, r *http.Request) error {
-	username := r.PathValue("username")
-	scope := "user-lines:" + strings.ToLower(username)
-	p, err := page(r, scope)
+func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
 	if err != nil {
 		return err
 	}
-	res, err := h.Lines.ListByUser(r.Context(), username, httpapi.CallerID(r), p)
+	p, err := h.lines.ListByUser(r.Context(), r.PathValue("username"), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
-	return writeLines(w, r, scope, res)
-}
-
-func writeLines(w http.ResponseWriter, r *http.Request, scope string, res *lines.LinePage) error {
-	next := httpapi.NextCursor(r, scope, res.Next)
-	return httpapi.JSON(w, http.StatusOK, linePage{Items: linejson.NewLines(res.Items), NextCursor: next, HasMore: next != nil})
-}
-
-// page reads a cursor list's limit and cursor for scope.
-func page(r *http.Request, scope string) (lines.Page, error) {
-	limit, after, err := httpapi.CursorPage(r, scope)
-	if err != nil {
-		return lines.Page{}, err
-	}
-	return lines.Page{Limit: limit, After: after}, nil
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewLine))
 }
 
 // parsePage reads an optional pageNumber: absent (set false), null (set,

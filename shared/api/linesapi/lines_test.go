@@ -1,6 +1,7 @@
 package linesapi_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,19 +21,14 @@ import (
 func TestMain(m *testing.M) { testenv.Main(m) }
 
 // world is a test environment with a fake clock, a small catalog and a
-// few accounts. Each post moves the clock on by 7 s, so a test can post
-// dozens of lines without meeting create_line (10 a minute); other
-// requests move it by a little over a second (the anonymous rate is 60 a
-// minute).
+// few accounts. Each post moves the clock on by 7 s and every other
+// request by a little over a second, so times in a test are predictable
+// and distinct. Rate limits are off unless the world is made with
+// testenv.WithRateLimits (TestLines_RateLimits).
 type world struct {
 	*testenv.Env
 	clock *testenv.Clock
 	books []string // ids of the catalog, in catalogRecords order
-}
-
-// user is a signed-up account.
-type user struct {
-	id, username, token string
 }
 
 var catalogRecords = []books.Record{
@@ -61,23 +58,10 @@ func withPostLimit(n int) testenv.Option {
 	return testenv.WithConfig(func(c *config.Config) { c.MonthlyPosts = n })
 }
 
-func (w *world) signup(t *testing.T, username string) user {
+func (w *world) signup(t *testing.T, username string) testenv.Account {
 	t.Helper()
 	w.clock.Advance(1100 * time.Millisecond)
-	res := w.Do("POST", "/v1/auth/signup", map[string]any{
-		"username": username, "email": username + "@example.com", "password": "long-enough-pw", "displayName": "Reader " + username,
-	}, "")
-	require.Equal(t, http.StatusCreated, res.Status, res.String())
-	return user{id: res.JSON["user"].(map[string]any)["id"].(string), username: username, token: res.JSON["token"].(string)}
-}
-
-// login signs u in again and returns it with a fresh token.
-func (w *world) login(t *testing.T, u user) user {
-	t.Helper()
-	res := w.req("POST", "/v1/auth/login", map[string]any{"email": u.username + "@example.com", "password": "long-enough-pw"}, "")
-	require.Equal(t, http.StatusOK, res.Status, res.String())
-	u.token = res.JSON["token"].(string)
-	return u
+	return w.Signup(t, username)
 }
 
 // req sends a request a moment after the previous one.
@@ -93,17 +77,17 @@ func (w *world) post(path string, body any, token string) *testenv.Response {
 }
 
 // postLine posts a line and returns its JSON.
-func (w *world) postLine(t *testing.T, u user, bookID, content string) map[string]any {
+func (w *world) postLine(t *testing.T, u testenv.Account, bookID, content string) map[string]any {
 	t.Helper()
-	res := w.post("/v1/lines", map[string]any{"bookId": bookID, "content": content}, u.token)
+	res := w.post("/v1/lines", map[string]any{"bookId": bookID, "content": content}, u.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	return res.JSON
 }
 
 // postReply posts a reply and returns its JSON.
-func (w *world) postReply(t *testing.T, u user, lineID, content string) map[string]any {
+func (w *world) postReply(t *testing.T, u testenv.Account, lineID, content string) map[string]any {
 	t.Helper()
-	res := w.post("/v1/lines/"+lineID+"/replies", map[string]any{"content": content}, u.token)
+	res := w.post("/v1/lines/"+lineID+"/replies", map[string]any{"content": content}, u.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	return res.JSON
 }
@@ -116,30 +100,6 @@ func (w *world) totalLines(t *testing.T, bookID string) float64 {
 	return res.JSON["totalLines"].(float64)
 }
 
-func errorOf(t *testing.T, res *testenv.Response) map[string]any {
-	t.Helper()
-	e, ok := res.JSON["error"].(map[string]any)
-	require.True(t, ok, "no error envelope in %s", res.Body)
-	return e
-}
-
-// assertError checks status, name and, when given, message.
-func assertError(t *testing.T, res *testenv.Response, status int, name, message string) {
-	t.Helper()
-	require.Equal(t, status, res.Status, res.String())
-	e := errorOf(t, res)
-	assert.Equal(t, name, e["name"])
-	if message != "" {
-		assert.Equal(t, message, e["message"])
-	}
-}
-
-func fields(t *testing.T, res *testenv.Response) map[string]any {
-	t.Helper()
-	f, _ := errorOf(t, res)["details"].(map[string]any)["fields"].(map[string]any)
-	return f
-}
-
 const unknownID = "00000000-0000-4000-8000-000000000000"
 
 func TestLines_Create(t *testing.T) {
@@ -150,12 +110,12 @@ func TestLines_Create(t *testing.T) {
 	res := w.post("/v1/lines", map[string]any{
 		"bookId": book, "content": "  It is our choices that show what we truly are.  ", "pageNumber": 333,
 		"clubId": "6F9619FF-8B86-4011-B42D-00C04FC964FF", "challengeId": nil,
-	}, ann.token)
+	}, ann.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	l := res.JSON
 	assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, l["id"])
-	assert.Equal(t, ann.id, l["userId"])
-	assert.Equal(t, map[string]any{"id": ann.id, "username": "ann", "displayName": "Reader ann", "avatarUrl": nil}, l["user"])
+	assert.Equal(t, ann.ID, l["userId"])
+	assert.Equal(t, map[string]any{"id": ann.ID, "username": "ann", "displayName": "Reader ann", "avatarUrl": nil}, l["user"])
 	assert.Equal(t, book, l["bookId"])
 	assert.Equal(t, map[string]any{
 		"id": book, "isbn": "9780306406157", "title": "Harry Potter", "authors": []any{"J. K. Rowling"},
@@ -177,25 +137,21 @@ func TestLines_Create(t *testing.T) {
 		assert.Equal(t, "49", res.Header.Get("X-Monthly-Remaining"))
 		assert.Equal(t, "2026-04-01T00:00:00Z", res.Header.Get("X-Monthly-Reset"))
 	})
-	t.Run("create_line is the tightest limit", func(t *testing.T) {
-		assert.Equal(t, "10", res.Header.Get("X-RateLimit-Limit"))
-		assert.Equal(t, "9", res.Header.Get("X-RateLimit-Remaining"))
-	})
 	t.Run("stored with its list keys, the book counts it", func(t *testing.T) {
-		item := w.GetItem(t, "LINE#"+l["id"].(string), "LINE")
+		item := w.Item(t, dynamo.LineKey(l["id"].(string)))
 		require.NotNil(t, item)
-		assert.Equal(t, "BOOKLINES#"+book, item["GSI1PK"])
-		assert.Equal(t, "USERLINES#"+ann.id, item["GSI2PK"])
-		assert.Equal(t, "2026-03-02T09:00:08.100000000Z#"+l["id"].(string), item["GSI1SK"])
+		assert.NotEmpty(t, item["GSI1PK"], "listed under its book")
+		assert.NotEmpty(t, item["GSI2PK"], "listed under its author")
+		assert.Equal(t, item["GSI1SK"], item["GSI2SK"], "both lists order lines by creation time and id")
 		assert.Equal(t, 1.0, w.totalLines(t, book))
-		assert.Equal(t, 1.0, w.GetItem(t, "USER#"+ann.id, "PROFILE")["monthlyPosts"])
+		assert.Equal(t, 1.0, w.Item(t, dynamo.UserKey(ann.ID))["monthlyPosts"])
 	})
 	t.Run("optional fields may be left out", func(t *testing.T) {
 		l := w.postLine(t, ann, w.books[1], "Not all those who wander are lost.")
 		assert.Nil(t, l["pageNumber"])
 		assert.Nil(t, l["clubId"])
 		assert.Nil(t, l["challengeId"])
-		item := w.GetItem(t, "LINE#"+l["id"].(string), "LINE")
+		item := w.Item(t, dynamo.LineKey(l["id"].(string)))
 		assert.NotContains(t, item, "pageNumber")
 		assert.NotContains(t, item, "clubId")
 	})
@@ -226,30 +182,20 @@ func TestLines_Create(t *testing.T) {
 	}
 	for _, iv := range invalid {
 		t.Run(iv.name+" is 400", func(t *testing.T) {
-			res := w.post("/v1/lines", iv.body, ann.token)
-			assertError(t, res, http.StatusBadRequest, "ValidationError", "")
-			assert.Contains(t, fields(t, res), iv.field)
+			res := w.post("/v1/lines", iv.body, ann.Token)
+			testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+			assert.Contains(t, testenv.FieldErrors(t, res), iv.field)
 		})
 	}
 	t.Run("unknown book is 404 and charges nothing", func(t *testing.T) {
-		before := w.GetItem(t, "USER#"+ann.id, "PROFILE")["monthlyPosts"]
-		res := w.post("/v1/lines", map[string]any{"bookId": unknownID, "content": "x"}, ann.token)
-		assertError(t, res, http.StatusNotFound, "NotFound", "Book not found")
-		assert.Equal(t, before, w.GetItem(t, "USER#"+ann.id, "PROFILE")["monthlyPosts"])
+		before := w.Item(t, dynamo.UserKey(ann.ID))["monthlyPosts"]
+		res := w.post("/v1/lines", map[string]any{"bookId": unknownID, "content": "x"}, ann.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Book not found")
+		assert.Equal(t, before, w.Item(t, dynamo.UserKey(ann.ID))["monthlyPosts"])
 	})
 	t.Run("without a token is 401", func(t *testing.T) {
 		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "x"}, "")
-		assertError(t, res, http.StatusUnauthorized, "Unauthorized", "Missing or invalid authorization header")
-	})
-	t.Run("the 11th post within a minute is 429", func(t *testing.T) {
-		bob := w.signup(t, "bob")
-		for i := range 10 {
-			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprint("quick ", i)}, bob.token)
-			require.Equal(t, http.StatusCreated, res.Status, res.String())
-		}
-		res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": "one too many"}, bob.token)
-		assertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
-		assert.Equal(t, "create_line", errorOf(t, res)["details"].(map[string]any)["action"])
+		testenv.AssertError(t, res, http.StatusUnauthorized, "Unauthorized", "Missing or invalid authorization header")
 	})
 }
 
@@ -259,7 +205,7 @@ func TestLines_Get(t *testing.T) {
 	l := w.postLine(t, ann, w.books[1], "In a hole in the ground there lived a hobbit.")
 	id := l["id"].(string)
 
-	res := w.req("GET", "/v1/lines/"+id, nil, bob.token)
+	res := w.req("GET", "/v1/lines/"+id, nil, bob.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	for _, f := range []string{"id", "userId", "user", "bookId", "book", "content", "pageNumber", "likeCount", "replyCount", "isLiked", "clubId", "challengeId", "createdAt", "updatedAt"} {
 		assert.Contains(t, res.JSON, f)
@@ -267,69 +213,69 @@ func TestLines_Get(t *testing.T) {
 	assert.Equal(t, l, res.JSON, "the line reads back as it was created")
 
 	t.Run("isLiked is the caller's own", func(t *testing.T) {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.token).Status)
-		res := w.req("GET", "/v1/lines/"+id, nil, bob.token)
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.Token).Status)
+		res := w.req("GET", "/v1/lines/"+id, nil, bob.Token)
 		assert.Equal(t, true, res.JSON["isLiked"])
 		assert.Equal(t, 1.0, res.JSON["likeCount"])
-		res = w.req("GET", "/v1/lines/"+id, nil, ann.token)
+		res = w.req("GET", "/v1/lines/"+id, nil, ann.Token)
 		assert.Equal(t, false, res.JSON["isLiked"])
 		assert.Equal(t, 1.0, res.JSON["likeCount"])
 	})
 	t.Run("upper-case id is the same line", func(t *testing.T) {
-		res := w.req("GET", "/v1/lines/"+strings.ToUpper(id), nil, ann.token)
+		res := w.req("GET", "/v1/lines/"+strings.ToUpper(id), nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status)
 		assert.Equal(t, id, res.JSON["id"])
 	})
 	for name, path := range map[string]string{"unknown id": "/v1/lines/" + unknownID, "non-uuid id": "/v1/lines/not-a-line"} {
 		t.Run(name+" is 404", func(t *testing.T) {
-			assertError(t, w.req("GET", path, nil, ann.token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req("GET", path, nil, ann.Token), http.StatusNotFound, "NotFound", "Line not found")
 		})
 	}
 	t.Run("without a token is 401", func(t *testing.T) {
-		assertError(t, w.req("GET", "/v1/lines/"+id, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+id, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
 func TestLines_Update(t *testing.T) {
 	w := newWorld(t)
 	ann, bob := w.signup(t, "ann"), w.signup(t, "bob")
-	res := w.post("/v1/lines", map[string]any{"bookId": w.books[0], "content": "first", "pageNumber": 10}, ann.token)
+	res := w.post("/v1/lines", map[string]any{"bookId": w.books[0], "content": "first", "pageNumber": 10}, ann.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	id := res.JSON["id"].(string)
 	created := res.JSON["createdAt"]
 
 	t.Run("author changes the content; a missing pageNumber keeps the page", func(t *testing.T) {
-		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "  second  "}, ann.token)
+		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "  second  "}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{
-			"id": id, "userId": ann.id, "bookId": w.books[0], "content": "second", "pageNumber": 10.0,
+			"id": id, "userId": ann.ID, "bookId": w.books[0], "content": "second", "pageNumber": 10.0,
 			"likeCount": 0.0, "replyCount": 0.0, "createdAt": created, "updatedAt": res.JSON["updatedAt"],
 		}, res.JSON)
 		assert.NotEqual(t, created, res.JSON["updatedAt"])
 	})
 	t.Run("a new page number, then null clears it", func(t *testing.T) {
-		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "third", "pageNumber": 12}, ann.token)
+		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "third", "pageNumber": 12}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, 12.0, res.JSON["pageNumber"])
-		res = w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "third", "pageNumber": nil}, ann.token)
+		res = w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "third", "pageNumber": nil}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Nil(t, res.JSON["pageNumber"])
-		got := w.req("GET", "/v1/lines/"+id, nil, bob.token)
+		got := w.req("GET", "/v1/lines/"+id, nil, bob.Token)
 		assert.Equal(t, "third", got.JSON["content"])
 		assert.Nil(t, got.JSON["pageNumber"])
 	})
 	t.Run("counters survive an edit", func(t *testing.T) {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.token).Status)
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.Token).Status)
 		w.postReply(t, bob, id, "nice")
-		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "fourth"}, ann.token)
+		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "fourth"}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, 1.0, res.JSON["likeCount"])
 		assert.Equal(t, 1.0, res.JSON["replyCount"])
 	})
 	t.Run("another user is 403 and changes nothing", func(t *testing.T) {
-		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "hijacked"}, bob.token)
-		assertError(t, res, http.StatusForbidden, "Forbidden", "")
-		assert.Equal(t, "fourth", w.GetItem(t, "LINE#"+id, "LINE")["content"])
+		res := w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "hijacked"}, bob.Token)
+		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "")
+		assert.Equal(t, "fourth", w.Item(t, dynamo.LineKey(id))["content"])
 	})
 	for name, body := range map[string]map[string]any{
 		"missing content":  {"pageNumber": 3},
@@ -339,16 +285,16 @@ func TestLines_Update(t *testing.T) {
 		"pageNumber float": {"content": "x", "pageNumber": 1.5},
 	} {
 		t.Run(name+" is 400", func(t *testing.T) {
-			assertError(t, w.req("PUT", "/v1/lines/"+id, body, ann.token), http.StatusBadRequest, "ValidationError", "")
+			testenv.AssertError(t, w.req("PUT", "/v1/lines/"+id, body, ann.Token), http.StatusBadRequest, "ValidationError", "")
 		})
 	}
 	for name, path := range map[string]string{"unknown id": "/v1/lines/" + unknownID, "non-uuid id": "/v1/lines/42"} {
 		t.Run(name+" is 404", func(t *testing.T) {
-			assertError(t, w.req("PUT", path, map[string]any{"content": "x"}, ann.token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req("PUT", path, map[string]any{"content": "x"}, ann.Token), http.StatusNotFound, "NotFound", "Line not found")
 		})
 	}
 	t.Run("without a token is 401", func(t *testing.T) {
-		assertError(t, w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.req("PUT", "/v1/lines/"+id, map[string]any{"content": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
@@ -359,35 +305,35 @@ func TestLines_Delete(t *testing.T) {
 	keep := w.postLine(t, bob, book, "One ring to rule them all.")["id"].(string)
 	id := w.postLine(t, ann, book, "Even the smallest person can change the course of the future.")["id"].(string)
 	var replies []string
-	for _, u := range []user{bob, cy, bob} {
-		replies = append(replies, w.postReply(t, u, id, "reply by "+u.username)["id"].(string))
+	for _, u := range []testenv.Account{bob, cy, bob} {
+		replies = append(replies, w.postReply(t, u, id, "reply by "+u.Username)["id"].(string))
 	}
-	for _, u := range []user{ann, bob, cy} {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, u.token).Status)
+	for _, u := range []testenv.Account{ann, bob, cy} {
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, u.Token).Status)
 	}
 	require.Equal(t, 2.0, w.totalLines(t, book))
 
 	t.Run("another user is 403 and nothing is removed", func(t *testing.T) {
-		assertError(t, w.req("DELETE", "/v1/lines/"+id, nil, bob.token), http.StatusForbidden, "Forbidden", "")
-		assert.NotNil(t, w.GetItem(t, "LINE#"+id, "LINE"))
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+id, nil, bob.Token), http.StatusForbidden, "Forbidden", "")
+		assert.NotNil(t, w.Item(t, dynamo.LineKey(id)))
 		assert.Equal(t, 2.0, w.totalLines(t, book))
 	})
 	t.Run("the author deletes the line, its replies and its likes", func(t *testing.T) {
-		res := w.req("DELETE", "/v1/lines/"+id, nil, ann.token)
+		res := w.req("DELETE", "/v1/lines/"+id, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "message": "Line deleted"}, res.JSON)
 
-		assert.Nil(t, w.GetItem(t, "LINE#"+id, "LINE"))
+		assert.Nil(t, w.Item(t, dynamo.LineKey(id)))
 		for _, r := range replies {
-			assert.Nil(t, w.GetItem(t, "LINE#"+id, "REPLY#"+r), "reply %s", r)
+			assert.Nil(t, w.Item(t, dynamo.ReplyKey(id, r)), "reply %s", r)
 		}
-		for _, u := range []user{ann, bob, cy} {
-			assert.Nil(t, w.GetItem(t, "LINE#"+id, "LIKE#"+u.id), "like of %s", u.username)
+		for _, u := range []testenv.Account{ann, bob, cy} {
+			assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(id), u.ID)), "like of %s", u.Username)
 		}
 		assert.Equal(t, 1.0, w.totalLines(t, book), "the book counts only the other line")
-		assertError(t, w.req("GET", "/v1/lines/"+id, nil, ann.token), http.StatusNotFound, "NotFound", "")
-		assertError(t, w.req("GET", "/v1/lines/"+id+"/replies", nil, ann.token), http.StatusNotFound, "NotFound", "")
-		assert.NotNil(t, w.GetItem(t, "LINE#"+keep, "LINE"))
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "")
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+id+"/replies", nil, ann.Token), http.StatusNotFound, "NotFound", "")
+		assert.NotNil(t, w.Item(t, dynamo.LineKey(keep)))
 	})
 	t.Run("it is gone from both lists", func(t *testing.T) {
 		for _, path := range []string{"/v1/books/" + book + "/lines", "/v1/users/ann/lines"} {
@@ -399,29 +345,29 @@ func TestLines_Delete(t *testing.T) {
 		}
 	})
 	t.Run("deleting again is 404", func(t *testing.T) {
-		assertError(t, w.req("DELETE", "/v1/lines/"+id, nil, ann.token), http.StatusNotFound, "NotFound", "Line not found")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "Line not found")
 	})
 	t.Run("a delete that stopped after the line went is finished by the retry", func(t *testing.T) {
 		// The state a crash between the two steps leaves: the line and its
 		// book count gone, a reply and a like still there.
 		l := w.postLine(t, ann, book, "Not all those who wander are lost.")["id"].(string)
 		r := w.postReply(t, bob, l, "leftover")["id"].(string)
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+l+"/like", nil, bob.token).Status)
-		w.DeleteItem(t, "LINE#"+l, "LINE")
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+l+"/like", nil, bob.Token).Status)
+		w.DeleteItem(t, dynamo.LineKey(l))
 
-		assertError(t, w.req("POST", "/v1/lines/"+l+"/like", nil, cy.token), http.StatusNotFound, "NotFound", "Line not found")
-		assertError(t, w.req("POST", "/v1/lines/"+l+"/replies", map[string]any{"content": "late"}, cy.token), http.StatusNotFound, "NotFound", "Line not found")
-		assertError(t, w.req("DELETE", "/v1/lines/"+l, nil, ann.token), http.StatusNotFound, "NotFound", "Line not found")
-		assert.Nil(t, w.GetItem(t, "LINE#"+l, "REPLY#"+r))
-		assert.Nil(t, w.GetItem(t, "LINE#"+l, "LIKE#"+bob.id))
+		testenv.AssertError(t, w.req("POST", "/v1/lines/"+l+"/like", nil, cy.Token), http.StatusNotFound, "NotFound", "Line not found")
+		testenv.AssertError(t, w.req("POST", "/v1/lines/"+l+"/replies", map[string]any{"content": "late"}, cy.Token), http.StatusNotFound, "NotFound", "Line not found")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+l, nil, ann.Token), http.StatusNotFound, "NotFound", "Line not found")
+		assert.Nil(t, w.Item(t, dynamo.ReplyKey(l, r)))
+		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(l), bob.ID)))
 	})
 	for name, path := range map[string]string{"unknown id": "/v1/lines/" + unknownID, "non-uuid id": "/v1/lines/x"} {
 		t.Run(name+" is 404", func(t *testing.T) {
-			assertError(t, w.req("DELETE", path, nil, ann.token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req("DELETE", path, nil, ann.Token), http.StatusNotFound, "NotFound", "Line not found")
 		})
 	}
 	t.Run("without a token is 401", func(t *testing.T) {
-		assertError(t, w.req("DELETE", "/v1/lines/"+keep, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+keep, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
@@ -431,50 +377,77 @@ func TestLines_Like(t *testing.T) {
 	id := w.postLine(t, ann, w.books[0], "liked line")["id"].(string)
 	path := "/v1/lines/" + id + "/like"
 
-	res := w.req("POST", path, nil, bob.token)
+	res := w.req("POST", path, nil, bob.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	assert.Equal(t, map[string]any{"success": true, "likeCount": 1.0, "isLiked": true}, res.JSON)
 	assert.Equal(t, "100", res.Header.Get("X-RateLimit-Limit"), "counted as the like action")
 
 	t.Run("liking twice is 400 Already liked and counts once", func(t *testing.T) {
-		assertError(t, w.req("POST", path, nil, bob.token), http.StatusBadRequest, "ValidationError", "Already liked")
-		assert.Equal(t, 1.0, w.GetItem(t, "LINE#"+id, "LINE")["likeCount"])
+		testenv.AssertError(t, w.req("POST", path, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Already liked")
+		assert.Equal(t, 1.0, w.Item(t, dynamo.LineKey(id))["likeCount"])
 	})
 	t.Run("the author may like their own line", func(t *testing.T) {
-		res := w.req("POST", path, nil, ann.token)
+		res := w.req("POST", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status)
 		assert.Equal(t, 2.0, res.JSON["likeCount"])
 	})
 	t.Run("unlike", func(t *testing.T) {
-		res := w.req("DELETE", path, nil, bob.token)
+		res := w.req("DELETE", path, nil, bob.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "likeCount": 1.0, "isLiked": false}, res.JSON)
-		assert.Nil(t, w.GetItem(t, "LINE#"+id, "LIKE#"+bob.id))
+		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(id), bob.ID)))
 	})
 	t.Run("unliking what is not liked is 400 Not liked", func(t *testing.T) {
-		assertError(t, w.req("DELETE", path, nil, bob.token), http.StatusBadRequest, "ValidationError", "Not liked")
-		assert.Equal(t, 1.0, w.GetItem(t, "LINE#"+id, "LINE")["likeCount"])
+		testenv.AssertError(t, w.req("DELETE", path, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Not liked")
+		assert.Equal(t, 1.0, w.Item(t, dynamo.LineKey(id))["likeCount"])
 	})
 	for _, method := range []string{"POST", "DELETE"} {
 		t.Run(method+" on an unknown line is 404", func(t *testing.T) {
-			assertError(t, w.req(method, "/v1/lines/"+unknownID+"/like", nil, bob.token), http.StatusNotFound, "NotFound", "Line not found")
-			assertError(t, w.req(method, "/v1/lines/nope/like", nil, bob.token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req(method, "/v1/lines/"+unknownID+"/like", nil, bob.Token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req(method, "/v1/lines/nope/like", nil, bob.Token), http.StatusNotFound, "NotFound", "Line not found")
 		})
 		t.Run(method+" without a token is 401", func(t *testing.T) {
-			assertError(t, w.req(method, path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+			testenv.AssertError(t, w.req(method, path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 		})
 	}
-	t.Run("the 101st like or unlike within an hour is 429", func(t *testing.T) {
-		fan := w.signup(t, "busy_fan")
+}
+
+// The per-action limits of lines (docs/decisions.md, "Lines"): posts and
+// replies count against create_line, likes and unlikes against like, and
+// a refused request changes nothing.
+func TestLines_RateLimits(t *testing.T) {
+	w := newWorld(t, testenv.WithRateLimits())
+	ann, bob, fan := w.signup(t, "ann"), w.signup(t, "bob"), w.signup(t, "busy_fan")
+	book := w.books[0]
+
+	res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "first"}, ann.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	id := res.JSON["id"].(string)
+	t.Run("create_line is the tightest limit", func(t *testing.T) {
+		assert.Equal(t, "10", res.Header.Get("X-RateLimit-Limit"))
+		assert.Equal(t, "9", res.Header.Get("X-RateLimit-Remaining"))
+	})
+	t.Run("the 11th post within a minute is 429", func(t *testing.T) {
+		for i := range 10 {
+			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprint("quick ", i)}, bob.Token)
+			require.Equal(t, http.StatusCreated, res.Status, res.String())
+		}
+		res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": "one too many"}, bob.Token)
+		testenv.AssertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
+		assert.Equal(t, "create_line", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
+		assert.Equal(t, 11.0, w.totalLines(t, book), "the refused post was not stored")
+	})
+	t.Run("the 101st like or unlike within an hour is 429 and writes nothing", func(t *testing.T) {
+		path := "/v1/lines/" + id + "/like"
 		for i := range 100 {
 			method := []string{"POST", "DELETE"}[i%2]
-			res := w.Do(method, path, nil, fan.token)
+			res := w.Do(method, path, nil, fan.Token)
 			require.Equal(t, http.StatusOK, res.Status, "%d: %s", i, res.String())
 		}
-		res := w.Do("POST", path, nil, fan.token)
-		assertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
-		assert.Equal(t, "like", errorOf(t, res)["details"].(map[string]any)["action"])
-		assert.Nil(t, w.GetItem(t, "LINE#"+id, "LIKE#"+fan.id), "the refused like wrote nothing")
+		res := w.Do("POST", path, nil, fan.Token)
+		testenv.AssertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
+		assert.Equal(t, "like", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
+		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(id), fan.ID)), "the refused like wrote nothing")
 	})
 }
 
@@ -486,39 +459,39 @@ func TestLines_Like_concurrent(t *testing.T) {
 
 	t.Run("many users liking at once all count", func(t *testing.T) {
 		const n = 12
-		fans := make([]user, n)
+		fans := make([]testenv.Account, n)
 		for i := range fans {
 			fans[i] = w.signup(t, fmt.Sprintf("fan_%02d", i))
 		}
 		statuses := make([]int, n)
 		var wg sync.WaitGroup
 		for i, u := range fans {
-			wg.Go(func() { statuses[i] = w.Do("POST", path, nil, u.token).Status })
+			wg.Go(func() { statuses[i] = w.Do("POST", path, nil, u.Token).Status })
 		}
 		wg.Wait()
 		for i, s := range statuses {
 			assert.Equal(t, http.StatusOK, s, "fan %d", i)
 		}
-		res := w.req("GET", "/v1/lines/"+id, nil, author.token)
+		res := w.req("GET", "/v1/lines/"+id, nil, author.Token)
 		assert.Equal(t, float64(n), res.JSON["likeCount"])
 	})
 	t.Run("one user tapping twice at once counts once", func(t *testing.T) {
 		u := w.signup(t, "double_tap")
-		before := w.GetItem(t, "LINE#"+id, "LINE")["likeCount"].(float64)
+		before := w.Item(t, dynamo.LineKey(id))["likeCount"].(float64)
 		statuses := make([]int, 2)
 		bodies := make([]*testenv.Response, 2)
 		var wg sync.WaitGroup
 		for i := range 2 {
-			wg.Go(func() { bodies[i] = w.Do("POST", path, nil, u.token); statuses[i] = bodies[i].Status })
+			wg.Go(func() { bodies[i] = w.Do("POST", path, nil, u.Token); statuses[i] = bodies[i].Status })
 		}
 		wg.Wait()
 		assert.ElementsMatch(t, []int{http.StatusOK, http.StatusBadRequest}, statuses)
 		for _, b := range bodies {
 			if b.Status == http.StatusBadRequest {
-				assert.Equal(t, "Already liked", errorOf(t, b)["message"])
+				assert.Equal(t, "Already liked", testenv.ErrorOf(t, b)["message"])
 			}
 		}
-		assert.Equal(t, before+1, w.GetItem(t, "LINE#"+id, "LINE")["likeCount"])
+		assert.Equal(t, before+1, w.Item(t, dynamo.LineKey(id))["likeCount"])
 	})
 }
 
@@ -528,22 +501,22 @@ func TestLines_Replies(t *testing.T) {
 	id := w.postLine(t, ann, w.books[1], "Three rings for the elven-kings")["id"].(string)
 	path := "/v1/lines/" + id + "/replies"
 
-	res := w.post(path, map[string]any{"content": "  Seven for the dwarf-lords  "}, bob.token)
+	res := w.post(path, map[string]any{"content": "  Seven for the dwarf-lords  "}, bob.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	first := res.JSON
 	assert.Regexp(t, `^[0-9a-f]{24}$`, first["id"])
 	assert.Equal(t, map[string]any{
-		"id": first["id"], "lineId": id, "userId": bob.id,
-		"user":    map[string]any{"id": bob.id, "username": "bob", "displayName": "Reader bob", "avatarUrl": nil},
+		"id": first["id"], "lineId": id, "userId": bob.ID,
+		"user":    map[string]any{"id": bob.ID, "username": "bob", "displayName": "Reader bob", "avatarUrl": nil},
 		"content": "Seven for the dwarf-lords", "createdAt": first["createdAt"],
 	}, first)
 	assert.Equal(t, "49", res.Header.Get("X-Monthly-Remaining"), "a reply is a post")
 	assert.Equal(t, "10", res.Header.Get("X-RateLimit-Limit"), "counted as create_line")
-	assert.Equal(t, 1.0, w.req("GET", "/v1/lines/"+id, nil, ann.token).JSON["replyCount"])
+	assert.Equal(t, 1.0, w.req("GET", "/v1/lines/"+id, nil, ann.Token).JSON["replyCount"])
 
 	// Five replies in all, oldest first.
 	want := []string{first["id"].(string)}
-	for i, u := range []user{cy, ann, bob, cy} {
+	for i, u := range []testenv.Account{cy, ann, bob, cy} {
 		want = append(want, w.postReply(t, u, id, fmt.Sprint("reply ", i))["id"].(string))
 	}
 	readAll := func(t *testing.T, limit int, between func()) []string {
@@ -556,7 +529,7 @@ func TestLines_Replies(t *testing.T) {
 			if cursor != "" {
 				q.Set("cursor", cursor)
 			}
-			res := w.req("GET", path+"?"+q.Encode(), nil, cy.token)
+			res := w.req("GET", path+"?"+q.Encode(), nil, cy.Token)
 			require.Equal(t, http.StatusOK, res.Status, res.String())
 			items := res.JSON["items"].([]any)
 			require.NotEmpty(t, items, "no empty page")
@@ -574,7 +547,7 @@ func TestLines_Replies(t *testing.T) {
 		}
 	}
 	t.Run("oldest first with authors", func(t *testing.T) {
-		res := w.req("GET", path, nil, cy.token)
+		res := w.req("GET", path, nil, cy.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		items := res.JSON["items"].([]any)
 		require.Len(t, items, 5)
@@ -596,55 +569,55 @@ func TestLines_Replies(t *testing.T) {
 		want = append(want, added...)
 	})
 	t.Run("a tampered cursor is 400", func(t *testing.T) {
-		res := w.req("GET", path+"?limit=1", nil, cy.token)
+		res := w.req("GET", path+"?limit=1", nil, cy.Token)
 		cursor := res.JSON["nextCursor"].(string)
 		tampered := "x" + cursor[1:]
-		assertError(t, w.req("GET", path+"?cursor="+url.QueryEscape(tampered), nil, cy.token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.req("GET", path+"?cursor="+url.QueryEscape(tampered), nil, cy.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 		other := w.postLine(t, bob, w.books[1], "another line")["id"].(string)
-		assertError(t, w.req("GET", "/v1/lines/"+other+"/replies?cursor="+url.QueryEscape(cursor), nil, cy.token),
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+other+"/replies?cursor="+url.QueryEscape(cursor), nil, cy.Token),
 			http.StatusBadRequest, "ValidationError", "Invalid cursor")
 	})
 	for _, limit := range []string{"0", "101", "x", "-1"} {
 		t.Run("limit "+limit+" is 400", func(t *testing.T) {
-			assertError(t, w.req("GET", path+"?limit="+limit, nil, cy.token), http.StatusBadRequest, "ValidationError", "")
+			testenv.AssertError(t, w.req("GET", path+"?limit="+limit, nil, cy.Token), http.StatusBadRequest, "ValidationError", "")
 		})
 	}
 	for name, p := range map[string]string{"unknown line": "/v1/lines/" + unknownID + "/replies", "non-uuid line": "/v1/lines/abc/replies"} {
 		t.Run(name+" is 404", func(t *testing.T) {
-			assertError(t, w.req("GET", p, nil, cy.token), http.StatusNotFound, "NotFound", "Line not found")
-			assertError(t, w.post(p, map[string]any{"content": "x"}, cy.token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.req("GET", p, nil, cy.Token), http.StatusNotFound, "NotFound", "Line not found")
+			testenv.AssertError(t, w.post(p, map[string]any{"content": "x"}, cy.Token), http.StatusNotFound, "NotFound", "Line not found")
 		})
 	}
 	for name, body := range map[string]any{"missing content": map[string]any{}, "blank content": map[string]any{"content": " "},
 		"501 characters": map[string]any{"content": strings.Repeat("r", 501)}, "malformed JSON": `{"content":`} {
 		t.Run(name+" is 400", func(t *testing.T) {
-			assertError(t, w.post(path, body, cy.token), http.StatusBadRequest, "ValidationError", "")
+			testenv.AssertError(t, w.post(path, body, cy.Token), http.StatusBadRequest, "ValidationError", "")
 		})
 	}
 	t.Run("without a token is 401", func(t *testing.T) {
-		assertError(t, w.req("GET", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
-		assertError(t, w.post(path, map[string]any{"content": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.req("GET", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.post(path, map[string]any{"content": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 
 	t.Run("delete: only the reply's author", func(t *testing.T) {
 		reply := w.postReply(t, bob, id, "to be deleted")["id"].(string)
-		count := w.GetItem(t, "LINE#"+id, "LINE")["replyCount"].(float64)
+		count := w.Item(t, dynamo.LineKey(id))["replyCount"].(float64)
 		rpath := "/v1/lines/" + id + "/replies/" + reply
 
-		assertError(t, w.req("DELETE", rpath, nil, ann.token), http.StatusForbidden, "Forbidden", "Only the author can delete this reply")
-		assertError(t, w.req("DELETE", rpath, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
-		assert.Equal(t, count, w.GetItem(t, "LINE#"+id, "LINE")["replyCount"])
+		testenv.AssertError(t, w.req("DELETE", rpath, nil, ann.Token), http.StatusForbidden, "Forbidden", "Only the author can delete this reply")
+		testenv.AssertError(t, w.req("DELETE", rpath, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		assert.Equal(t, count, w.Item(t, dynamo.LineKey(id))["replyCount"])
 
-		res := w.req("DELETE", rpath, nil, bob.token)
+		res := w.req("DELETE", rpath, nil, bob.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "message": "Reply deleted"}, res.JSON)
-		assert.Equal(t, count-1, w.GetItem(t, "LINE#"+id, "LINE")["replyCount"])
-		assert.Nil(t, w.GetItem(t, "LINE#"+id, "REPLY#"+reply))
+		assert.Equal(t, count-1, w.Item(t, dynamo.LineKey(id))["replyCount"])
+		assert.Nil(t, w.Item(t, dynamo.ReplyKey(id, reply)))
 
-		assertError(t, w.req("DELETE", rpath, nil, bob.token), http.StatusNotFound, "NotFound", "Reply not found")
-		assertError(t, w.req("DELETE", "/v1/lines/"+id+"/replies/not-a-reply", nil, bob.token), http.StatusNotFound, "NotFound", "Reply not found")
-		assertError(t, w.req("DELETE", "/v1/lines/"+unknownID+"/replies/"+want[0], nil, bob.token), http.StatusNotFound, "NotFound", "")
-		assertError(t, w.req("DELETE", "/v1/lines/x/replies/"+want[0], nil, bob.token), http.StatusNotFound, "NotFound", "Line not found")
+		testenv.AssertError(t, w.req("DELETE", rpath, nil, bob.Token), http.StatusNotFound, "NotFound", "Reply not found")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+id+"/replies/not-a-reply", nil, bob.Token), http.StatusNotFound, "NotFound", "Reply not found")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/"+unknownID+"/replies/"+want[0], nil, bob.Token), http.StatusNotFound, "NotFound", "")
+		testenv.AssertError(t, w.req("DELETE", "/v1/lines/x/replies/"+want[0], nil, bob.Token), http.StatusNotFound, "NotFound", "Line not found")
 	})
 }
 
@@ -655,20 +628,20 @@ func TestLines_MonthlyQuota(t *testing.T) {
 
 	t.Run("lines and replies count together; the fourth post is 403", func(t *testing.T) {
 		l := w.postLine(t, ann, book, "one")["id"].(string)
-		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "two"}, ann.token)
+		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "two"}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status)
 		assert.Equal(t, "1", res.Header.Get("X-Monthly-Remaining"))
-		res = w.post("/v1/lines/"+l+"/replies", map[string]any{"content": "three"}, ann.token)
+		res = w.post("/v1/lines/"+l+"/replies", map[string]any{"content": "three"}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status)
 		assert.Equal(t, "3", res.Header.Get("X-Monthly-Limit"))
 		assert.Equal(t, "0", res.Header.Get("X-Monthly-Remaining"))
 
 		for name, r := range map[string]*testenv.Response{
-			"line":  w.post("/v1/lines", map[string]any{"bookId": book, "content": "four"}, ann.token),
-			"reply": w.post("/v1/lines/"+l+"/replies", map[string]any{"content": "four"}, ann.token),
+			"line":  w.post("/v1/lines", map[string]any{"bookId": book, "content": "four"}, ann.Token),
+			"reply": w.post("/v1/lines/"+l+"/replies", map[string]any{"content": "four"}, ann.Token),
 		} {
-			assertError(t, r, http.StatusForbidden, "Forbidden", "")
-			d := errorOf(t, r)["details"].(map[string]any)
+			testenv.AssertError(t, r, http.StatusForbidden, "Forbidden", "")
+			d := testenv.ErrorOf(t, r)["details"].(map[string]any)
 			assert.Equal(t, "monthly_limit_reached", d["error"], name)
 			assert.Equal(t, 3.0, d["limit"], name)
 			assert.Equal(t, 3.0, d["current"], name)
@@ -677,19 +650,18 @@ func TestLines_MonthlyQuota(t *testing.T) {
 			assert.Equal(t, "0", r.Header.Get("X-Monthly-Remaining"), name)
 		}
 		assert.Equal(t, 2.0, w.totalLines(t, book), "refused posts wrote nothing")
-		assert.Equal(t, 1.0, w.GetItem(t, "LINE#"+l, "LINE")["replyCount"])
+		assert.Equal(t, 1.0, w.Item(t, dynamo.LineKey(l))["replyCount"])
 	})
 	t.Run("likes and reads are not posts", func(t *testing.T) {
 		l := w.postLine(t, bob, book, "bob's")["id"].(string)
-		assert.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+l+"/like", nil, ann.token).Status)
-		assert.Equal(t, http.StatusOK, w.req("GET", "/v1/lines/"+l, nil, ann.token).Status)
+		assert.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+l+"/like", nil, ann.Token).Status)
+		assert.Equal(t, http.StatusOK, w.req("GET", "/v1/lines/"+l, nil, ann.Token).Status)
 	})
 	t.Run("premium is unlimited and sees no monthly headers", func(t *testing.T) {
 		p := w.signup(t, "premium_pat")
-		_, err := w.App.Users.SetTier(t.Context(), p.id, "premium")
-		require.NoError(t, err)
+		w.SetTier(t, p, "premium")
 		for i := range 5 {
-			res := w.post("/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprint("p", i)}, p.token)
+			res := w.post("/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprint("p", i)}, p.Token)
 			require.Equal(t, http.StatusCreated, res.Status, res.String())
 			assert.Empty(t, res.Header.Get("X-Monthly-Limit"))
 		}
@@ -702,7 +674,7 @@ func TestLines_MonthlyQuota(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				statuses[i] = w.Do("POST", "/v1/lines", map[string]any{"bookId": w.books[1], "content": fmt.Sprint("race ", i)}, u.token).Status
+				statuses[i] = w.Do("POST", "/v1/lines", map[string]any{"bookId": w.books[1], "content": fmt.Sprint("race ", i)}, u.Token).Status
 			})
 		}
 		wg.Wait()
@@ -717,13 +689,13 @@ func TestLines_MonthlyQuota(t *testing.T) {
 		}
 		assert.Equal(t, 3, created, "statuses %v", statuses)
 		assert.Equal(t, n-3, refused, "statuses %v", statuses)
-		assert.Equal(t, 3.0, w.GetItem(t, "USER#"+u.id, "PROFILE")["monthlyPosts"])
+		assert.Equal(t, 3.0, w.Item(t, dynamo.UserKey(u.ID))["monthlyPosts"])
 		assert.Equal(t, before+3, w.totalLines(t, w.books[1]))
 	})
 	t.Run("the quota resets on the 1st at 00:00 UTC", func(t *testing.T) {
 		w.clock.Set(time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC))
-		ann := w.login(t, ann) // the access token has expired meanwhile
-		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "April"}, ann.token)
+		ann := w.Login(t, ann) // the access token has expired meanwhile
+		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "April"}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 		assert.Equal(t, "2", res.Header.Get("X-Monthly-Remaining"))
 		assert.Equal(t, "2026-05-01T00:00:00Z", res.Header.Get("X-Monthly-Reset"))
@@ -769,7 +741,7 @@ func TestLines_ListByBook(t *testing.T) {
 	path := "/v1/books/" + book + "/lines"
 	var want []string // newest first
 	for i := range 25 {
-		u := []user{ann, bob, cy}[i%3]
+		u := []testenv.Account{ann, bob, cy}[i%3]
 		id := w.postLine(t, u, book, fmt.Sprint("line ", i))["id"].(string)
 		want = append([]string{id}, want...)
 		if i%5 == 0 {
@@ -777,7 +749,7 @@ func TestLines_ListByBook(t *testing.T) {
 		}
 	}
 	for _, id := range want[3:5] {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.token).Status)
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.Token).Status)
 	}
 
 	t.Run("newest first, Line with user and book", func(t *testing.T) {
@@ -788,7 +760,7 @@ func TestLines_ListByBook(t *testing.T) {
 		it := items[0].(map[string]any)
 		assert.Equal(t, want[0], it["id"])
 		assert.Equal(t, "line 24", it["content"])
-		assert.Equal(t, ann.id, it["userId"])
+		assert.Equal(t, ann.ID, it["userId"])
 		assert.Equal(t, "ann", it["user"].(map[string]any)["username"])
 		assert.Equal(t, "Harry Potter", it["book"].(map[string]any)["title"])
 		for _, f := range []string{"id", "userId", "user", "bookId", "book", "content", "pageNumber", "likeCount", "replyCount", "isLiked", "clubId", "challengeId", "createdAt", "updatedAt"} {
@@ -809,8 +781,8 @@ func TestLines_ListByBook(t *testing.T) {
 			}
 			return out
 		}
-		assert.Equal(t, map[string]bool{want[3]: true, want[4]: true}, liked(bob.token))
-		assert.Empty(t, liked(ann.token))
+		assert.Equal(t, map[string]bool{want[3]: true, want[4]: true}, liked(bob.Token))
+		assert.Empty(t, liked(ann.Token))
 		assert.Empty(t, liked(""))
 	})
 	for _, limit := range []int{1, 5, 7, 25, 100} {
@@ -820,7 +792,7 @@ func TestLines_ListByBook(t *testing.T) {
 	}
 	t.Run("lines posted between page requests shift nothing", func(t *testing.T) {
 		var added []string
-		got := w.readLines(t, path, ann.token, 6, func() {
+		got := w.readLines(t, path, ann.Token, 6, func() {
 			added = append(added, w.postLine(t, cy, book, "posted while paging")["id"].(string))
 		})
 		assert.Equal(t, want, got, "the new lines are newer than the first page")
@@ -831,33 +803,24 @@ func TestLines_ListByBook(t *testing.T) {
 	})
 	t.Run("a tampered cursor is 400", func(t *testing.T) {
 		cursor := w.req("GET", path+"?limit=2", nil, "").JSON["nextCursor"].(string)
-		payload, mac, _ := strings.Cut(cursor, ".")
-		flip := func(c string) string {
-			if c == "A" {
-				return "B"
-			}
-			return "A"
-		}
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		require.NoError(t, err)
 		for name, c := range map[string]string{
-			"altered payload": flip(payload[:1]) + payload[1:] + "." + mac,
-			"altered mac":     payload + "." + flip(mac[:1]) + mac[1:],
-			"no mac":          payload,
-			"garbage":         "%%%",
+			"altered":   base64.RawURLEncoding.EncodeToString(append(raw[:len(raw)-1:len(raw)-1], raw[len(raw)-1]^1)),
+			"truncated": cursor[:len(cursor)-4],
+			"garbage":   "%%%",
 		} {
 			res := w.req("GET", path+"?cursor="+url.QueryEscape(c), nil, "")
-			assertError(t, res, http.StatusBadRequest, "ValidationError", "Invalid cursor")
-			assert.Contains(t, fields(t, res), "cursor", name)
+			testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "Invalid cursor")
+			assert.Contains(t, testenv.FieldErrors(t, res), "cursor", name)
 		}
 		other := "/v1/books/" + w.books[1] + "/lines?cursor=" + url.QueryEscape(cursor)
-		assertError(t, w.req("GET", other, nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		assertError(t, w.req("GET", "/v1/users/ann/lines?cursor="+url.QueryEscape(cursor), nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.req("GET", other, nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.req("GET", "/v1/users/ann/lines?cursor="+url.QueryEscape(cursor), nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 	})
 	for _, limit := range []string{"0", "101", "ten", "1.5", ""} {
 		t.Run(fmt.Sprintf("limit %q is 400", limit), func(t *testing.T) {
-			if limit == "" {
-				t.Skip("an empty limit is the default")
-			}
-			assertError(t, w.req("GET", path+"?limit="+limit, nil, ""), http.StatusBadRequest, "ValidationError", "")
+			testenv.AssertError(t, w.req("GET", path+"?limit="+limit, nil, ""), http.StatusBadRequest, "ValidationError", "")
 		})
 	}
 	t.Run("a book without lines is an empty page", func(t *testing.T) {
@@ -868,11 +831,11 @@ func TestLines_ListByBook(t *testing.T) {
 	})
 	for name, p := range map[string]string{"unknown book": "/v1/books/" + unknownID + "/lines", "non-uuid book": "/v1/books/9780306406157/lines"} {
 		t.Run(name+" is 404", func(t *testing.T) {
-			assertError(t, w.req("GET", p, nil, ""), http.StatusNotFound, "NotFound", "Book not found")
+			testenv.AssertError(t, w.req("GET", p, nil, ""), http.StatusNotFound, "NotFound", "Book not found")
 		})
 	}
 	t.Run("a bad token is 401 even on this Optional route", func(t *testing.T) {
-		assertError(t, w.req("GET", path, nil, "not-a-token"), http.StatusUnauthorized, "Unauthorized", "Invalid or expired token")
+		testenv.AssertError(t, w.req("GET", path, nil, "not-a-token"), http.StatusUnauthorized, "Unauthorized", "Invalid or expired token")
 	})
 }
 
@@ -885,7 +848,7 @@ func TestLines_ListByUser(t *testing.T) {
 		want = append([]string{id}, want...)
 		w.postLine(t, bob, w.books[0], "bob's")
 	}
-	require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+want[1]+"/like", nil, bob.token).Status)
+	require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+want[1]+"/like", nil, bob.Token).Status)
 	path := "/v1/users/ann_reads/lines"
 
 	t.Run("the author's lines, newest first, any case of the name", func(t *testing.T) {
@@ -896,7 +859,7 @@ func TestLines_ListByUser(t *testing.T) {
 		for i, it := range items {
 			m := it.(map[string]any)
 			assert.Equal(t, want[i], m["id"])
-			assert.Equal(t, ann.id, m["userId"])
+			assert.Equal(t, ann.ID, m["userId"])
 			for _, f := range []string{"id", "userId", "bookId", "content", "likeCount", "replyCount", "createdAt"} {
 				assert.Contains(t, m, f)
 			}
@@ -907,7 +870,7 @@ func TestLines_ListByUser(t *testing.T) {
 		assert.Equal(t, want, w.readLines(t, "/v1/users/ANN_READS/lines", "", 100, nil))
 	})
 	t.Run("isLiked for a signed-in caller", func(t *testing.T) {
-		res := w.req("GET", path, nil, bob.token)
+		res := w.req("GET", path, nil, bob.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		for i, it := range res.JSON["items"].([]any) {
 			assert.Equal(t, i == 1, it.(map[string]any)["isLiked"], "item %d", i)
@@ -915,13 +878,13 @@ func TestLines_ListByUser(t *testing.T) {
 	})
 	for _, limit := range []int{1, 2, 4, 9} {
 		t.Run(fmt.Sprintf("pages of %d with posts between them", limit), func(t *testing.T) {
-			got := w.readLines(t, path, bob.token, limit, func() { w.postLine(t, ann, w.books[2], "meanwhile") })
+			got := w.readLines(t, path, bob.Token, limit, func() { w.postLine(t, ann, w.books[2], "meanwhile") })
 			assert.Equal(t, want, got)
 			want = w.readLines(t, path, "", 100, nil)
 		})
 	}
 	t.Run("unknown username is 404", func(t *testing.T) {
-		assertError(t, w.req("GET", "/v1/users/nobody_here/lines", nil, ""), http.StatusNotFound, "NotFound", "User not found")
+		testenv.AssertError(t, w.req("GET", "/v1/users/nobody_here/lines", nil, ""), http.StatusNotFound, "NotFound", "User not found")
 	})
 	t.Run("the users group's literal route still wins", func(t *testing.T) {
 		res := w.req("GET", "/v1/users/username/bob", nil, "")
@@ -929,17 +892,17 @@ func TestLines_ListByUser(t *testing.T) {
 		assert.Equal(t, "bob", res.JSON["username"])
 	})
 	t.Run("bad limit and tampered cursor are 400", func(t *testing.T) {
-		assertError(t, w.req("GET", path+"?limit=0", nil, ""), http.StatusBadRequest, "ValidationError", "")
-		assertError(t, w.req("GET", path+"?cursor=abc.def", nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.req("GET", path+"?limit=0", nil, ""), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.req("GET", path+"?cursor=abc.def", nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 	})
 	t.Run("a cursor of a name that passed to another account is 400", func(t *testing.T) {
 		cursor := w.req("GET", path+"?limit=1", nil, "").JSON["nextCursor"].(string)
-		require.Equal(t, http.StatusOK, w.req("PUT", "/v1/users/me", map[string]any{"username": "ann_moved"}, ann.token).Status)
-		require.Equal(t, http.StatusOK, w.req("PUT", "/v1/users/me", map[string]any{"username": "ann_reads"}, bob.token).Status)
-		assertError(t, w.req("GET", path+"?cursor="+url.QueryEscape(cursor), nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		require.Equal(t, http.StatusOK, w.req("PUT", "/v1/users/me", map[string]any{"username": "ann_moved"}, ann.Token).Status)
+		require.Equal(t, http.StatusOK, w.req("PUT", "/v1/users/me", map[string]any{"username": "ann_reads"}, bob.Token).Status)
+		testenv.AssertError(t, w.req("GET", path+"?cursor="+url.QueryEscape(cursor), nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 		res := w.req("GET", path, nil, "")
 		require.Equal(t, http.StatusOK, res.Status)
-		assert.Equal(t, bob.id, res.JSON["items"].([]any)[0].(map[string]any)["userId"], "the name now lists bob's lines")
+		assert.Equal(t, bob.ID, res.JSON["items"].([]any)[0].(map[string]any)["userId"], "the name now lists bob's lines")
 		assert.Equal(t, "ann_reads", res.JSON["items"].([]any)[0].(map[string]any)["user"].(map[string]any)["username"], "briefs are read fresh")
 	})
 }

@@ -7,13 +7,15 @@ package linesapi
 import (
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/linejson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
 )
 
-// Handler serves the lines group.
-type Handler struct {
-	Lines *lines.Service
+// handler serves the lines group.
+type handler struct {
+	lines *lines.Service
 }
 
 // Per-action limits (spec: Limits). A reply is a post like a line, so it
@@ -25,22 +27,46 @@ var (
 	feedActions = []string{"feed"}
 )
 
-// Group returns the lines group's route table. A zero Handler lists the
-// routes without serving them (CDK, API reference).
-func (h *Handler) Group() httpapi.Group {
-	return httpapi.Group{Name: "lines", Routes: []httpapi.Route{
-		{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Handler: h.create},
-		{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.get},
-		{Method: http.MethodPut, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.update},
-		{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete},
-		{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.like},
-		{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike},
-		{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Handler: h.createReply},
-		{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listReplies},
-		{Method: http.MethodDelete, Path: httpapi.V1("/lines/{lineId}/replies/{replyId}"), Auth: httpapi.AuthBearer, Handler: h.deleteReply},
-		{Method: http.MethodGet, Path: httpapi.V1("/books/{id}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByBook},
-		// The spec marks this list None; it is Optional so that a
-		// signed-in caller sees isLiked, as on every line they can see.
-		{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByUser},
-	}}
+// Group is the lines group. Its calls: GetItem for a line, a reply or a
+// username claim; BatchGetItem for authors, books and isLiked; Query for
+// the two lists (GSI1, GSI2), replies and a deleted line's replies and
+// likes; TransactWriteItems for lines, replies and likes with their
+// counters and the quota; BatchWriteItem to remove a deleted line's
+// replies and likes.
+func Group(d api.Deps) api.Group {
+	h := &handler{lines: lines.NewService(lines.Deps{Store: d.Stores.Lines, Deps: d.Posts()})}
+	cursor := []httpapi.Param{
+		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
+		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+	}
+	return api.Group{
+		Name:  "lines",
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Handler: h.create,
+				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
+				Doc: httpapi.Doc{Summary: "A line with its author, book and the caller's like", Response: linejson.Line{}, Errors: []int{404}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.update,
+				Doc: httpapi.Doc{Summary: "Edit one's line", Body: editLineRequest{}, Response: linejson.Edited{}, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
+				Doc: httpapi.Doc{Summary: "Delete one's line with its replies and likes", Response: httpapi.Success{}, Errors: []int{403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.like,
+				Doc: httpapi.Doc{Summary: "Like a line", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike,
+				Doc: httpapi.Doc{Summary: "Take a like of a line back", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Handler: h.createReply,
+				Doc: httpapi.Doc{Summary: "Reply to a line", Body: replyRequest{}, Response: linejson.Reply{}, Status: http.StatusCreated, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listReplies,
+				Doc: httpapi.Doc{Summary: "A line's replies, oldest first", Query: cursor, Response: httpapi.CursorBody[linejson.Reply]{}, Errors: []int{400, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{lineId}/replies/{replyId}"), Auth: httpapi.AuthBearer, Handler: h.deleteReply,
+				Doc: httpapi.Doc{Summary: "Delete one's reply", Response: httpapi.Success{}, Errors: []int{403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByBook,
+				Doc: httpapi.Doc{Summary: "A book's lines, newest first", Query: cursor, Response: httpapi.CursorBody[linejson.Line]{}, Errors: []int{400, 404}}},
+			// The spec marks this list None; it is Optional so that a
+			// signed-in caller sees isLiked, as on every line they can see.
+			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByUser,
+				Doc: httpapi.Doc{Summary: "An author's lines, newest first", Query: cursor, Response: httpapi.CursorBody[linejson.Line]{}, Errors: []int{400, 404}}},
+		},
+	}
 }

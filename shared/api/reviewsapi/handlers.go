@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/bookplatform/backend/shared/api/bookjson"
 	"github.com/bookplatform/backend/shared/api/userjson"
@@ -13,7 +12,6 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/reviews"
-	"github.com/bookplatform/backend/shared/users"
 )
 
 // review is the spec's Review. The items of a reader's list are listed
@@ -35,28 +33,13 @@ type review struct {
 }
 
 func newReview(v reviews.View) review {
+	r := v.Post
 	out := review{
-		ID: v.ID, UserID: v.UserID, BookID: v.BookID,
-		Rating: v.Rating, Content: v.Content, LikeCount: v.LikeCount, IsLiked: v.IsLiked,
-		CreatedAt: userjson.Time(v.CreatedAt), UpdatedAt: userjson.Time(v.UpdatedAt),
+		ID: r.ID, UserID: r.UserID, BookID: r.BookID,
+		Rating: r.Rating, Content: r.Content, LikeCount: r.LikeCount, IsLiked: v.IsLiked,
+		CreatedAt: userjson.Time(r.CreatedAt), UpdatedAt: userjson.Time(r.UpdatedAt),
 	}
-	if v.Author != nil {
-		b := userjson.NewBrief(v.Author, false)
-		out.User = &b
-	}
-	if v.Book != nil {
-		b := bookjson.NewBrief(v.Book)
-		out.Book = &b
-	}
-	return out
-}
-
-// newReviews converts a page; an empty page is [] on the wire.
-func newReviews(vs []reviews.View) []review {
-	out := make([]review, len(vs))
-	for i, v := range vs {
-		out[i] = newReview(v)
-	}
+	out.User, out.Book = userjson.BriefOf(v.Author, false), bookjson.BriefOf(v.Book)
 	return out
 }
 
@@ -75,30 +58,17 @@ type edited struct {
 }
 
 func newEdited(v reviews.View) edited {
+	r := v.Post
 	return edited{
-		ID: v.ID, UserID: v.UserID, BookID: v.BookID,
-		Rating: v.Rating, Content: v.Content, LikeCount: v.LikeCount, IsLiked: v.IsLiked,
-		CreatedAt: userjson.Time(v.CreatedAt), UpdatedAt: userjson.Time(v.UpdatedAt),
+		ID: r.ID, UserID: r.UserID, BookID: r.BookID,
+		Rating: r.Rating, Content: r.Content, LikeCount: r.LikeCount, IsLiked: v.IsLiked,
+		CreatedAt: userjson.Time(r.CreatedAt), UpdatedAt: userjson.Time(r.UpdatedAt),
 	}
-}
-
-// page is a cursor list of reviews. hasMore is not in the spec for these
-// lists; it is the replies list's field, given on every cursor list (as
-// on lines) so that one client loop serves them all.
-type page struct {
-	Items      []review `json:"items"`
-	NextCursor *string  `json:"nextCursor"`
-	HasMore    bool     `json:"hasMore"`
-}
-
-func newPage(r *http.Request, scope string, p reviews.Page) page {
-	next := httpapi.NextCursor(r, scope, p.Next)
-	return page{Items: newReviews(p.Items), NextCursor: next, HasMore: next != nil}
 }
 
 // bookPage is a book's review list with its rating statistics.
 type bookPage struct {
-	page
+	httpapi.CursorBody[review]
 	AverageRating      float64      `json:"averageRating"`
 	TotalReviews       int          `json:"totalReviews"`
 	RatingDistribution distribution `json:"ratingDistribution"`
@@ -120,22 +90,26 @@ func newDistribution(b *books.Book) distribution {
 	return distribution{Five: c[4], Four: c[3], Three: c[2], Two: c[1], One: c[0]}
 }
 
-// likeResult is the answer of POST and DELETE /reviews/{id}/like.
-type likeResult struct {
-	Success   bool `json:"success"`
-	LikeCount int  `json:"likeCount"`
-	IsLiked   bool `json:"isLiked"`
+// postRequest is the body of POST /v1/reviews. rating is read raw to tell
+// an integer from anything else.
+type postRequest struct {
+	BookID  string          `json:"bookId"`
+	Rating  json.RawMessage `json:"rating" openapi:"integer"`
+	Content string          `json:"content,omitempty"`
+}
+
+// updateRequest is the body of PUT /v1/reviews/{id}: a field left out
+// keeps its value.
+type updateRequest struct {
+	Rating  json.RawMessage `json:"rating,omitempty" openapi:"integer"`
+	Content *string         `json:"content,omitempty"`
 }
 
 // post serves POST /v1/reviews: the caller's review of a book, created
 // (201) or, when the caller has reviewed the book already, updated (200,
 // same id). The X-Monthly-* headers report the reviews quota.
-func (h *Handler) post(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		BookID  string          `json:"bookId"`
-		Rating  json.RawMessage `json:"rating"`
-		Content string          `json:"content"`
-	}
+func (h *handler) post(w http.ResponseWriter, r *http.Request) error {
+	var body postRequest
 	if err := httpapi.Decode(w, r, &body); err != nil {
 		return err
 	}
@@ -143,8 +117,7 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	caller := func() *users.User { return httpapi.Caller(r) }
-	res, err := h.Reviews.Post(r.Context(), httpapi.CallerID(r), caller, reviews.PostInput{BookID: body.BookID, Rating: *rating, Content: body.Content})
+	res, err := h.reviews.Post(r.Context(), httpapi.CallerOf(r).User(), reviews.PostInput{BookID: body.BookID, Rating: *rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
@@ -157,8 +130,8 @@ func (h *Handler) post(w http.ResponseWriter, r *http.Request) error {
 }
 
 // get serves GET /v1/reviews/{id}.
-func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
-	v, err := h.Reviews.Get(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
+	v, err := h.reviews.Get(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -167,11 +140,8 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request) error {
 
 // update serves PUT /v1/reviews/{id}: the author changes the rating, the
 // content or both; a field left out keeps its value.
-func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
-	var body struct {
-		Rating  json.RawMessage `json:"rating"`
-		Content *string         `json:"content"`
-	}
+func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
+	var body updateRequest
 	if err := httpapi.Decode(w, r, &body); err != nil {
 		return err
 	}
@@ -179,7 +149,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.Reviews.Update(r.Context(), httpapi.CallerID(r), r.PathValue("id"), reviews.UpdateInput{Rating: rating, Content: body.Content})
+	v, err := h.reviews.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), reviews.UpdateInput{Rating: rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
@@ -188,51 +158,49 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request) error {
 
 // delete serves DELETE /v1/reviews/{id}: the author removes the review
 // and its likes.
-func (h *Handler) delete(w http.ResponseWriter, r *http.Request) error {
-	if err := h.Reviews.Delete(r.Context(), httpapi.CallerID(r), r.PathValue("id")); err != nil {
+func (h *handler) delete(w http.ResponseWriter, r *http.Request) error {
+	if err := h.reviews.Delete(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Review deleted"})
 }
 
 // like serves POST /v1/reviews/{id}/like.
-func (h *Handler) like(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Reviews.Like(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) like(w http.ResponseWriter, r *http.Request) error {
+	res, err := h.reviews.Like(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, likeResult{Success: true, LikeCount: n, IsLiked: true})
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewLiked(res))
 }
 
 // unlike serves DELETE /v1/reviews/{id}/like.
-func (h *Handler) unlike(w http.ResponseWriter, r *http.Request) error {
-	n, err := h.Reviews.Unlike(r.Context(), httpapi.CallerID(r), r.PathValue("id"))
+func (h *handler) unlike(w http.ResponseWriter, r *http.Request) error {
+	res, err := h.reviews.Unlike(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, likeResult{Success: true, LikeCount: n, IsLiked: false})
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewLiked(res))
 }
 
 // listByBook serves GET /v1/books/{id}/reviews?sort=&limit=&cursor=: a
 // page of the book's reviews with its rating statistics. A cursor is
 // bound to the book and the sort order it was issued for.
-func (h *Handler) listByBook(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 	sort, err := reviews.ParseSort(r.URL.Query().Get("sort"))
 	if err != nil {
 		return err
 	}
-	bookID := strings.ToLower(r.PathValue("id"))
-	scope := "book-reviews:" + string(sort) + ":" + bookID
-	limit, after, err := httpapi.CursorPage(r, scope)
+	c, err := httpapi.CursorPage(r)
 	if err != nil {
 		return err
 	}
-	p, err := h.Reviews.ListByBook(r.Context(), bookID, httpapi.CallerID(r), sort, limit, after)
+	p, err := h.reviews.ListByBook(r.Context(), r.PathValue("id"), httpapi.CallerOf(r).ID, sort, c)
 	if err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, bookPage{
-		page:          newPage(r, scope, p.Page),
+		CursorBody:    httpapi.NewCursorBody(r, p.Page, newReview),
 		AverageRating: p.Book.AverageRating(), TotalReviews: p.Book.TotalReviews,
 		RatingDistribution: newDistribution(p.Book),
 	})
@@ -242,21 +210,16 @@ func (h *Handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 // of a reader's reviews, newest first. The cursor is bound to the user's
 // id, so it stays valid across a rename and cannot page another user who
 // takes the old name.
-func (h *Handler) listByUser(w http.ResponseWriter, r *http.Request) error {
-	userID, err := h.Reviews.UserIDByUsername(r.Context(), r.PathValue("username"))
+func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
 	if err != nil {
 		return err
 	}
-	scope := "user-reviews:" + userID
-	limit, after, err := httpapi.CursorPage(r, scope)
+	p, err := h.reviews.ListByUser(r.Context(), r.PathValue("username"), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
-	p, err := h.Reviews.ListByUser(r.Context(), userID, httpapi.CallerID(r), limit, after)
-	if err != nil {
-		return err
-	}
-	return httpapi.JSON(w, http.StatusOK, newPage(r, scope, p))
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, newReview))
 }
 
 // parseRating reads a rating as sent: only a JSON integer is one (2.5,

@@ -7,13 +7,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -21,12 +21,12 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// world is a test environment with a fake clock, a small catalog and
-// helpers that keep tests clear of the rate limits: a review write moves
-// the clock on 13 minutes (create_review allows 5 an hour), any other
-// request a little over a second (anonymous callers may send 60 a
-// minute). Access tokens live for weeks so the moving clock never expires
-// them.
+// world is a test environment with a fake clock and a small catalog. A
+// review write moves the clock on 13 minutes, any other request a little
+// over a second, so the order of reviews in time is the order of the
+// test's writes. Access tokens live for weeks so the moving clock never
+// expires them. Rate limits are off unless the world is made with
+// testenv.WithRateLimits (TestReviews_RateLimits).
 type world struct {
 	*testenv.Env
 	clock *testenv.Clock
@@ -65,21 +65,10 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	return w
 }
 
-type account struct {
-	ID, Token, Username string
-}
-
-var accounts atomic.Int64
-
-func (w *world) signup(t *testing.T, username string) account {
+func (w *world) signup(t *testing.T, username string) testenv.Account {
 	t.Helper()
 	w.clock.Advance(1100 * time.Millisecond)
-	res := w.Do("POST", "/v1/auth/signup", map[string]any{
-		"username": username, "email": fmt.Sprintf("%s.%d@example.com", username, accounts.Add(1)),
-		"password": "long-enough-pw", "displayName": "Reader " + username,
-	}, "")
-	require.Equal(t, http.StatusCreated, res.Status, res.String())
-	return account{ID: res.JSON["user"].(map[string]any)["id"].(string), Token: res.JSON["token"].(string), Username: username}
+	return w.Signup(t, username)
 }
 
 // do sends a request that is not a review write.
@@ -95,7 +84,7 @@ func (w *world) write(method, path string, body any, token string) *testenv.Resp
 }
 
 // review posts a review and requires the given status.
-func (w *world) review(t *testing.T, a account, bookID string, rating int, content string, want int) map[string]any {
+func (w *world) review(t *testing.T, a testenv.Account, bookID string, rating int, content string, want int) map[string]any {
 	t.Helper()
 	res := w.write("POST", "/v1/reviews", map[string]any{"bookId": bookID, "rating": rating, "content": content}, a.Token)
 	require.Equal(t, want, res.Status, res.String())
@@ -110,13 +99,6 @@ func (w *world) bookReviews(t *testing.T, bookID, query, token string) *testenv.
 		path += "?" + query
 	}
 	return w.do("GET", path, nil, token)
-}
-
-func errorOf(t *testing.T, res *testenv.Response) map[string]any {
-	t.Helper()
-	e, ok := res.JSON["error"].(map[string]any)
-	require.True(t, ok, "no error envelope in %s", res.Body)
-	return e
 }
 
 func items(t *testing.T, res *testenv.Response) []map[string]any {
@@ -192,11 +174,11 @@ func TestReviews_Create(t *testing.T) {
 		assert.Equal(t, "50", res.Header.Get("X-Monthly-Limit"))
 		assert.Equal(t, "49", res.Header.Get("X-Monthly-Remaining"))
 		assert.Equal(t, "2026-04-01T00:00:00Z", res.Header.Get("X-Monthly-Reset"))
-		assert.EqualValues(t, 1, w.GetItem(t, "USER#"+ann.ID, "PROFILE")["monthlyReviews"])
+		assert.EqualValues(t, 1, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"])
 	})
 	t.Run("the book counts it", func(t *testing.T) {
 		assert.Equal(t, stats{average: 4, total: 1, distribution: dist(0, 1, 0, 0, 0)}, w.stats(t, book))
-		stored := w.GetItem(t, "BOOK#"+book, "BOOK")
+		stored := w.Item(t, dynamo.BookKey(book))
 		assert.EqualValues(t, 4, stored["ratingSum"])
 		assert.EqualValues(t, 1, stored["rating4"])
 	})
@@ -230,12 +212,12 @@ func TestReviews_Create(t *testing.T) {
 			res := w.write("POST", "/v1/reviews", tc.body, tc.token)
 			require.Equal(t, tc.status, res.Status, res.String())
 			if tc.field != "" {
-				assert.Contains(t, errorOf(t, res)["details"].(map[string]any)["fields"], tc.field)
+				assert.Contains(t, testenv.ErrorOf(t, res)["details"].(map[string]any)["fields"], tc.field)
 			}
 		})
 	}
 	t.Run("refused posts stored nothing", func(t *testing.T) {
-		assert.EqualValues(t, 2, w.GetItem(t, "USER#"+ann.ID, "PROFILE")["monthlyReviews"])
+		assert.EqualValues(t, 2, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"])
 		assert.Equal(t, 0, w.stats(t, w.books[2]).total)
 	})
 }
@@ -263,7 +245,7 @@ func TestReviews_RatingMustBeAnIntegerFrom1To5(t *testing.T) {
 		t.Run(tc.name+" is 400", func(t *testing.T) {
 			res := w.write("POST", "/v1/reviews", fmt.Sprintf(tc.body, book), ann.Token)
 			require.Equal(t, http.StatusBadRequest, res.Status, res.String())
-			e := errorOf(t, res)
+			e := testenv.ErrorOf(t, res)
 			assert.Equal(t, "ValidationError", e["name"])
 			assert.Contains(t, e["details"].(map[string]any)["fields"], "rating")
 		})
@@ -293,7 +275,7 @@ func TestReviews_PostAgainUpdatesTheSameReview(t *testing.T) {
 	assert.Equal(t, "On second thought, poor.", again["content"])
 
 	assert.Equal(t, stats{average: 1.5, total: 2, distribution: dist(0, 0, 0, 1, 1)}, w.stats(t, book), "moved from 4 to 1, not counted twice")
-	assert.EqualValues(t, 1, w.GetItem(t, "USER#"+ann.ID, "PROFILE")["monthlyReviews"], "an update is not charged")
+	assert.EqualValues(t, 1, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"], "an update is not charged")
 	assert.Equal(t, "49", res.Header.Get("X-Monthly-Remaining"))
 	assert.Len(t, items(t, w.bookReviews(t, book, "", "")), 2)
 
@@ -343,7 +325,7 @@ func TestReviews_ConcurrentPostsBySameUserMakeOneReview(t *testing.T) {
 	want := dist(0, 0, 0, 0, 0)
 	want[fmt.Sprint(rating)] = 1
 	assert.Equal(t, stats{average: float64(rating), total: 1, distribution: want}, w.stats(t, book))
-	assert.EqualValues(t, 1, w.GetItem(t, "USER#"+ann.ID, "PROFILE")["monthlyReviews"])
+	assert.EqualValues(t, 1, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"])
 }
 
 func TestReviews_Get(t *testing.T) {
@@ -372,7 +354,7 @@ func TestReviews_Get(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := w.do("GET", path, nil, bob.Token)
 			assert.Equal(t, http.StatusNotFound, res.Status, res.String())
-			assert.Equal(t, "Review not found", errorOf(t, res)["message"])
+			assert.Equal(t, "Review not found", testenv.ErrorOf(t, res)["message"])
 		})
 	}
 	t.Run("no token is 401", func(t *testing.T) {
@@ -457,10 +439,10 @@ func TestReviews_Delete(t *testing.T) {
 	book := w.books[0]
 	id := w.review(t, ann, book, 5, "Great.", http.StatusCreated)["id"].(string)
 	w.review(t, bob, book, 3, "Okay.", http.StatusCreated)
-	for _, a := range []account{bob, cat} {
+	for _, a := range []testenv.Account{bob, cat} {
 		require.Equal(t, http.StatusOK, w.do("POST", "/v1/reviews/"+id+"/like", nil, a.Token).Status)
 	}
-	require.NotNil(t, w.GetItem(t, "REVIEW#"+id, "LIKE#"+bob.ID))
+	require.NotNil(t, w.Item(t, dynamo.LikeKey(dynamo.ReviewKey(id), bob.ID)))
 
 	res := w.do("DELETE", "/v1/reviews/"+id, nil, bob.Token)
 	assert.Equal(t, http.StatusForbidden, res.Status, "not the author: %s", res.String())
@@ -472,8 +454,8 @@ func TestReviews_Delete(t *testing.T) {
 	assert.NotEmpty(t, res.JSON["message"])
 
 	assert.Equal(t, http.StatusNotFound, w.do("GET", "/v1/reviews/"+id, nil, ann.Token).Status)
-	assert.Nil(t, w.GetItem(t, "REVIEW#"+id, "LIKE#"+bob.ID), "likes are deleted with the review")
-	assert.Nil(t, w.GetItem(t, "REVIEW#"+id, "LIKE#"+cat.ID))
+	assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.ReviewKey(id), bob.ID)), "likes are deleted with the review")
+	assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.ReviewKey(id), cat.ID)))
 	assert.Equal(t, stats{average: 3, total: 1, distribution: dist(0, 0, 1, 0, 0)}, w.stats(t, book))
 	assert.Len(t, items(t, w.bookReviews(t, book, "", "")), 1)
 	assert.Empty(t, items(t, w.do("GET", "/v1/users/ann/reviews", nil, "")))
@@ -506,8 +488,8 @@ func TestReviews_Like(t *testing.T) {
 
 	res = w.do("POST", path, nil, bob.Token)
 	require.Equal(t, http.StatusBadRequest, res.Status, res.String())
-	assert.Equal(t, "Already liked", errorOf(t, res)["message"])
-	assert.Equal(t, "ValidationError", errorOf(t, res)["name"])
+	assert.Equal(t, "Already liked", testenv.ErrorOf(t, res)["message"])
+	assert.Equal(t, "ValidationError", testenv.ErrorOf(t, res)["name"])
 
 	res = w.do("DELETE", path, nil, bob.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
@@ -515,7 +497,7 @@ func TestReviews_Like(t *testing.T) {
 
 	res = w.do("DELETE", path, nil, bob.Token)
 	require.Equal(t, http.StatusBadRequest, res.Status, res.String())
-	assert.Equal(t, "Not liked", errorOf(t, res)["message"])
+	assert.Equal(t, "Not liked", testenv.ErrorOf(t, res)["message"])
 
 	for _, method := range []string{"POST", "DELETE"} {
 		t.Run(method+" on an unknown review is 404", func(t *testing.T) {
@@ -537,7 +519,7 @@ func TestReviews_ConcurrentLikes(t *testing.T) {
 
 	t.Run("many users at once all count", func(t *testing.T) {
 		const n = 12
-		likers := make([]account, n)
+		likers := make([]testenv.Account, n)
 		for i := range likers {
 			likers[i] = w.signup(t, fmt.Sprintf("liker_%d", i))
 		}
@@ -582,7 +564,7 @@ func TestReviews_ConcurrentLikes(t *testing.T) {
 func TestReviews_BookStatisticsStayExact(t *testing.T) {
 	w := newWorld(t)
 	book := w.books[3]
-	readers := make([]account, 6)
+	readers := make([]testenv.Account, 6)
 	for i := range readers {
 		readers[i] = w.signup(t, fmt.Sprintf("reader_%d", i))
 	}
@@ -602,7 +584,7 @@ func TestReviews_BookStatisticsStayExact(t *testing.T) {
 	require.Equal(t, http.StatusOK, w.do("DELETE", "/v1/reviews/"+reviewIDs[3], nil, readers[3].Token).Status)
 	assert.Equal(t, stats{average: 4, total: 4, distribution: dist(2, 1, 0, 1, 0)}, w.stats(t, book))
 
-	stored := w.GetItem(t, "BOOK#"+book, "BOOK")
+	stored := w.Item(t, dynamo.BookKey(book))
 	assert.EqualValues(t, 16, stored["ratingSum"])
 	assert.EqualValues(t, 4, stored["totalReviews"])
 
@@ -623,7 +605,7 @@ func TestReviews_ListByBook(t *testing.T) {
 	w := newWorld(t)
 	book := w.books[0]
 	ratings := []int{3, 5, 4, 5, 1, 4}
-	readers := make([]account, len(ratings))
+	readers := make([]testenv.Account, len(ratings))
 	posted := make([]string, len(ratings)) // oldest first
 	for i, rating := range ratings {
 		readers[i] = w.signup(t, fmt.Sprintf("reader_%d", i))
@@ -726,7 +708,7 @@ func TestReviews_ListByBook(t *testing.T) {
 			res := w.bookReviews(t, tc.book, tc.query, "")
 			require.Equal(t, tc.status, res.Status, res.String())
 			if tc.status == http.StatusBadRequest {
-				assert.Equal(t, "ValidationError", errorOf(t, res)["name"])
+				assert.Equal(t, "ValidationError", testenv.ErrorOf(t, res)["name"])
 			}
 		})
 	}
@@ -904,7 +886,7 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 		for _, res := range results {
 			statuses = append(statuses, res.Status)
 			if res.Status == http.StatusForbidden {
-				e := errorOf(t, res)
+				e := testenv.ErrorOf(t, res)
 				assert.Equal(t, "Forbidden", e["name"])
 				d := e["details"].(map[string]any)
 				assert.Equal(t, "monthly_limit_reached", d["error"])
@@ -916,7 +898,7 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 		}
 		slices.Sort(statuses)
 		assert.Equal(t, []int{201, 201, 403, 403, 403}, statuses)
-		assert.EqualValues(t, 3, w.GetItem(t, "USER#"+ann.ID, "PROFILE")["monthlyReviews"])
+		assert.EqualValues(t, 3, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"])
 		reviewed := 0
 		for _, b := range w.books {
 			reviewed += w.stats(t, b).total
@@ -942,11 +924,11 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 	})
 	t.Run("premium is unlimited", func(t *testing.T) {
 		bob := w.signup(t, "bob")
-		prev, err := w.App.Store.GetUser(t.Context(), bob.ID)
+		prev, err := w.App.Stores.Users.GetUser(t.Context(), bob.ID)
 		require.NoError(t, err)
 		next := *prev
 		next.Tier = users.TierPremium
-		require.NoError(t, w.App.Store.UpdateUser(t.Context(), prev, &next))
+		require.NoError(t, w.App.Stores.Users.UpdateUser(t.Context(), prev, &next))
 		for i := range 4 {
 			res := w.write("POST", "/v1/reviews", map[string]any{"bookId": w.books[i], "rating": 5}, bob.Token)
 			require.Equal(t, http.StatusCreated, res.Status, res.String())
@@ -956,7 +938,7 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 }
 
 func TestReviews_RateLimits(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, testenv.WithRateLimits())
 	ann := w.signup(t, "ann")
 	id := ""
 	for i := range 5 {
@@ -975,7 +957,7 @@ func TestReviews_RateLimits(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			res := send()
 			require.Equal(t, http.StatusTooManyRequests, res.Status, res.String())
-			assert.Equal(t, "create_review", errorOf(t, res)["details"].(map[string]any)["action"])
+			assert.Equal(t, "create_review", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
 		})
 	}
 	t.Run("refused requests changed nothing", func(t *testing.T) {

@@ -8,13 +8,14 @@ package reviewsapi
 import (
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/reviews"
 )
 
-// Handler serves the reviews group.
-type Handler struct {
-	Reviews *reviews.Service
+// handler serves the reviews group.
+type handler struct {
+	reviews *reviews.Service
 }
 
 // Per-action limits (spec: Limits). Editing a review counts against
@@ -27,19 +28,40 @@ var (
 	feedActions  = []string{"feed"}
 )
 
-// Group returns the reviews group's route table. A zero Handler lists the
-// routes without serving them (CDK, API reference).
-func (h *Handler) Group() httpapi.Group {
-	return httpapi.Group{Name: "reviews", Routes: []httpapi.Route{
-		{Method: http.MethodPost, Path: httpapi.V1("/reviews"), Auth: httpapi.AuthBearer, Actions: writeActions, Handler: h.post},
-		{Method: http.MethodGet, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Handler: h.get},
-		{Method: http.MethodPut, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Actions: writeActions, Handler: h.update},
-		{Method: http.MethodDelete, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete},
-		{Method: http.MethodPost, Path: httpapi.V1("/reviews/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.like},
-		{Method: http.MethodDelete, Path: httpapi.V1("/reviews/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike},
-		{Method: http.MethodGet, Path: httpapi.V1("/books/{id}/reviews"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByBook},
-		// The spec marks this list None; it is Optional so that a
-		// signed-in caller sees isLiked, as on every review they can see.
-		{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/reviews"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByUser},
-	}}
+// Group is the reviews group. Its calls: BatchGetItem for a book with the
+// caller's review claim, a review with the caller's like and isLiked on a
+// page; Query for the lists and a deleted review's likes;
+// TransactWriteItems for reviews with the book's statistics, likes and
+// the quota; BatchWriteItem to remove a deleted review's likes.
+func Group(d api.Deps) api.Group {
+	h := &handler{reviews: reviews.NewService(reviews.Deps{Store: d.Stores.Reviews, Deps: d.Posts()})}
+	cursor := []httpapi.Param{
+		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
+		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+	}
+	return api.Group{
+		Name:  "reviews",
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodPost, Path: httpapi.V1("/reviews"), Auth: httpapi.AuthBearer, Actions: writeActions, Idempotent: true, Handler: h.post,
+				Doc: httpapi.Doc{Summary: "Review a book (201), or update one's review of it (200)", Body: postRequest{}, Response: review{}, Status: http.StatusCreated, Also: []int{http.StatusOK}, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
+				Doc: httpapi.Doc{Summary: "A review with its author, book and the caller's like", Response: review{}, Errors: []int{404}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Actions: writeActions, Handler: h.update,
+				Doc: httpapi.Doc{Summary: "Edit one's review", Body: updateRequest{}, Response: edited{}, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
+				Doc: httpapi.Doc{Summary: "Delete one's review", Response: httpapi.Success{}, Errors: []int{403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/reviews/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.like,
+				Doc: httpapi.Doc{Summary: "Like a review", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/reviews/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike,
+				Doc: httpapi.Doc{Summary: "Take a like of a review back", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}/reviews"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByBook,
+				Doc: httpapi.Doc{Summary: "A book's reviews with its rating statistics", Response: bookPage{}, Errors: []int{400, 404},
+					Query: append([]httpapi.Param{{Name: "sort", Type: "string", Enum: []string{"recent", "rating"}, About: "default recent"}}, cursor...)}},
+			// The spec marks this list None; it is Optional so that a
+			// signed-in caller sees isLiked, as on every review they can see.
+			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/reviews"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByUser,
+				Doc: httpapi.Doc{Summary: "A reader's reviews, newest first", Query: cursor, Response: httpapi.CursorBody[review]{}, Errors: []int{400, 404}}},
+		},
+	}
 }

@@ -78,6 +78,16 @@ func NewBrief(u *users.User, withTier bool) Brief {
 	return b
 }
 
+// BriefOf is u's UserBrief, nil (JSON null) when the record is missing
+// (an account deleted since it posted).
+func BriefOf(u *users.User, withTier bool) *Brief {
+	if u == nil {
+		return nil
+	}
+	b := NewBrief(u, withTier)
+	return &b
+}
+
 // Time formats a timestamp as the API does everywhere: RFC 3339 in UTC
 // with milliseconds.
 func Time(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }

@@ -14,25 +14,40 @@ import (
 
 // getMe serves GET /v1/users/me. The router already read the caller, so
 // this costs no further database call.
-func (h *Handler) getMe(w http.ResponseWriter, r *http.Request) error {
-	return httpapi.JSON(w, http.StatusOK, userjson.NewOwn(httpapi.Caller(r)))
+func (h *handler) getMe(w http.ResponseWriter, r *http.Request) error {
+	return httpapi.JSON(w, http.StatusOK, userjson.NewOwn(httpapi.CallerOf(r).User()))
+}
+
+// updateMeRequest is the body of PUT /v1/users/me: every field optional,
+// display_name accepted for Form B's name.
+type updateMeRequest struct {
+	DisplayName  *string `json:"displayName,omitempty"`
+	DisplayNameB *string `json:"display_name,omitempty"`
+	Bio          *string `json:"bio,omitempty"`
+	Username     *string `json:"username,omitempty"`
+}
+
+// passwordRequest is the body of PUT /v1/users/me/password.
+type passwordRequest struct {
+	CurrentPassword string `json:"currentPassword"`
+	NewPassword     string `json:"newPassword"`
+}
+
+// avatarResponse is the answer of an avatar upload.
+type avatarResponse struct {
+	AvatarURL string `json:"avatarUrl"`
 }
 
 // updateMe serves PUT /v1/users/me: { displayName?, bio?, username? }.
-func (h *Handler) updateMe(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		DisplayName  *string `json:"displayName"`
-		DisplayNameB *string `json:"display_name"`
-		Bio          *string `json:"bio"`
-		Username     *string `json:"username"`
-	}
+func (h *handler) updateMe(w http.ResponseWriter, r *http.Request) error {
+	var req updateMeRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
 	if req.DisplayName == nil {
 		req.DisplayName = req.DisplayNameB
 	}
-	u, err := h.Users.UpdateProfile(r.Context(), httpapi.Caller(r), users.ProfileUpdate{
+	u, err := h.users.UpdateProfile(r.Context(), httpapi.CallerOf(r).User(), users.ProfileUpdate{
 		DisplayName: req.DisplayName, Bio: req.Bio, Username: req.Username,
 	})
 	if err != nil {
@@ -42,15 +57,13 @@ func (h *Handler) updateMe(w http.ResponseWriter, r *http.Request) error {
 }
 
 // changePassword serves PUT /v1/users/me/password.
-func (h *Handler) changePassword(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		CurrentPassword string `json:"currentPassword"`
-		NewPassword     string `json:"newPassword"`
-	}
+func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
+	var req passwordRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	if err := h.Users.ChangePassword(r.Context(), httpapi.Caller(r), httpapi.SessionID(r), req.CurrentPassword, req.NewPassword); err != nil {
+	c := httpapi.CallerOf(r)
+	if err := h.users.ChangePassword(r.Context(), c.User(), c.SessionID, req.CurrentPassword, req.NewPassword); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Password changed; other sessions were signed out"})
@@ -64,7 +77,7 @@ var errAvatarTooLarge = apperr.Validation("avatar must be at most 5 MB", map[str
 // uploadAvatar serves POST /v1/users/me/avatar (multipart field avatar).
 // The body is streamed: an oversized upload is refused after at most
 // 5 MB + framing has been read, never buffered whole.
-func (h *Handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > users.MaxAvatarBytes+multipartSlack {
 		return errAvatarTooLarge
 	}
@@ -94,11 +107,11 @@ func (h *Handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
 		if len(data) > users.MaxAvatarBytes {
 			return errAvatarTooLarge
 		}
-		url, err := h.Users.SetAvatar(r.Context(), httpapi.Caller(r), data)
+		url, err := h.users.SetAvatar(r.Context(), httpapi.CallerOf(r).User(), data)
 		if err != nil {
 			return err
 		}
-		return httpapi.JSON(w, http.StatusOK, map[string]string{"avatarUrl": url})
+		return httpapi.JSON(w, http.StatusOK, avatarResponse{AvatarURL: url})
 	}
 }
 
@@ -111,8 +124,8 @@ func uploadReadError(err error) error {
 }
 
 // getByID serves GET /v1/users/{userId}: the public profile.
-func (h *Handler) getByID(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.Users.Get(r.Context(), r.PathValue("userId"))
+func (h *handler) getByID(w http.ResponseWriter, r *http.Request) error {
+	u, err := h.users.Get(r.Context(), r.PathValue("userId"))
 	if err != nil {
 		return err
 	}
@@ -121,8 +134,8 @@ func (h *Handler) getByID(w http.ResponseWriter, r *http.Request) error {
 
 // getByUsername serves GET /v1/users/username/{username}: the public
 // profile with follower and following counts.
-func (h *Handler) getByUsername(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.Users.GetByUsername(r.Context(), r.PathValue("username"))
+func (h *handler) getByUsername(w http.ResponseWriter, r *http.Request) error {
+	u, err := h.users.GetByUsername(r.Context(), r.PathValue("username"))
 	if err != nil {
 		return err
 	}

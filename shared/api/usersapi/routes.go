@@ -5,24 +5,41 @@ package usersapi
 import (
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
 )
 
-// Handler serves the users group.
-type Handler struct {
-	Users *users.Service
+// handler serves the users group.
+type handler struct {
+	users *users.Service
 }
 
-// Group returns the users group's route table. A zero Handler lists the
-// routes without serving them (CDK, API reference).
-func (h *Handler) Group() httpapi.Group {
-	return httpapi.Group{Name: "users", Routes: []httpapi.Route{
-		{Method: http.MethodGet, Path: httpapi.V1("/users/me"), Auth: httpapi.AuthBearer, Handler: h.getMe},
-		{Method: http.MethodPut, Path: httpapi.V1("/users/me"), Auth: httpapi.AuthBearer, Handler: h.updateMe},
-		{Method: http.MethodPut, Path: httpapi.V1("/users/me/password"), Auth: httpapi.AuthBearer, Handler: h.changePassword},
-		{Method: http.MethodPost, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.uploadAvatar},
-		{Method: http.MethodGet, Path: httpapi.V1("/users/{userId}"), Auth: httpapi.AuthNone, Handler: h.getByID},
-		{Method: http.MethodGet, Path: httpapi.V1("/users/username/{username}"), Auth: httpapi.AuthNone, Handler: h.getByUsername},
-	}}
+// Group is the users group. It writes profiles with their username
+// claims, revokes sessions on a password change (Query, UpdateItem) and
+// stores avatars.
+func Group(d api.Deps) api.Group {
+	h := &handler{users: d.Users}
+	return api.Group{
+		Name:  "users",
+		Table: []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
+		Media: []string{"s3:PutObject"},
+		Routes: []httpapi.Route{
+			// The answer is the caller's record, read by the router: the
+			// handler starts once it is there.
+			{Method: http.MethodGet, Path: httpapi.V1("/users/me"), Auth: httpapi.AuthBearer, AfterAdmission: true, Handler: h.getMe,
+				Doc: httpapi.Doc{Summary: "The caller's own profile", Response: userjson.Own{}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/users/me"), Auth: httpapi.AuthBearer, Handler: h.updateMe,
+				Doc: httpapi.Doc{Summary: "Change display name, bio or username", Body: updateMeRequest{}, Response: userjson.Own{}, Errors: []int{400, 409}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/users/me/password"), Auth: httpapi.AuthBearer, Handler: h.changePassword,
+				Doc: httpapi.Doc{Summary: "Change the password; other sessions end", Body: passwordRequest{}, Response: httpapi.Success{}, Errors: []int{400}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.uploadAvatar,
+				Doc: httpapi.Doc{Summary: "Upload an avatar (JPG, PNG or GIF, at most 5 MB)", Multipart: "avatar", Response: avatarResponse{}, Errors: []int{400}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/users/{userId}"), Auth: httpapi.AuthNone, Handler: h.getByID,
+				Doc: httpapi.Doc{Summary: "A public profile by id", Response: userjson.Public{}, Errors: []int{404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/users/username/{username}"), Auth: httpapi.AuthNone, Handler: h.getByUsername,
+				Doc: httpapi.Doc{Summary: "A public profile by username, with follower counts", Response: userjson.Public{}, Errors: []int{404}}},
+		},
+	}
 }

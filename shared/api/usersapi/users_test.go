@@ -2,7 +2,6 @@ package usersapi_test
 
 import (
 	"bytes"
-	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -11,43 +10,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-type account struct {
-	ID, Token, Refresh, Username, Email string
-}
-
-var accounts atomic.Int64
-
-func newAccount(t *testing.T, env *testenv.Env, username string) account {
-	t.Helper()
-	email := fmt.Sprintf("%s.%d@example.com", strings.ToLower(username), accounts.Add(1))
-	res := env.Do("POST", "/v1/auth/signup", map[string]any{
-		"username": username, "email": email, "password": "long-enough-pw", "displayName": "Reader " + username,
-	}, "")
-	require.Equal(t, http.StatusCreated, res.Status, string(res.Body))
-	u := res.JSON["user"].(map[string]any)
-	return account{ID: u["id"].(string), Token: res.JSON["token"].(string), Refresh: res.JSON["refreshToken"].(string), Username: username, Email: email}
-}
-
-func errorOf(t *testing.T, res *testenv.Response) map[string]any {
-	t.Helper()
-	e, ok := res.JSON["error"].(map[string]any)
-	require.True(t, ok, "no error envelope in %s", res.Body)
-	return e
-}
-
 func TestUsers_GetMe(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "mia")
+	a := env.Signup(t, "mia")
 	res := env.Do("GET", "/v1/users/me", nil, a.Token)
 	require.Equal(t, http.StatusOK, res.Status)
 	for _, f := range []string{"id", "username", "email", "displayName", "bio", "avatarUrl", "tier", "isGuest", "homeStoreId", "createdAt", "updatedAt"} {
@@ -74,23 +49,23 @@ func TestUsers_GetMe(t *testing.T) {
 		assert.Empty(t, res.Header.Get("X-Monthly-Limit"), "premium is unlimited")
 	})
 	t.Run("a deleted user's token is 401 User not found", func(t *testing.T) {
-		b := newAccount(t, env, "gone_soon")
-		env.DeleteItem(t, "USER#"+b.ID, "PROFILE") // no delete-account endpoint exists yet
+		b := env.Signup(t, "gone_soon")
+		env.DeleteItem(t, dynamo.UserKey(b.ID)) // no delete-account endpoint exists yet
 		res := env.Do("GET", "/v1/users/me", nil, b.Token)
 		assert.Equal(t, http.StatusUnauthorized, res.Status)
-		assert.Equal(t, "User not found", errorOf(t, res)["message"])
+		assert.Equal(t, "User not found", testenv.ErrorOf(t, res)["message"])
 	})
 	t.Run("without a token is 401", func(t *testing.T) {
 		res := env.Do("GET", "/v1/users/me", nil, "")
 		assert.Equal(t, http.StatusUnauthorized, res.Status)
-		assert.Equal(t, "Missing or invalid authorization header", errorOf(t, res)["message"])
+		assert.Equal(t, "Missing or invalid authorization header", testenv.ErrorOf(t, res)["message"])
 	})
 }
 
 func TestUsers_UpdateMe(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "nora")
-	newAccount(t, env, "olga")
+	a := env.Signup(t, "nora")
+	env.Signup(t, "olga")
 
 	res := env.Do("PUT", "/v1/users/me", map[string]any{"displayName": "  Nora N.  ", "bio": "Reads at night."}, a.Token)
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
@@ -106,7 +81,7 @@ func TestUsers_UpdateMe(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, env.Do("GET", "/v1/users/username/nora", nil, "").Status)
 		assert.Equal(t, a.ID, env.Do("GET", "/v1/users/username/nora_reads", nil, "").JSON["id"])
 		// Someone else can now take "nora".
-		newAccount(t, env, "nora")
+		env.Signup(t, "nora")
 	})
 	t.Run("a change of case keeps the name", func(t *testing.T) {
 		res := env.Do("PUT", "/v1/users/me", map[string]any{"username": "Nora_Reads"}, a.Token)
@@ -116,7 +91,7 @@ func TestUsers_UpdateMe(t *testing.T) {
 	t.Run("taken username is 409 and changes nothing", func(t *testing.T) {
 		res := env.Do("PUT", "/v1/users/me", map[string]any{"username": "OLGA", "bio": "changed"}, a.Token)
 		assert.Equal(t, http.StatusConflict, res.Status)
-		assert.Equal(t, "Username already taken", errorOf(t, res)["message"])
+		assert.Equal(t, "Username already taken", testenv.ErrorOf(t, res)["message"])
 		assert.Equal(t, "Reads at night.", env.Do("GET", "/v1/users/me", nil, a.Token).JSON["bio"])
 	})
 	invalid := map[string]string{
@@ -131,7 +106,7 @@ func TestUsers_UpdateMe(t *testing.T) {
 		t.Run(name+" is 400", func(t *testing.T) {
 			res := env.DoRaw("PUT", "/v1/users/me", "application/json", strings.NewReader(body), a.Token)
 			assert.Equal(t, http.StatusBadRequest, res.Status, string(res.Body))
-			assert.Equal(t, "ValidationError", errorOf(t, res)["name"])
+			assert.Equal(t, "ValidationError", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 	t.Run("guests cannot rename", func(t *testing.T) {
@@ -148,13 +123,13 @@ func TestUsers_UpdateMe(t *testing.T) {
 
 func TestUsers_ChangePassword(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "pia")
+	a := env.Signup(t, "pia")
 	other := env.Do("POST", "/v1/auth/login", map[string]any{"email": a.Email, "password": "long-enough-pw"}, "")
 
 	t.Run("wrong current password is 401", func(t *testing.T) {
 		res := env.Do("PUT", "/v1/users/me/password", map[string]any{"currentPassword": "not-it-at-all", "newPassword": "brand-new-pw"}, a.Token)
 		assert.Equal(t, http.StatusUnauthorized, res.Status)
-		assert.Equal(t, "Current password is incorrect", errorOf(t, res)["message"])
+		assert.Equal(t, "Current password is incorrect", testenv.ErrorOf(t, res)["message"])
 	})
 	t.Run("short new password is 400", func(t *testing.T) {
 		res := env.Do("PUT", "/v1/users/me/password", map[string]any{"currentPassword": "long-enough-pw", "newPassword": "short"}, a.Token)
@@ -205,7 +180,7 @@ func multipartBody(t *testing.T, field, filename string, data []byte) (string, *
 
 func TestUsers_Avatar(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "quinn")
+	a := env.Signup(t, "quinn")
 	img := pngBytes(t)
 
 	ct, body := multipartBody(t, "avatar", "me.jpg", img) // the name lies; the bytes decide
@@ -250,7 +225,7 @@ func TestUsers_Avatar(t *testing.T) {
 			ct, body := multipartBody(t, c.field, c.filename, c.data)
 			res := env.DoRaw("POST", "/v1/users/me/avatar", ct, body, a.Token)
 			assert.Equal(t, http.StatusBadRequest, res.Status, string(res.Body))
-			assert.Equal(t, "ValidationError", errorOf(t, res)["name"])
+			assert.Equal(t, "ValidationError", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 	t.Run("not multipart is 400", func(t *testing.T) {
@@ -282,7 +257,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 
 func TestUsers_AvatarTooLargeIsRefusedWhileStreaming(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "rex")
+	a := env.Signup(t, "rex")
 	const size = 6 << 20
 
 	// Build the multipart framing around a 6 MB PNG-looking stream without
@@ -328,7 +303,7 @@ func (zeros) Read(p []byte) (int, error) {
 
 func TestUsers_PublicProfiles(t *testing.T) {
 	env := testenv.New(t)
-	a := newAccount(t, env, "Sam_Reads")
+	a := env.Signup(t, "Sam_Reads")
 	env.Do("PUT", "/v1/users/me", map[string]any{"bio": "Poetry mostly."}, a.Token)
 
 	res := env.Do("GET", "/v1/users/"+a.ID, nil, "")
@@ -360,7 +335,7 @@ func TestUsers_PublicProfiles(t *testing.T) {
 		t.Run(name+" is 404", func(t *testing.T) {
 			res := env.Do("GET", path, nil, "")
 			assert.Equal(t, http.StatusNotFound, res.Status)
-			assert.Equal(t, "NotFound", errorOf(t, res)["name"])
+			assert.Equal(t, "NotFound", testenv.ErrorOf(t, res)["name"])
 		})
 	}
 	t.Run("a guest's public profile shows no email", func(t *testing.T) {

@@ -1,0 +1,84 @@
+// Package api declares what an endpoint group is: its descriptor (Group)
+// and what it is built from (Deps). Each group's package
+// (shared/api/<name>api) exports one constructor; shared/app lists them
+// once, and the router, the Lambda function list with its IAM grants, the
+// CDK stack, the local server, the route tests, the call benchmark and the
+// API reference all read that list. Adding a group is its own packages
+// and one line there.
+package api
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/quota"
+	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/worker"
+)
+
+// Group is one endpoint group: one Lambda in AWS, one slice of the local
+// server.
+type Group struct {
+	// Name is the group's name, and its function's directory under
+	// functions/.
+	Name   string
+	Routes []httpapi.Route
+	// Table lists the DynamoDB actions the group's own code calls on the
+	// table and its indexes. What every HTTP function does anyway (read
+	// the caller, count the request, keep idempotency records) is added
+	// by the function list (app.Functions).
+	Table []string
+	// Media lists the S3 actions on objects of the media bucket.
+	Media []string
+	// Sends lists the queues the group sends messages to.
+	Sends []queues.Name
+	// Worker, on a group without routes, makes its function a queue
+	// consumer.
+	Worker *Worker
+	// Fallback marks the group whose function also serves API Gateway's
+	// $default route: unknown paths and methods get the router's 404 and
+	// 405 in the envelope.
+	Fallback bool
+}
+
+// Worker is a queue consumer: an SQS event source with partial batch
+// responses in AWS, a poller on the local run, the same Handler in both.
+type Worker struct {
+	Queue queues.Name
+	// BatchSize is how many messages one invocation gets (1-10).
+	BatchSize int
+	Handle    worker.Handler
+}
+
+// Deps is what groups build their services from. A zero Deps builds
+// groups whose handlers are never called: their tables can be listed
+// (CDK, the API reference), not served.
+type Deps struct {
+	Config config.Config
+	Stores dynamo.Stores
+	Media  *s3media.Store
+	Tokens *auth.Tokens
+	// Users is the account service, shared by the auth and users groups
+	// and the router's identity.
+	Users  *users.Service
+	Quota  quota.Policy
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Build is a group's constructor.
+type Build func(d Deps) Group
+
+// Posts is what every post service (lines, reviews, and later club and
+// challenge lines) reads beside its own store.
+func (d Deps) Posts() posts.Deps {
+	s := d.Stores
+	return posts.Deps{Users: s.Users, Books: s.Books, Briefs: s.Briefs, Quota: d.Quota, Now: d.Now}
+}

@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/authapi"
+	"github.com/bookplatform/backend/shared/api/booksapi"
+	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/linesapi"
+	"github.com/bookplatform/backend/shared/api/reviewsapi"
+	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+// groups is the one list of the service's endpoint groups. The router of
+// each Lambda, the function list and its grants (Functions), the CDK
+// stack, the local server, the route tests, the call benchmark and the
+// API reference all read it: a new group is its own packages and one
+// line here.
+var groups = []api.Build{
+	healthapi.Group,
+	authapi.Group,
+	usersapi.Group,
+	booksapi.Group,
+	linesapi.Group,
+	reviewsapi.Group,
+}
+
+// Groups returns every group built from d. With a zero Deps the handlers
+// are never called: the tables can be listed, not served.
+func Groups(d api.Deps) []api.Group {
+	out := make([]api.Group, len(groups))
+	for i, build := range groups {
+		out[i] = build(d)
+	}
+	return out
+}
+
+// Routes returns every route of every group, for readers that need the
+// routes and not their handlers.
+func Routes() []httpapi.Route {
+	var out []httpapi.Route
+	for _, g := range Groups(api.Deps{}) {
+		out = append(out, g.Routes...)
+	}
+	return out
+}
+
+// Router returns the router for the named groups (all groups when none
+// are named).
+func (a *App) Router(names ...string) *httpapi.Router {
+	var routes []httpapi.Route
+	for _, g := range Groups(a.Deps()) {
+		if len(names) == 0 || slices.Contains(names, g.Name) {
+			routes = append(routes, g.Routes...)
+		}
+	}
+	return a.RouterFor(routes)
+}
+
+// RouterFor returns a router of the app's pipeline (identity, rate
+// limits, idempotency, cursors) for the given routes: the groups' in
+// Router, a test's own in tests of the pipeline.
+func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
+	return httpapi.NewRouter(httpapi.Options{
+		Identity:     identity{a},
+		Counter:      a.Counter,
+		Logger:       a.Logger,
+		MaxBodyBytes: a.Config.MaxBodyBytes,
+		CursorKey:    cursorKey(a.Config.JWTSecret),
+		Quota:        a.Quota,
+		Idempotency:  a.Stores.Idempotency,
+		Now:          a.Now,
+	}, routes)
+}
+
+// FallbackRouter serves API Gateway's $default route from the Fallback
+// group's function: it knows every group's routes, so an unmatched
+// request gets the envelope's 404 or 405, but it runs only the Fallback
+// group's handlers. A request the gateway did not route and this table
+// matches anyway is answered 404 rather than run without its group's
+// permissions.
+func (a *App) FallbackRouter() *httpapi.Router {
+	var routes []httpapi.Route
+	for _, g := range Groups(a.Deps()) {
+		if g.Fallback {
+			routes = append(routes, g.Routes...)
+			continue
+		}
+		for _, r := range g.Routes {
+			routes = append(routes, httpapi.Route{Method: r.Method, Path: r.Path, Auth: httpapi.AuthNone, Unmetered: true, Handler: notRoutedHere})
+		}
+	}
+	return a.RouterFor(routes)
+}
+
+func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {
+	return apperr.NotFound("No route for %s %s", r.Method, r.URL.Path)
+}
+
+// identity adapts the app to httpapi.Identity.
+type identity struct{ a *App }
+
+func (i identity) VerifyAccessToken(token string) (auth.Claims, error) {
+	return i.a.Tokens.Verify(token)
+}
+
+func (i identity) GetUser(ctx context.Context, id string) (*users.User, error) {
+	return i.a.Stores.Users.GetUser(ctx, id)
+}

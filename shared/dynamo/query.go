@@ -1,0 +1,145 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/guregu/dynamo/v2"
+)
+
+// list is one list the table serves: a partition of the table or of one
+// of its indexes, optionally narrowed to the sort keys that begin with
+// prefix, read in one order. keys.go builds every list.
+type list struct {
+	index      Index
+	pk         string
+	prefix     string // begins_with on the sort key; "" for the whole partition
+	desc       bool   // newest (highest sort key) first
+	consistent bool   // strongly consistent: the table only, not an index
+}
+
+// name identifies the list in its page tokens: the index, the partition,
+// the prefix and the order. A token names the list it was issued for,
+// and queryPage refuses it for any other, so a cursor cannot page another
+// user's list, another sort order or another index.
+func (l list) name() string {
+	order := "asc"
+	if l.desc {
+		order = "desc"
+	}
+	return strings.Join([]string{l.index.Name, l.pk, l.prefix, order}, "|")
+}
+
+// pageToken is the storage's next-page token: the list it belongs to and
+// the key of the last item served (the exclusive start of the next
+// Query). The HTTP adapter seals it into the cursor clients see.
+type pageToken struct {
+	List string            `json:"l"`
+	Key  map[string]string `json:"k"`
+}
+
+// queryPage reads one page of l into items of type T. It asks DynamoDB
+// for one item more than the page: only when that item exists is there a
+// next page, which starts after the page's last item, so a list that ends
+// exactly at a page boundary has no empty page after it and nextCursor is
+// null on the last page. Lists are sorted by keys that never change while
+// the item lives (creation time and id) or that move only with the item
+// (a review's rating), so items added while a client pages land before
+// its position and never shift a later page.
+func queryPage[T any](ctx context.Context, t *table, l list, c page.Cursor) (page.Page[T], error) {
+	start, err := l.startKey(c.After)
+	if err != nil {
+		return page.Page[T]{}, err
+	}
+	q := t.table.Get(l.index.PartitionKey, l.pk).Consistent(l.consistent).Limit(c.Limit + 1)
+	if l.index.Name != "" {
+		q = q.Index(l.index.Name)
+	}
+	if l.prefix != "" {
+		q = q.Range(l.index.SortKey, dynamo.BeginsWith, l.prefix)
+	}
+	if l.desc {
+		q = q.Order(dynamo.Descending)
+	}
+	if start != nil {
+		q = q.StartFrom(start)
+	}
+	var raw []dynamo.Item
+	if err := q.All(ctx, &raw); err != nil {
+		return page.Page[T]{}, fmt.Errorf("query %s: %w", l.name(), err)
+	}
+	var p page.Page[T]
+	if len(raw) > c.Limit {
+		raw = raw[:c.Limit]
+		if p.Next, err = l.token(raw[len(raw)-1]); err != nil {
+			return page.Page[T]{}, err
+		}
+	}
+	p.Items = make([]T, len(raw))
+	for i, it := range raw {
+		if err := dynamo.UnmarshalItem(it, &p.Items[i]); err != nil {
+			return page.Page[T]{}, fmt.Errorf("decode item of %s: %w", l.name(), err)
+		}
+	}
+	return p, nil
+}
+
+// keyAttrs are the attributes of an item's position in l: the table key
+// and, on an index, the index key.
+func (l list) keyAttrs() []string {
+	attrs := []string{AttrPK, AttrSK}
+	if l.index.Name != "" {
+		attrs = append(attrs, l.index.PartitionKey, l.index.SortKey)
+	}
+	return attrs
+}
+
+// token is the next-page token after item.
+func (l list) token(item dynamo.Item) (string, error) {
+	t := pageToken{List: l.name(), Key: map[string]string{}}
+	for _, a := range l.keyAttrs() {
+		v, ok := item[a].(*types.AttributeValueMemberS)
+		if !ok {
+			return "", fmt.Errorf("page token of %s: key attribute %s is not a string", l.name(), a)
+		}
+		t.Key[a] = v.Value
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return "", fmt.Errorf("encode page token: %w", err)
+	}
+	return string(b), nil
+}
+
+// startKey reads a token back into the exclusive start key of the next
+// Query; "" is the first page. A token of another list, or one whose key
+// is not a position in this list, is page.ErrInvalidCursor: DynamoDB
+// would otherwise answer a start key outside the partition with an error
+// (a 500), or worse, page from it.
+func (l list) startKey(token string) (dynamo.PagingKey, error) {
+	if token == "" {
+		return nil, nil
+	}
+	var t pageToken
+	if err := json.Unmarshal([]byte(token), &t); err != nil || t.List != l.name() {
+		return nil, page.ErrInvalidCursor
+	}
+	attrs := l.keyAttrs()
+	if len(t.Key) != len(attrs) || t.Key[l.index.PartitionKey] != l.pk ||
+		!strings.HasPrefix(t.Key[l.index.SortKey], l.prefix) {
+		return nil, page.ErrInvalidCursor
+	}
+	k := make(dynamo.PagingKey, len(attrs))
+	for _, a := range attrs {
+		v, ok := t.Key[a]
+		if !ok || v == "" {
+			return nil, page.ErrInvalidCursor
+		}
+		k[a] = &types.AttributeValueMemberS{Value: v}
+	}
+	return k, nil
+}

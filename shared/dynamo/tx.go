@@ -1,0 +1,96 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/guregu/dynamo/v2"
+)
+
+// tx is one TransactWriteItems in which every conditional item names the
+// error its failed condition means, so a transaction reads as what it
+// does and what can refuse it:
+//
+//	err := t.tx().
+//		put(t.put(line).If("attribute_not_exists(PK)"), errLineIDTaken).
+//		update(bookCounter.If("attribute_exists(PK)"), books.ErrNotFound).
+//		update(quotaCharge, quota.ErrStale).
+//		run(ctx)
+//
+// Nothing reads cancellation reasons by position anywhere else.
+type tx struct {
+	wtx  *dynamo.WriteTx
+	errs []error // one per item, in order; nil for an unconditional item
+}
+
+// tx starts a transaction on the table.
+func (t *table) tx() *tx { return &tx{wtx: t.db.WriteTx()} }
+
+// put adds a put; onFail is what its condition failing means.
+func (x *tx) put(p *dynamo.Put, onFail error) *tx {
+	x.wtx.Put(p)
+	return x.add(onFail)
+}
+
+// update adds an update; onFail is what its condition failing means.
+func (x *tx) update(u *dynamo.Update, onFail error) *tx {
+	x.wtx.Update(u)
+	return x.add(onFail)
+}
+
+// delete adds a delete; onFail is what its condition failing means.
+func (x *tx) delete(d *dynamo.Delete, onFail error) *tx {
+	x.wtx.Delete(d)
+	return x.add(onFail)
+}
+
+func (x *tx) add(onFail error) *tx {
+	x.errs = append(x.errs, onFail)
+	return x
+}
+
+// len is the number of items so far (DynamoDB takes 100 at most).
+func (x *tx) len() int { return len(x.errs) }
+
+// errUnexpectedCondition is a failed condition nobody named: a bug.
+var errUnexpectedCondition = errors.New("a transaction item without a named failure failed its condition")
+
+// run runs the transaction. When it is cancelled because conditions
+// failed, run returns the error named for the first failed item, in the
+// order the items were added: add the items whose failure should be
+// reported first (the resource that is missing) before the others (a
+// counter's limit). A transaction that kept losing to concurrent
+// transactions after the client's retries is apperr.ErrContention.
+func (x *tx) run(ctx context.Context) error {
+	err := x.wtx.Run(ctx)
+	var txe *types.TransactionCanceledException
+	if !errors.As(err, &txe) {
+		return err
+	}
+	conflict := false
+	for i, r := range txe.CancellationReasons {
+		switch code := deref(r.Code); code {
+		case "ConditionalCheckFailed":
+			if i < len(x.errs) && x.errs[i] != nil {
+				return x.errs[i]
+			}
+			return fmt.Errorf("item %d: %w: %w", i, errUnexpectedCondition, err)
+		case "TransactionConflict":
+			conflict = true
+		}
+	}
+	if conflict {
+		return fmt.Errorf("%w: %w", apperr.ErrContention, err)
+	}
+	return err
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,57 @@
+package lines
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestCleanContent(t *testing.T) {
+	cases := []struct {
+		name, in, want, msg string
+	}{
+		{"trimmed", "  a line \n", "a line", ""},
+		{"line breaks and tabs kept", "one\n\ttwo", "one\n\ttwo", ""},
+		{"empty", "   ", "", "is required"},
+		{"exactly 500 characters", strings.Repeat("é", 500), strings.Repeat("é", 500), ""},
+		{"501 characters", strings.Repeat("a", 501), "", "must be at most 500 characters (got 501)"},
+		{"control character", "bell\a", "", "must not contain control characters"},
+		{"delete character", "del\x7f", "", "must not contain control characters"},
+		{"invalid UTF-8", "ab\xff", "", "must be valid UTF-8 text"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, msg := CleanContent(c.in)
+			assert.Equal(t, c.msg, msg)
+			assert.Equal(t, c.want, got)
+		})
+	}
+}
+
+func TestCheckPage(t *testing.T) {
+	n := func(v int) *int { return &v }
+	assert.Empty(t, checkPage(nil))
+	assert.Empty(t, checkPage(n(1)))
+	assert.Empty(t, checkPage(n(MaxPageNumber)))
+	assert.NotEmpty(t, checkPage(n(0)))
+	assert.NotEmpty(t, checkPage(n(MaxPageNumber+1)))
+}
+
+// Reply ids sort as their times do, differ within one millisecond, and
+// are recognised by their form.
+func TestReplyIDs(t *testing.T) {
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	a, b := NewReplyID(t0), NewReplyID(t0)
+	later := NewReplyID(t0.Add(time.Millisecond))
+	assert.NotEqual(t, a, b)
+	assert.Less(t, a[:12], later[:12])
+	assert.Less(t, b, later)
+	for _, id := range []string{a, b, later} {
+		assert.True(t, validReplyID(id), id)
+	}
+	for _, id := range []string{"", "zz" + a[2:], a + "0", strings.ToUpper(a)} {
+		assert.False(t, validReplyID(id), id)
+	}
+}

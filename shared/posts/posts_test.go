@@ -1,0 +1,88 @@
+package posts
+
+import (
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeReader records what it was asked for.
+type fakeReader struct {
+	mu              sync.Mutex
+	userIDs, bookID []string
+	err             error
+}
+
+func (f *fakeReader) GetUsersAndBooks(_ context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.userIDs, f.bookID = userIDs, bookIDs
+	if f.err != nil {
+		return nil, nil, f.err
+	}
+	us, bs := map[string]*users.User{}, map[string]*books.Book{}
+	for _, id := range userIDs {
+		us[id] = &users.User{ID: id}
+	}
+	for _, id := range bookIDs {
+		bs[id] = &books.Book{ID: id}
+	}
+	return us, bs, nil
+}
+
+func TestLoad_ReadsAuthorsBooksAndLikes(t *testing.T) {
+	r := &fakeReader{}
+	var likedAsked []string
+	likedBy := func(_ context.Context, viewer string, ids []string) (map[string]bool, error) {
+		assert.Equal(t, "viewer", viewer)
+		likedAsked = ids
+		return map[string]bool{"p2": true}, nil
+	}
+	known := map[string]*books.Book{"b1": {ID: "b1", Title: "known"}}
+	refs := []Ref{{ID: "p1", UserID: "u1", BookID: "b1"}, {ID: "p2", UserID: "u2", BookID: "b2"}}
+	c, err := Load(context.Background(), r, likedBy, "viewer", refs, known)
+	require.NoError(t, err)
+
+	assert.Equal(t, []string{"b2"}, r.bookID, "a known book is not read again")
+	assert.Equal(t, []string{"u1", "u2"}, r.userIDs)
+	assert.Equal(t, []string{"p1", "p2"}, likedAsked)
+	assert.Equal(t, "known", c.Books["b1"].Title)
+	assert.NotNil(t, c.Books["b2"])
+	assert.True(t, c.Liked["p2"])
+	assert.False(t, c.Liked["p1"])
+	assert.Equal(t, []string{"u1", "u2"}, slices.Sorted(maps.Keys(c.Authors)))
+}
+
+func TestLoad_EmptyPageReadsNothing(t *testing.T) {
+	r := &fakeReader{}
+	calls := 0
+	likedBy := func(context.Context, string, []string) (map[string]bool, error) { calls++; return nil, nil }
+	c, err := Load(context.Background(), r, likedBy, "viewer", nil, map[string]*books.Book{"b": {ID: "b"}})
+	require.NoError(t, err)
+	assert.Zero(t, calls)
+	assert.Nil(t, r.userIDs)
+	assert.NotNil(t, c.Authors)
+	assert.NotNil(t, c.Liked)
+	assert.NotNil(t, c.Books["b"], "the known book is still in the context")
+}
+
+func TestLoad_AnErrorOfEitherReadFailsTheLoad(t *testing.T) {
+	refs := []Ref{{ID: "p1", UserID: "u1", BookID: "b1"}}
+	noLikes := func(context.Context, string, []string) (map[string]bool, error) { return map[string]bool{}, nil }
+	_, err := Load(context.Background(), &fakeReader{err: errors.New("batch failed")}, noLikes, "", refs, nil)
+	assert.EqualError(t, err, "batch failed")
+
+	badLikes := func(context.Context, string, []string) (map[string]bool, error) {
+		return nil, errors.New("likes failed")
+	}
+	_, err = Load(context.Background(), &fakeReader{}, badLikes, "v", refs, nil)
+	assert.EqualError(t, err, "likes failed")
+}
