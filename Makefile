@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help deps check-go check-node check-java run test vet build synth bench reset clean
+.PHONY: help deps check-go check-node check-java run test vet build synth bench openapi reset clean
 
 help:
 	@echo "make run    - serve the whole API on 127.0.0.1:$(PORT) with local DynamoDB, S3 and SQS, demo data loaded"
@@ -19,6 +19,7 @@ help:
 	@echo "make build  - one linux/arm64 bootstrap per function under build/<function>/"
 	@echo "make synth  - synthesize the CDK app into cdk.out/"
 	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures, catalog import and search"
+	@echo "make openapi - write the API reference (docs/openapi.json) and the copies the docs group serves"
 	@echo "make reset  - delete the local run's data (.local/)"
 
 check-go:
@@ -71,6 +72,23 @@ synth: deps build
 # The report goes to stdout and bench-out/report.txt.
 bench: deps check-java build
 	$(GO) run ./local/bench all -out bench-out/report.txt
+
+# The API reference: the document shared/openapi builds from the route
+# tables (checked as OpenAPI 3.1) to docs/openapi.json, and what the docs
+# group embeds: that document and the renderer of the pinned npm package,
+# gzip-compressed, with the renderer's licences. All are committed, so a
+# clean clone builds without npm; tests fail when they are not current.
+DOCS_ASSETS := shared/api/docsapi/assets
+REDOC       := node_modules/redoc
+
+openapi: check-go node_modules/.installed
+	$(GO) run ./shared/openapi/cmd/openapi -o docs/openapi.json
+	gzip -9 -n -c docs/openapi.json > $(DOCS_ASSETS)/openapi.json.gz.tmp
+	gzip -9 -n -c $(REDOC)/bundles/redoc.standalone.js > $(DOCS_ASSETS)/redoc.standalone.js.gz.tmp
+	mv $(DOCS_ASSETS)/openapi.json.gz.tmp $(DOCS_ASSETS)/openapi.json.gz
+	mv $(DOCS_ASSETS)/redoc.standalone.js.gz.tmp $(DOCS_ASSETS)/redoc.standalone.js.gz
+	cp $(REDOC)/LICENSE $(DOCS_ASSETS)/redoc.LICENSE
+	cp $(REDOC)/bundles/redoc.standalone.js.LICENSE.txt $(DOCS_ASSETS)/redoc.standalone.js.LICENSE.txt
 
 reset:
 	rm -rf .local

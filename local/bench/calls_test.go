@@ -70,6 +70,15 @@ func scenario() []step {
 		{route: "GET /health", want: 200, do: func(e *client, _ *scenarioState) *response {
 			return e.do("GET", "/health", nil, "")
 		}},
+		{route: "GET /openapi.json", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/openapi.json", nil, "")
+		}},
+		{route: "GET /docs", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/docs", nil, "")
+		}},
+		{route: "GET /docs/redoc.standalone.js", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/docs/redoc.standalone.js", nil, "")
+		}},
 		{route: "POST /v1/auth/signup", want: 201, do: func(e *client, s *scenarioState) *response {
 			s.username, s.email = "bench_reader", "bench.reader@example.com"
 			res := e.do("POST", "/v1/auth/signup", map[string]any{

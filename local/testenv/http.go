@@ -8,13 +8,18 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/openapi"
 	guregu "github.com/guregu/dynamo/v2"
 )
 
@@ -126,6 +131,14 @@ func (e *Env) send(method, path string, body io.Reader, h http.Header) *Response
 	if len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
 		_ = json.Unmarshal(data, &r.JSON)
 	}
+	if !strings.HasPrefix(req.URL.Path, devserver.MediaPrefix) && req.URL.Host == e.Server.Listener.Addr().String() {
+		// The contract test: every answer a test receives must be one the
+		// API reference documents, so a group is contract-tested from its
+		// first handler test.
+		if err := checkContract(req.Method, req.URL.Path, resp.StatusCode, resp.Header, data); err != nil {
+			e.tb.Errorf("testenv: the answer does not follow the API reference (docs/openapi.json):\n%v\n%s", err, r)
+		}
+	}
 	return r
 }
 
@@ -193,4 +206,22 @@ func key(k dynamo.Key) map[string]types.AttributeValue {
 		dynamo.AttrPK: &types.AttributeValueMemberS{Value: k.PK},
 		dynamo.AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 	}
+}
+
+// contract is the API reference of the route tables and its validator,
+// built once per test binary.
+var contract = sync.OnceValues(func() (*openapi.Validator, error) {
+	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	if err != nil {
+		return nil, err
+	}
+	return openapi.NewValidator(doc)
+})
+
+func checkContract(method, path string, status int, header http.Header, body []byte) error {
+	v, err := contract()
+	if err != nil {
+		return err
+	}
+	return v.Check(method, path, status, header, body)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
+	"github.com/bookplatform/backend/shared/api/docsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
@@ -30,6 +31,7 @@ var groups = []api.Build{
 	booksapi.Group,
 	linesapi.Group,
 	reviewsapi.Group,
+	docsapi.Group,
 }
 
 // Groups returns every group built from d. With a zero Deps the handlers

@@ -14,7 +14,7 @@ import (
 func TestRoutes_perActionLimits(t *testing.T) {
 	post := []string{"create_line", "create_line_hourly"}
 	want := map[string][]string{
-		"GET /health": nil,
+		"GET /health": nil, "GET /openapi.json": nil, "GET /docs": nil, "GET /docs/redoc.standalone.js": nil,
 
 		"POST /v1/auth/guest": nil, "POST /v1/auth/signup": nil, "POST /v1/auth/login": nil,
 		"POST /v1/auth/refresh": nil, "POST /v1/auth/migrate-guest": nil, "POST /v1/auth/logout": nil,

@@ -1,0 +1,270 @@
+package openapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/openapi"
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+)
+
+// reference is the document of every group and its validator, built once
+// per test binary as local/testenv would.
+var reference = sync.OnceValues(func() (*openapi.Validator, error) {
+	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	if err != nil {
+		return nil, err
+	}
+	return openapi.NewValidator(doc)
+})
+
+func document(t *testing.T) *openapi3.T {
+	t.Helper()
+	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func validator(t *testing.T) *openapi.Validator {
+	t.Helper()
+	v, err := reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDocument_IsValidOpenAPI31(t *testing.T) {
+	doc := document(t)
+	if doc.OpenAPI != "3.1.0" || !doc.IsOpenAPI31OrLater() {
+		t.Fatalf("openapi %q, want 3.1.0", doc.OpenAPI)
+	}
+	// Document validated it already; this says so explicitly, with the
+	// 3.1 rules (JSON Schema 2020-12) named.
+	if err := doc.Validate(context.Background(), openapi3.IsOpenAPI31OrLater()); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Info.Title == "" || doc.Info.Version != "1" {
+		t.Errorf("info %+v", doc.Info)
+	}
+	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
+		t.Errorf("servers %v, want /", doc.Servers)
+	}
+	bearer := doc.Components.SecuritySchemes["bearerAuth"]
+	if bearer == nil || bearer.Value.Type != "http" || bearer.Value.Scheme != "bearer" {
+		t.Fatalf("bearerAuth scheme %+v", bearer)
+	}
+}
+
+// Every route of the route tables is one operation of the document, and
+// the document has no other.
+func TestDocument_HasEveryRouteExactlyOnce(t *testing.T) {
+	doc := document(t)
+	ops := 0
+	for _, item := range doc.Paths.Map() {
+		ops += len(item.Operations())
+	}
+	groups := app.Groups(api.Deps{})
+	routes := app.Routes()
+	if ops != len(routes) {
+		t.Errorf("document has %d operations, route tables %d routes", ops, len(routes))
+	}
+	for _, g := range groups {
+		for _, r := range g.Routes {
+			item := doc.Paths.Value(r.Path)
+			if item == nil || item.GetOperation(r.Method) == nil {
+				t.Errorf("%s %s is not in the document", r.Method, r.Path)
+				continue
+			}
+			if tags := item.GetOperation(r.Method).Tags; !slices.Equal(tags, []string{g.Name}) {
+				t.Errorf("%s %s tagged %v, want its group %s", r.Method, r.Path, tags, g.Name)
+			}
+		}
+	}
+	t.Logf("%d operations on %d paths, %d routes in %d groups", ops, doc.Paths.Len(), len(routes), len(groups))
+}
+
+// docs/openapi.json, which the docs group serves, is the document the
+// route tables give.
+func TestDocument_CommittedCopyIsCurrent(t *testing.T) {
+	want, err := openapi.JSON(app.Groups(api.Deps{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join("..", "..", "docs", "openapi.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("docs/openapi.json is not the document the route tables give: run make openapi")
+	}
+	again, _ := openapi.JSON(app.Groups(api.Deps{}))
+	if !bytes.Equal(again, want) {
+		t.Fatal("two runs wrote different documents")
+	}
+}
+
+// The routes that charge the monthly quota say so on their table entry;
+// their 403 may carry the monthly-limit body, any other's not.
+func TestDocument_MonthlyQuotaRoutes(t *testing.T) {
+	var quota []string
+	for _, r := range app.Routes() {
+		if r.Doc.MonthlyQuota {
+			quota = append(quota, r.Method+" "+r.Path)
+		}
+	}
+	assert.ElementsMatch(t, []string{"POST /v1/lines", "POST /v1/lines/{id}/replies", "POST /v1/reviews"}, quota)
+}
+
+// What one route's table entry says is what its operation says.
+func TestDocument_Operations(t *testing.T) {
+	doc := document(t)
+	op := func(t *testing.T, method, path string) *openapi3.Operation {
+		t.Helper()
+		item := doc.Paths.Value(path)
+		if item == nil || item.GetOperation(method) == nil {
+			t.Fatalf("no operation %s %s", method, path)
+		}
+		return item.GetOperation(method)
+	}
+	statuses := func(o *openapi3.Operation) []string {
+		keys := o.Responses.Keys()
+		slices.Sort(keys)
+		return keys
+	}
+	security := func(o *openapi3.Operation) string {
+		b, _ := json.Marshal(o.Security)
+		return string(b)
+	}
+
+	t.Run("None_unmetered", func(t *testing.T) {
+		o := op(t, http.MethodGet, "/health")
+		if got := security(o); got != "[]" {
+			t.Errorf("security %s", got)
+		}
+		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "500"}) {
+			t.Errorf("statuses %v: an unmetered route without a token is never 401 or 429", got)
+		}
+		if _, ok := o.Responses.Status(200).Value.Headers["X-RateLimit-Limit"]; ok {
+			t.Error("an unmetered route documents X-RateLimit headers")
+		}
+		if o.OperationID != "getHealth" {
+			t.Errorf("operationId %s", o.OperationID)
+		}
+	})
+	t.Run("Optional_with_action_and_query", func(t *testing.T) {
+		o := op(t, http.MethodGet, httpapi.V1("/books"))
+		if got := security(o); got != `[{},{"bearerAuth":[]}]` {
+			t.Errorf("security %s", got)
+		}
+		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "401", "429", "500"}) {
+			t.Errorf("statuses %v", got)
+		}
+		b, _ := json.Marshal(o.Extensions["x-rate-limit-actions"])
+		if string(b) != `[{"action":"search","limit":60,"windowSeconds":60}]` {
+			t.Errorf("x-rate-limit-actions %s", b)
+		}
+		q := o.Parameters.GetByInAndName("query", "q")
+		if q == nil || !q.Required || !q.Schema.Value.Type.Is("string") {
+			t.Errorf("q %+v", q)
+		}
+		if l := o.Parameters.GetByInAndName("query", "limit"); l == nil || l.Required || !l.Schema.Value.Type.Is("integer") {
+			t.Errorf("limit %+v", l)
+		}
+		if o.Responses.Status(200).Value.Content.Get("application/json").Schema.Ref != "#/components/schemas/BookSearchPage" {
+			t.Error("200 is not BookSearchPage")
+		}
+	})
+	t.Run("Bearer_idempotent_monthly_quota", func(t *testing.T) {
+		o := op(t, http.MethodPost, httpapi.V1("/lines"))
+		if got := security(o); got != `[{"bearerAuth":[]}]` {
+			t.Errorf("security %s", got)
+		}
+		if got := statuses(o); !slices.Equal(got, []string{"201", "400", "401", "403", "404", "409", "413", "422", "429", "500", "503"}) {
+			t.Errorf("statuses %v", got)
+		}
+		if ref := o.Responses.Status(403).Ref; ref != "#/components/responses/ForbiddenOrMonthlyLimit" {
+			t.Errorf("403 is %s", ref)
+		}
+		if o.Parameters.GetByInAndName("header", "Idempotency-Key") == nil {
+			t.Error("no Idempotency-Key header")
+		}
+		if _, ok := o.Responses.Status(201).Value.Headers["Idempotent-Replayed"]; !ok {
+			t.Error("201 does not document Idempotent-Replayed")
+		}
+		body := o.RequestBody.Value
+		if !body.Required || body.Content.Get("application/json").Schema.Ref != "#/components/schemas/NewLineRequest" {
+			t.Errorf("request body %+v", body)
+		}
+		// The raw pageNumber is documented by its openapi tag.
+		if pn := body.Content.Get("application/json").Schema.Value.Properties["pageNumber"]; pn == nil || !pn.Value.Type.Includes("integer") {
+			t.Errorf("pageNumber %+v", pn)
+		}
+	})
+	t.Run("Bearer_delete_is_not_403_monthly", func(t *testing.T) {
+		o := op(t, http.MethodDelete, httpapi.V1("/lines/{lineId}/replies/{replyId}"))
+		if ref := o.Responses.Status(403).Ref; ref != "#/components/responses/Forbidden" {
+			t.Errorf("403 is %s", ref)
+		}
+		for _, name := range []string{"lineId", "replyId"} {
+			if p := o.Parameters.GetByInAndName("path", name); p == nil || !p.Required {
+				t.Errorf("path parameter %s %+v", name, p)
+			}
+		}
+	})
+	t.Run("Multipart", func(t *testing.T) {
+		o := op(t, http.MethodPost, httpapi.V1("/users/me/avatar"))
+		form := o.RequestBody.Value.Content.Get("multipart/form-data")
+		if form == nil {
+			t.Fatal("no multipart/form-data body")
+		}
+		f := form.Schema.Value.Properties["avatar"]
+		if f == nil || !slices.Contains(form.Schema.Value.Required, "avatar") || f.Value.ContentMediaType != "application/octet-stream" {
+			t.Errorf("avatar %+v", f)
+		}
+	})
+}
+
+// The components a client generator meets: named after the Go types, the
+// stated error bodies among them.
+func TestDocument_ComponentNames(t *testing.T) {
+	doc := document(t)
+	for _, name := range []string{
+		"ErrorBody", "ErrorObject", "RateLimitExceeded", "MonthlyLimitReached", "RateLimitedError", "MonthlyLimitError",
+		"Line", "LineList", "LineReplyList", "Review", "ReviewList", "UserBrief", "BookBrief", "UserOwn", "Success", "Liked",
+	} {
+		if doc.Components.Schemas[name] == nil {
+			t.Errorf("no component %s", name)
+		}
+	}
+	// Responses are closed, so that a misspelt field fails a contract
+	// test; request bodies are open, as the decoder is.
+	if ap := doc.Components.Schemas["Line"].Value.AdditionalProperties.Has; ap == nil || *ap {
+		t.Error("Line is not closed")
+	}
+	if ap := doc.Components.Schemas["NewLineRequest"].Value.AdditionalProperties.Has; ap != nil {
+		t.Error("NewLineRequest is closed; the decoder ignores unknown fields")
+	}
+	code := doc.Components.Schemas["ErrorObject"].Value.Properties["code"].Value
+	if !slices.Contains(code.Enum, any("RATE_LIMITED")) || len(code.Enum) != len(httpapi.Codes()) {
+		t.Errorf("ErrorObject.code enum %v", code.Enum)
+	}
+	desc := doc.Components.Responses["BadRequest"].Value.Description
+	if desc == nil || !strings.Contains(*desc, "VALIDATION_ERROR") || !strings.Contains(*desc, "BAD_REQUEST") {
+		t.Errorf("BadRequest does not name its codes: %v", desc)
+	}
+}

@@ -1,0 +1,426 @@
+// Package openapi builds the API reference, an OpenAPI 3.1 document, from
+// the route tables (shared/api groups) and the Go types of the request and
+// response bodies, and checks answers against it (Validator) so that the
+// handler tests are contract tests.
+//
+// What the document says of a route comes from its table entry: method,
+// path and path parameters, auth level (security), rate-limit actions
+// (x-rate-limit-actions, with their limits), Idempotent (the
+// Idempotency-Key header); and from its httpapi.Doc: summary, query
+// parameters, request body, success status and body, the error statuses
+// its handler answers. The statuses the router itself answers are added
+// here: 400 (malformed query string) everywhere; 400 and 413 with a JSON
+// body; 401 on token routes; 429 on metered routes and routes with
+// actions; 409 and 422 on Idempotent routes; 503 on writes; 500
+// everywhere. Every error answer is the one envelope (httpapi.ErrorBody);
+// a 429 carries the stated rate-limit body in its details, and the 403 of
+// a route that charges a monthly quota may carry the stated monthly-limit
+// body.
+//
+// Schemas are read from Go types as encoding/json writes them (see
+// schemas). A body value whose type has a MediaType() string method is
+// not JSON: it is documented as that media type, without a schema (the
+// docs group's page and script).
+//
+// The package links kin-openapi: only tests and the generator
+// (cmd/openapi) import it; the Lambdas serve the generated document.
+package openapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Version is the OpenAPI version of the document.
+const Version = "3.1.0"
+
+// bearerAuth is the security scheme of the access token.
+const bearerAuth = "bearerAuth"
+
+// Document builds the API reference of groups and checks it: the
+// document is written as JSON and read back, so what is returned, its
+// references resolved, is exactly what JSON writes, and it is valid
+// OpenAPI 3.1 (kin-openapi's Validate).
+func Document(groups []api.Group) (*openapi3.T, error) {
+	data, err := JSON(groups)
+	if err != nil {
+		return nil, err
+	}
+	return Load(data)
+}
+
+// JSON writes the API reference of groups, indented, as served at
+// GET /openapi.json. The output is stable: the same groups give the same
+// bytes.
+func JSON(groups []api.Group) ([]byte, error) {
+	doc, err := build(groups)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // descriptions are Markdown: keep < and > readable
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("openapi: write document: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Load reads a document and validates it as OpenAPI 3.1.
+func Load(data []byte) (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: read document: %w", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("openapi: invalid document: %w", err)
+	}
+	return doc, nil
+}
+
+// build assembles the document.
+func build(groups []api.Group) (*openapi3.T, error) {
+	s := newSchemas()
+	// Every response type is marked before any schema is built: whether a
+	// type is a response type decides its schema (see schemas).
+	for _, g := range groups {
+		for _, r := range g.Routes {
+			if r.Doc.Response != nil {
+				s.markResponse(reflect.TypeOf(r.Doc.Response))
+			}
+		}
+	}
+	if err := errorSchemas(s); err != nil {
+		return nil, fmt.Errorf("openapi: error envelope: %w", err)
+	}
+	doc := &openapi3.T{
+		OpenAPI: Version,
+		Info: &openapi3.Info{
+			Title:       "Book platform API",
+			Version:     "1",
+			Description: overview(),
+		},
+		Servers: openapi3.Servers{{URL: "/"}},
+		Paths:   openapi3.NewPaths(),
+		Components: &openapi3.Components{
+			Schemas: s.components,
+			SecuritySchemes: openapi3.SecuritySchemes{bearerAuth: &openapi3.SecuritySchemeRef{
+				Value: openapi3.NewJWTSecurityScheme().WithDescription("The access token of POST /v1/auth/login, /signup, /guest or /refresh, as `Authorization: Bearer <token>`."),
+			}},
+			Headers:   headerComponents(),
+			Responses: errorResponses(),
+		},
+	}
+	ids := map[string]string{}
+	for _, g := range groups {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: g.Name})
+		for _, r := range g.Routes {
+			op, err := operation(s, g.Name, r)
+			if err != nil {
+				return nil, fmt.Errorf("openapi: %s %s: %w", r.Method, r.Path, err)
+			}
+			if other, dup := ids[op.OperationID]; dup {
+				return nil, fmt.Errorf("openapi: %s %s and %s have one operationId %q", r.Method, r.Path, other, op.OperationID)
+			}
+			ids[op.OperationID] = r.Method + " " + r.Path
+			item := doc.Paths.Value(r.Path)
+			if item == nil {
+				item = &openapi3.PathItem{}
+				doc.Paths.Set(r.Path, item)
+			}
+			if item.GetOperation(r.Method) != nil {
+				return nil, fmt.Errorf("openapi: %s %s is in the route tables twice", r.Method, r.Path)
+			}
+			item.SetOperation(r.Method, op)
+		}
+	}
+	return doc, nil
+}
+
+// mediaTyped is a body that is not JSON (see the package comment).
+type mediaTyped interface{ MediaType() string }
+
+// operation documents one route.
+func operation(s *schemas, group string, r httpapi.Route) (*openapi3.Operation, error) {
+	if r.Doc.Summary == "" {
+		// The reference lists operations by summary; an empty one is a
+		// route nobody described.
+		return nil, fmt.Errorf("no Doc.Summary")
+	}
+	op := &openapi3.Operation{
+		OperationID: operationID(r.Method, r.Path),
+		Summary:     r.Doc.Summary,
+		Description: describe(r),
+		Tags:        []string{group},
+		Responses:   openapi3.NewResponses(),
+	}
+	switch r.Auth {
+	case httpapi.AuthBearer:
+		op.Security = &openapi3.SecurityRequirements{{bearerAuth: []string{}}}
+	case httpapi.AuthOptional:
+		op.Security = &openapi3.SecurityRequirements{{}, {bearerAuth: []string{}}}
+	default:
+		// Said explicitly: none, rather than left to a top-level default.
+		op.Security = &openapi3.SecurityRequirements{}
+	}
+	if len(r.Actions) > 0 {
+		var limits []map[string]any
+		for _, a := range r.Actions {
+			rule, ok := ratelimit.Actions[a]
+			if !ok {
+				return nil, fmt.Errorf("unknown rate-limit action %q", a)
+			}
+			limits = append(limits, map[string]any{"action": a, "limit": rule.Limit, "windowSeconds": int64(rule.Window / time.Second)})
+		}
+		op.Extensions = map[string]any{"x-rate-limit-actions": limits}
+	}
+	if err := parameters(op, r); err != nil {
+		return nil, err
+	}
+	if err := requestBody(s, op, r); err != nil {
+		return nil, err
+	}
+	if err := responses(s, op, r); err != nil {
+		return nil, err
+	}
+	return op, nil
+}
+
+// parameters documents the path parameters, the query parameters and the
+// Idempotency-Key header.
+func parameters(op *openapi3.Operation, r httpapi.Route) error {
+	seen := map[string]bool{}
+	for _, seg := range strings.Split(r.Path, "/") {
+		if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+			name := seg[1 : len(seg)-1]
+			if seen[name] {
+				return fmt.Errorf("path parameter %q twice", name)
+			}
+			seen[name] = true
+			op.AddParameter(openapi3.NewPathParameter(name).WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString)}))
+		}
+	}
+	for _, q := range r.Doc.Query {
+		if !slices.Contains([]string{openapi3.TypeString, openapi3.TypeInteger, openapi3.TypeNumber, openapi3.TypeBoolean}, q.Type) {
+			return fmt.Errorf("query parameter %q: type %q is not string, integer, number or boolean", q.Name, q.Type)
+		}
+		if seen["?"+q.Name] {
+			return fmt.Errorf("query parameter %q twice", q.Name)
+		}
+		seen["?"+q.Name] = true
+		schema := &openapi3.Schema{Type: types(q.Type), Enum: anys(q.Enum)}
+		op.AddParameter(openapi3.NewQueryParameter(q.Name).WithRequired(q.Required).WithDescription(q.About).WithSchema(schema))
+	}
+	if r.Idempotent {
+		op.AddParameter(openapi3.NewHeaderParameter(httpapi.IdempotencyHeader).
+			WithDescription("A client-chosen key (1-255 printable ASCII characters): a retry with the same key and body gets the first answer, marked Idempotent-Replayed; kept 24 hours.").
+			WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString), MinLength: 1, MaxLength: new(uint64(255))}))
+	}
+	return nil
+}
+
+// requestBody documents a JSON or multipart body.
+func requestBody(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
+	switch {
+	case r.Doc.Body != nil && r.Doc.Multipart != "":
+		return fmt.Errorf("both a JSON and a multipart body")
+	case r.Doc.Body != nil:
+		schema, err := s.ref(reflect.TypeOf(r.Doc.Body))
+		if err != nil {
+			return err
+		}
+		// An empty body reads as {}: the body is required only in that
+		// its required fields are.
+		op.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
+			WithRequired(len(schema.Value.Required) > 0).WithJSONSchemaRef(schema)}
+	case r.Doc.Multipart != "":
+		file := &openapi3.Schema{Type: types(openapi3.TypeString), Format: "binary", ContentMediaType: "application/octet-stream"}
+		form := &openapi3.Schema{Type: types(openapi3.TypeObject), Required: []string{r.Doc.Multipart},
+			Properties: openapi3.Schemas{r.Doc.Multipart: inline(file)}}
+		op.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithFormDataSchema(form)}
+	}
+	return nil
+}
+
+// responses documents the success answer and every error status.
+func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
+	status := r.Doc.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if status < 200 || status > 299 {
+		return fmt.Errorf("success status %d is not 2xx", status)
+	}
+	ok := openapi3.NewResponse().WithDescription(http.StatusText(status))
+	ok.Headers = openapi3.Headers{hRequestID: headerRef(hRequestID)}
+	if metered(r) {
+		for _, h := range []string{hRateLimitLimit, hRateLimitRemaining, hRateLimitReset} {
+			ok.Headers[h] = headerRef(h)
+		}
+	}
+	if r.Auth != httpapi.AuthNone {
+		for _, h := range []string{hMonthlyLimit, hMonthlyRemaining, hMonthlyReset} {
+			ok.Headers[h] = headerRef(h)
+		}
+	}
+	if r.Idempotent {
+		ok.Headers[hReplayed] = headerRef(hReplayed)
+	}
+	switch body := r.Doc.Response.(type) {
+	case nil:
+	case mediaTyped:
+		ok.Content = openapi3.Content{body.MediaType(): openapi3.NewMediaType()}
+	default:
+		schema, err := s.ref(reflect.TypeOf(body))
+		if err != nil {
+			return err
+		}
+		ok.WithJSONSchemaRef(schema)
+	}
+	op.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Value: ok})
+	for _, also := range r.Doc.Also {
+		if also < 200 || also > 299 {
+			return fmt.Errorf("success status %d is not 2xx", also)
+		}
+		op.Responses.Set(strconv.Itoa(also), &openapi3.ResponseRef{Value: ok})
+	}
+
+	for _, code := range errorStatuses(r) {
+		name := responseName(code)
+		if code == http.StatusForbidden && r.Doc.MonthlyQuota {
+			name = monthlyLimitResponse
+		}
+		if name == "" || code < 400 {
+			return fmt.Errorf("error status %d is not an HTTP error status", code)
+		}
+		op.Responses.Set(strconv.Itoa(code), &openapi3.ResponseRef{Ref: "#/components/responses/" + name})
+	}
+	return nil
+}
+
+// errorStatuses are the route's error statuses: its handler's and the
+// router's (see the package comment), in ascending order.
+func errorStatuses(r httpapi.Route) []int {
+	out := append([]int{http.StatusBadRequest, http.StatusInternalServerError}, r.Doc.Errors...)
+	if r.Doc.Body != nil {
+		out = append(out, http.StatusRequestEntityTooLarge)
+	}
+	if r.Auth != httpapi.AuthNone {
+		out = append(out, http.StatusUnauthorized)
+	}
+	if metered(r) {
+		out = append(out, http.StatusTooManyRequests)
+	}
+	if r.Idempotent {
+		out = append(out, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge)
+	}
+	if r.Method != http.MethodGet {
+		out = append(out, http.StatusServiceUnavailable)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// metered reports whether the router counts the route against any rate
+// limit (and so may answer 429 and sets the X-RateLimit headers).
+func metered(r httpapi.Route) bool { return !r.Unmetered || len(r.Actions) > 0 }
+
+// operationID derives a stable, unique id from the method and the path
+// without its version segment: GET /v1/users/username/{username} is
+// getUsersUsernameByUsername.
+func operationID(method, path string) string {
+	var b strings.Builder
+	b.WriteString(strings.ToLower(method))
+	for _, seg := range strings.Split(strings.TrimPrefix(path, httpapi.V1("")), "/") {
+		if len(seg) > 2 && seg[0] == '{' && seg[len(seg)-1] == '}' {
+			b.WriteString("By")
+			seg = seg[1 : len(seg)-1]
+		}
+		for word := range strings.FieldsFuncSeq(seg, func(r rune) bool { return r == '-' || r == '_' || r == '.' }) {
+			b.WriteString(exported(word))
+		}
+	}
+	return b.String()
+}
+
+// describe says in prose what the security and extension fields say, for
+// readers of the rendered page.
+func describe(r httpapi.Route) string {
+	var parts []string
+	switch r.Auth {
+	case httpapi.AuthBearer:
+		parts = append(parts, "Requires a bearer token.")
+	case httpapi.AuthOptional:
+		parts = append(parts, "A bearer token is optional; with one, the answer is the caller's view.")
+	}
+	if len(r.Actions) > 0 {
+		var limits []string
+		for _, a := range r.Actions {
+			rule := ratelimit.Actions[a]
+			limits = append(limits, fmt.Sprintf("`%s` (%d per %s)", a, rule.Limit, window(rule.Window)))
+		}
+		parts = append(parts, "Counts against "+strings.Join(limits, " and ")+".")
+	}
+	if !metered(r) {
+		parts = append(parts, "Not rate limited.")
+	}
+	if r.Idempotent {
+		parts = append(parts, "Honours `Idempotency-Key`.")
+	}
+	return strings.Join(parts, " ")
+}
+
+// window writes a rate-limit window as the spec does: "minute", "hour".
+func window(d time.Duration) string {
+	switch {
+	case d == time.Minute:
+		return "minute"
+	case d == time.Hour:
+		return "hour"
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
+}
+
+// overview is the document's description: what applies to every route.
+func overview() string {
+	var b strings.Builder
+	b.WriteString("The book platform's HTTP API. Paths carry the version (`/v1`); `/health` and the reference itself do not.\n\n")
+	b.WriteString("**Paths.** Where two paths could match one address, a literal segment beats a parameter, left to right: `/v1/users/username/ann` is `/v1/users/username/{username}`, never `/v1/users/{username}/lines`. A trailing slash matches nothing.\n\n")
+	b.WriteString("**Authentication.** `Authorization: Bearer <access token>`. Routes marked with the bearerAuth requirement answer 401 without a valid token; on routes where it is optional, a token that is sent must be valid.\n\n")
+	b.WriteString("**Errors.** Every error, including the router's own 404 (no route) and 405 (method not allowed, with `Allow`), is the `ErrorBody` envelope: `{error: {code, name, message, details?, requestId}}`.\n\n")
+	b.WriteString("**Rate limits.** Requests count against the caller's tier rate per minute (")
+	tiers := make([]string, 0, len(ratelimit.TierRates))
+	for t := range ratelimit.TierRates {
+		tiers = append(tiers, t)
+	}
+	sort.Slice(tiers, func(i, j int) bool { return ratelimit.TierRates[tiers[i]] < ratelimit.TierRates[tiers[j]] })
+	for i, t := range tiers {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %d", t, ratelimit.TierRates[t])
+	}
+	b.WriteString("; guests and anonymous callers by address, as guest) and against the per-action limits a route lists in `x-rate-limit-actions`. A refused request is 429 with `Retry-After`; its details is the `RateLimitExceeded` body.\n\n")
+	b.WriteString("**Monthly limit.** Free accounts publish a limited number of posts and reviews per calendar month (UTC); their answers carry `X-Monthly-Limit`, `X-Monthly-Remaining` and `X-Monthly-Reset`, and a post beyond the limit is 403 with the `MonthlyLimitReached` body in details.\n\n")
+	b.WriteString("**Retries.** A POST that creates something honours `Idempotency-Key`.\n")
+	return b.String()
+}
