@@ -86,8 +86,10 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	a.Media = s3media.NewStore(clients.S3, cfg.MediaBucket, cfg.MediaBaseURL)
 	a.Tokens = auth.NewTokens(cfg.JWTSecret, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
-		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Tokens: a.Tokens, Media: a.Media,
-		RefreshTTL: cfg.RefreshTokenTTL, BcryptCost: cfg.BcryptCost, Now: now,
+		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens, Media: a.Media,
+		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
+		PasswordTries: users.AttemptPolicy{Limit: cfg.PasswordAttempts, Window: cfg.PasswordAttemptWindow},
+		Now:           now,
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}

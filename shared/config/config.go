@@ -28,6 +28,13 @@ const (
 	EnvUpgradeURL      = "UPGRADE_URL"          // where the monthly-limit body sends free users
 	EnvMonthlyPosts    = "MONTHLY_POST_LIMIT"   // free tier's lines and replies a month, default 50
 	EnvMonthlyReviews  = "MONTHLY_REVIEW_LIMIT" // free tier's reviews a month, default 50
+	// Attempts with a password per account and window (sign-in by email,
+	// the current password of a password change): default 10 in 15m.
+	EnvPasswordAttempts      = "PASSWORD_ATTEMPT_LIMIT"
+	EnvPasswordAttemptWindow = "PASSWORD_ATTEMPT_WINDOW"
+	// How long a rotated refresh token may be presented again (two tabs
+	// refreshing at once) without ending its session: default 30s.
+	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -45,20 +52,23 @@ const (
 var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
-	EnvMonthlyPosts, EnvMonthlyReviews,
+	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
 // Defaults for the optional variables; docs/decisions.md explains the token lifetimes.
 const (
-	DefaultAccessTokenTTL  = 15 * time.Minute
-	DefaultRefreshTokenTTL = 7 * 24 * time.Hour
-	DefaultBcryptCost      = 10
-	DefaultMaxBodyBytes    = 1 << 20
-	DefaultPort            = 8080
-	DefaultUpgradeURL      = "https://bookplatform.example/upgrade"
-	DefaultMonthlyPosts    = 50
-	DefaultMonthlyReviews  = 50
+	DefaultAccessTokenTTL        = 15 * time.Minute
+	DefaultRefreshTokenTTL       = 7 * 24 * time.Hour
+	DefaultBcryptCost            = 10
+	DefaultMaxBodyBytes          = 1 << 20
+	DefaultPort                  = 8080
+	DefaultUpgradeURL            = "https://bookplatform.example/upgrade"
+	DefaultMonthlyPosts          = 50
+	DefaultMonthlyReviews        = 50
+	DefaultPasswordAttempts      = 10
+	DefaultPasswordAttemptWindow = 15 * time.Minute
+	DefaultRefreshReuseInterval  = 30 * time.Second
 )
 
 // MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
@@ -80,6 +90,10 @@ type Config struct {
 	UpgradeURL      string
 	MonthlyPosts    int
 	MonthlyReviews  int
+	// PasswordAttempts per account in PasswordAttemptWindow.
+	PasswordAttempts      int
+	PasswordAttemptWindow time.Duration
+	RefreshReuseInterval  time.Duration
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -139,6 +153,10 @@ func LoadFrom(get func(string) string) (Config, error) {
 		UpgradeURL:      strings.TrimSpace(get(EnvUpgradeURL)),
 		MonthlyPosts:    int(integer(EnvMonthlyPosts, DefaultMonthlyPosts, 1, 1_000_000)),
 		MonthlyReviews:  int(integer(EnvMonthlyReviews, DefaultMonthlyReviews, 1, 1_000_000)),
+
+		PasswordAttempts:      int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
+		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
+		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))

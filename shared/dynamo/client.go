@@ -35,6 +35,10 @@ type table struct {
 	db    *dynamo.DB
 	table dynamo.Table
 	now   func() time.Time
+	// client and name serve the few calls guregu/dynamo cannot express
+	// (an update that returns the old item when its condition fails).
+	client *dynamodb.Client
+	name   string
 }
 
 // put, update and del start a write of one item of the table.
@@ -54,6 +58,7 @@ func (t *table) get(k Key) *dynamo.Query {
 type Stores struct {
 	Users       *Users
 	Sessions    *Sessions
+	Attempts    *Attempts
 	Books       *Books
 	Lines       *Lines
 	Reviews     *Reviews
@@ -69,10 +74,11 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		now = time.Now
 	}
 	db := dynamo.NewFromIface(client)
-	t := &table{db: db, table: db.Table(tableName), now: now}
+	t := &table{db: db, table: db.Table(tableName), now: now, client: client, name: tableName}
 	return Stores{
 		Users:       &Users{t},
 		Sessions:    &Sessions{t},
+		Attempts:    &Attempts{t},
 		Books:       &Books{t},
 		Lines:       &Lines{t, likeStore{t, linesLikeTarget}},
 		Reviews:     &Reviews{t, likeStore{t, reviewsLikeTarget}},

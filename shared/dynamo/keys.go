@@ -25,7 +25,8 @@ const (
 	typeUsernameClaim = "UsernameClaim"
 	typeSession       = "Session"
 	typeRefreshToken  = "RefreshToken"
-	typeRateWindow    = "RateWindow"
+	typeRateBucket    = "RateBucket"
+	typeAttempts      = "Attempts"
 	typeBook          = "Book"
 	typeISBNClaim     = "IsbnClaim"
 	typeReview        = "Review"
@@ -58,9 +59,25 @@ func SessionKey(userID, sessionID string) Key {
 // RefreshTokenKey is a refresh token, by the hash of its value.
 func RefreshTokenKey(hash string) Key { return Key{"RTOKEN#" + hash, "RTOKEN"} }
 
-// RateWindowKey is one fixed window of one rate-limit counter.
-func RateWindowKey(scope, action string, windowStart time.Time) Key {
-	return Key{fmt.Sprintf("RL#%s#%s#%d", scope, action, windowStart.Unix()), "RL"}
+// RateBucketKey is the record of all of a caller's rate-limit windows in
+// one bucket (an hour, ratelimit.Bucket): one item per caller and hour,
+// so a request's counting is one write whatever its rules.
+func RateBucketKey(scope string, bucketStart time.Time) Key {
+	return Key{fmt.Sprintf("RL#%s#%d", scope, bucketStart.Unix()), "RL"}
+}
+
+// rateAttr is the attribute of one window in its bucket's record: the
+// rule's name and the window's place in the bucket (minute 0-59 of the
+// hour for a minute rule, 0 for an hour rule), "request@37".
+func rateAttr(rule string, windowStart, bucketStart time.Time, window time.Duration) string {
+	return rule + "@" + strconv.Itoa(int(windowStart.Sub(bucketStart)/window))
+}
+
+// AttemptKey is one fixed window of an account's attempt counter
+// (sign-ins with a password, current-password checks): key names the
+// account and what is counted.
+func AttemptKey(key string, windowStart time.Time) Key {
+	return Key{fmt.Sprintf("ATTEMPTS#%s#%d", key, windowStart.Unix()), "ATTEMPTS"}
 }
 
 // IdempotencyKey is the record of one Idempotency-Key; key names the

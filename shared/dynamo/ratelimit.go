@@ -2,31 +2,164 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/ratelimit"
 )
 
-// Counters counts requests in rate-limit windows.
+// Counters counts requests in rate-limit windows: every window of one
+// caller and hour is an attribute of one item (RateBucketKey), so a
+// request is counted with one conditional UpdateItem whatever its rules.
 type Counters struct{ t *table }
 
 var _ ratelimit.Counter = (*Counters)(nil)
 
-// Incr adds one to a rate-limit window counter with one atomic UpdateItem
-// (ADD), creating it with its expiry on first use. Access pattern: "count
-// requests of a scope and action in a window".
-func (s *Counters) Incr(ctx context.Context, scope, action string, windowStart, expires time.Time) (int64, error) {
-	var out struct {
-		Count int64 `dynamo:"count"`
+// minuteRules are the rules whose window is shorter than the bucket;
+// their attributes of the minute before are removed as a new minute
+// starts, which keeps a busy caller's item small (a write costs by item
+// size).
+var minuteRules = func() []ratelimit.Rule {
+	out := []ratelimit.Rule{ratelimit.TierRule(ratelimit.TierGuest)}
+	for _, r := range ratelimit.Actions {
+		if r.Window < ratelimit.Bucket {
+			out = append(out, r)
+		}
 	}
-	err := s.t.update(RateWindowKey(scope, action, windowStart)).
-		Add("count", 1).
-		SetIfNotExists("type", typeRateWindow).
-		SetIfNotExists(AttrTTL, expires.Add(time.Minute).Unix()).
-		Value(ctx, &out)
-	if err != nil {
-		return 0, fmt.Errorf("incr rate counter %s/%s: %w", scope, action, err)
+	return out
+}()
+
+// Count adds one to every window of ws if every count stays within its
+// limit, with one UpdateItem: ADD each window's attribute, conditional
+// on each being under its limit (absent counts as 0), setting the item's
+// type and TTL once, and removing the previous minute's attributes. On
+// a failed condition DynamoDB returns the item as it stood, which gives
+// the counts that refused it. Access pattern: "count a request in a
+// caller's rate-limit windows".
+func (s *Counters) Count(ctx context.Context, scope string, ws []ratelimit.Window) ([]int64, bool, error) {
+	if len(ws) == 0 {
+		return nil, true, nil
 	}
-	return out.Count, nil
+	bucket := ws[0].Start.Truncate(ratelimit.Bucket)
+	names := map[string]string{"#type": "type", "#exp": AttrTTL}
+	values := map[string]types.AttributeValue{
+		":one":  &types.AttributeValueMemberN{Value: "1"},
+		":type": &types.AttributeValueMemberS{Value: typeRateBucket},
+		// The item goes a minute after its hour: no window outlives it.
+		":exp": &types.AttributeValueMemberN{Value: strconv.FormatInt(bucket.Add(ratelimit.Bucket+time.Minute).Unix(), 10)},
+	}
+	attrs := make([]string, len(ws))
+	current := map[string]bool{}
+	var adds, conds []string
+	for i, w := range ws {
+		attrs[i] = rateAttr(w.Rule.Name, w.Start, bucket, w.Rule.Window)
+		current[attrs[i]] = true
+		n, l := "#a"+strconv.Itoa(i), ":l"+strconv.Itoa(i)
+		names[n] = attrs[i]
+		values[l] = &types.AttributeValueMemberN{Value: strconv.FormatInt(w.Rule.Limit, 10)}
+		adds = append(adds, n+" :one")
+		conds = append(conds, "(attribute_not_exists("+n+") OR "+n+" < "+l+")")
+	}
+	// The latest window start is the request's minute (an hour window
+	// starts at the bucket).
+	latest := ws[0].Start
+	for _, w := range ws {
+		if w.Start.After(latest) {
+			latest = w.Start
+		}
+	}
+	var removes []string
+	for i, r := range minuteRules {
+		prev := latest.Truncate(r.Window).Add(-r.Window)
+		if prev.Before(bucket) {
+			continue // the minute before is in the previous hour's item
+		}
+		a := rateAttr(r.Name, prev, bucket, r.Window)
+		if current[a] {
+			continue
+		}
+		n := "#p" + strconv.Itoa(i)
+		names[n] = a
+		removes = append(removes, n)
+	}
+	expr := "ADD " + strings.Join(adds, ", ") + " SET #type = if_not_exists(#type, :type), #exp = if_not_exists(#exp, :exp)"
+	if len(removes) > 0 {
+		expr += " REMOVE " + strings.Join(removes, ", ")
+	}
+	k := RateBucketKey(scope, bucket)
+	out, err := s.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(s.t.name),
+		Key:                                 keyAttrs(k),
+		UpdateExpression:                    aws.String(expr),
+		ConditionExpression:                 aws.String(strings.Join(conds, " AND ")),
+		ExpressionAttributeNames:            names,
+		ExpressionAttributeValues:           values,
+		ReturnValues:                        types.ReturnValueUpdatedNew,
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		return countsOf(ccf.Item, attrs), false, nil
+	case err != nil:
+		return nil, false, fmt.Errorf("count request of %s: %w", scope, err)
+	}
+	return countsOf(out.Attributes, attrs), true, nil
+}
+
+// Refund takes one back from every window of ws, never below zero.
+func (s *Counters) Refund(ctx context.Context, scope string, ws []ratelimit.Window) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	bucket := ws[0].Start.Truncate(ratelimit.Bucket)
+	names := map[string]string{}
+	var adds, conds []string
+	for i, w := range ws {
+		n := "#a" + strconv.Itoa(i)
+		names[n] = rateAttr(w.Rule.Name, w.Start, bucket, w.Rule.Window)
+		adds = append(adds, n+" :minus")
+		conds = append(conds, n+" > :zero")
+	}
+	_, err := s.t.client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.t.name),
+		Key:                      keyAttrs(RateBucketKey(scope, bucket)),
+		UpdateExpression:         aws.String("ADD " + strings.Join(adds, ", ")),
+		ConditionExpression:      aws.String(strings.Join(conds, " AND ")),
+		ExpressionAttributeNames: names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":minus": &types.AttributeValueMemberN{Value: "-1"},
+			":zero":  &types.AttributeValueMemberN{Value: "0"},
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if err != nil && !errors.As(err, &ccf) {
+		return fmt.Errorf("refund request of %s: %w", scope, err)
+	}
+	return nil
+}
+
+// countsOf reads the counts of attrs from an item; an absent one is 0.
+func countsOf(item map[string]types.AttributeValue, attrs []string) []int64 {
+	counts := make([]int64, len(attrs))
+	for i, a := range attrs {
+		if n, ok := item[a].(*types.AttributeValueMemberN); ok {
+			counts[i], _ = strconv.ParseInt(n.Value, 10, 64)
+		}
+	}
+	return counts
+}
+
+// keyAttrs is k as the SDK's key map.
+func keyAttrs(k Key) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		AttrPK: &types.AttributeValueMemberS{Value: k.PK},
+		AttrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}
 }

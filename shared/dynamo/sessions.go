@@ -37,6 +37,7 @@ type refreshTokenItem struct {
 	UserID    string `dynamo:"userId"`
 	SessionID string `dynamo:"sessionId"`
 	Used      bool   `dynamo:"used"`
+	UsedAt    int64  `dynamo:"usedAt,omitempty"` // epoch ms of the first rotation
 	ExpiresAt int64  `dynamo:"expiresAt"`
 }
 
@@ -73,17 +74,23 @@ func (s *Sessions) GetRefreshToken(ctx context.Context, hash string) (users.Refr
 	if err != nil {
 		return users.RefreshToken{}, fmt.Errorf("get refresh token: %w", err)
 	}
-	return users.RefreshToken{Hash: hash, UserID: tok.UserID, SessionID: tok.SessionID, Used: tok.Used, ExpiresAt: time.Unix(tok.ExpiresAt, 0)}, nil
+	rt := users.RefreshToken{Hash: hash, UserID: tok.UserID, SessionID: tok.SessionID, Used: tok.Used, ExpiresAt: time.Unix(tok.ExpiresAt, 0)}
+	if tok.UsedAt > 0 {
+		rt.UsedAt = time.UnixMilli(tok.UsedAt)
+	}
+	return rt, nil
 }
 
-// RotateRefreshToken marks the old token used and stores the new one in
-// one transaction that also requires the session to be live and extends
-// it. Errors: users.ErrTokenReused (another request used the token
-// first), users.ErrSessionEnded.
-func (s *Sessions) RotateRefreshToken(ctx context.Context, tok users.RefreshToken, newHash string, now time.Time, ttl time.Duration) error {
+// RotateRefreshToken marks the old token used, keeping the time of its
+// first use, and stores the new one in one transaction that also requires
+// the session to be live and extends it. The old token must be unused or
+// first used after reusableSince (the reuse interval). Errors:
+// users.ErrTokenReused, users.ErrSessionEnded.
+func (s *Sessions) RotateRefreshToken(ctx context.Context, tok users.RefreshToken, newHash string, now, reusableSince time.Time, ttl time.Duration) error {
 	exp := now.Add(ttl).Unix()
 	err := s.t.tx().
-		update(s.t.update(RefreshTokenKey(tok.Hash)).Set("used", true).If("used = ?", false), users.ErrTokenReused).
+		update(s.t.update(RefreshTokenKey(tok.Hash)).Set("used", true).SetIfNotExists("usedAt", now.UnixMilli()).
+			If("used = ? OR usedAt > ?", false, reusableSince.UnixMilli()), users.ErrTokenReused).
 		update(s.t.update(SessionKey(tok.UserID, tok.SessionID)).
 			Set(AttrTTL, exp).If("attribute_exists(PK) AND revoked = ? AND expiresAt > ?", false, now.Unix()), users.ErrSessionEnded).
 		put(s.t.put(newRefreshTokenItem(newHash, tok.UserID, tok.SessionID, exp)).If("attribute_not_exists(PK)"), errSessionIDTaken).

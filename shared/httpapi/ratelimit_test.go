@@ -13,30 +13,58 @@ import (
 
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/effects"
+	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 )
 
-// memCounter is an in-memory ratelimit.Counter; DynamoDB's is tested
-// through the API tests. fail makes every Incr error.
+// memCounter is an in-memory ratelimit.Counter with DynamoDB's contract
+// (dynamo.Counters, tested on DynamoDB Local): all or nothing. fail makes
+// every call error.
 type memCounter struct {
 	mu     sync.Mutex
 	counts map[string]int64
 	fail   bool
 }
 
-func (m *memCounter) Incr(_ context.Context, scope, action string, ws, _ time.Time) (int64, error) {
+func key(scope string, w ratelimit.Window) string {
+	return scope + "|" + w.Rule.Name + "|" + w.Start.String()
+}
+
+func (m *memCounter) Count(_ context.Context, scope string, ws []ratelimit.Window) ([]int64, bool, error) {
 	if m.fail {
-		return 0, errors.New("counter store unavailable")
+		return nil, false, errors.New("counter store unavailable")
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.counts == nil {
 		m.counts = map[string]int64{}
 	}
-	k := scope + "|" + action + "|" + ws.String()
-	m.counts[k]++
-	return m.counts[k], nil
+	counts := make([]int64, len(ws))
+	admitted := true
+	for i, w := range ws {
+		counts[i] = m.counts[key(scope, w)]
+		admitted = admitted && counts[i] < w.Rule.Limit
+	}
+	if !admitted {
+		return counts, false, nil
+	}
+	for i, w := range ws {
+		m.counts[key(scope, w)]++
+		counts[i]++
+	}
+	return counts, true, nil
+}
+
+func (m *memCounter) Refund(_ context.Context, scope string, ws []ratelimit.Window) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, w := range ws {
+		if m.counts[key(scope, w)] > 0 {
+			m.counts[key(scope, w)]--
+		}
+	}
+	return nil
 }
 
 // oneUser is an Identity with one premium user behind token "ok"; token

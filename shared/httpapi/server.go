@@ -178,6 +178,11 @@ type admission struct {
 	user    *users.User
 	results []ratelimit.Result
 	err     error // nil: admitted
+	// scope and windows are where the request was counted, for a refund
+	// of its action budgets when the handler does not serve it.
+	scope   string
+	windows []ratelimit.Window
+	counted bool
 }
 
 // serveRoute authenticates, applies rate limits and runs the handler.
@@ -213,13 +218,13 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 			cancel() // its answer will not be used: stop its reads
 		}
 		herr := <-done
-		rt.finish(w, r, st, a, herr, buf)
+		rt.finish(w, r, route, st, a, herr, buf)
 		return
 	}
 
 	a := rt.admit(r, route, claims, st)
 	if a.err != nil {
-		rt.finish(w, r, st, a, nil, buf)
+		rt.finish(w, r, route, st, a, nil, buf)
 		return
 	}
 	st.caller.user = a.user
@@ -229,7 +234,7 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 	} else {
 		herr = rt.runHandler(route, buf, r)
 	}
-	rt.finish(w, r, st, a, herr, buf)
+	rt.finish(w, r, route, st, a, herr, buf)
 }
 
 // runHandler runs the route's handler, turning a panic into an error so
@@ -246,8 +251,13 @@ func (rt *Router) runHandler(route *Route, w http.ResponseWriter, r *http.Reques
 }
 
 // finish writes the answer: the refusal, the handler's error or its
-// buffered response, with the rate-limit and monthly-quota headers.
-func (rt *Router) finish(w *statusWriter, r *http.Request, st *reqState, a admission, herr error, buf *bufferedWriter) {
+// buffered response, with the rate-limit and monthly-quota headers. An
+// admitted request its handler did not serve (an error answer) gets its
+// action budgets back before the answer leaves.
+func (rt *Router) finish(w *statusWriter, r *http.Request, route *Route, st *reqState, a admission, herr error, buf *bufferedWriter) {
+	if a.err == nil && (herr != nil || buf.status >= 400) {
+		rt.refundActions(r.Context(), &a, route, st)
+	}
 	setRateHeaders(w.Header(), a.results, st.now)
 	if a.user != nil && a.err == nil {
 		SetMonthlyHeaders(w, rt.opts.Quota.Usage(a.user, quota.Posts, st.now))
@@ -264,31 +274,128 @@ func (rt *Router) finish(w *statusWriter, r *http.Request, st *reqState, a admis
 
 // admit reads the caller's record and counts the request against its
 // rate limits, side by side, and decides.
+//
+// The request is counted with one conditional write (ratelimit.Counter):
+// in every window of its rules at once, and only if all of them allow it.
+// The tier rate's limit in that condition is the tier the access token
+// names, since the stored tier is being read at the same time; the stored
+// tier then decides. The two differ only for a token issued before a tier
+// change (at most ACCESS_TOKEN_TTL old): a downgrade whose lower rate the
+// request exceeds is refused and its count given back, an upgrade whose
+// higher rate a refused request is within is counted again under it.
 func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *reqState) admission {
 	ctx := r.Context()
-	rules, _ := routeRules(route) // checked by NewRouter
+	tokenTier := ratelimit.TierGuest
+	a := admission{scope: "ip:" + clientIP(r)}
+	if claims != nil && !claims.IsGuest {
+		tokenTier, a.scope = claims.Tier, "user:"+claims.UserID
+	}
+	a.windows = ratelimit.WindowsAt(routeRulesFor(route, tokenTier), st.now)
 	var (
-		a       admission
-		counts  []int64
-		userErr error
-		g       errgroup.Group
+		counts   []int64
+		admitted = true
+		userErr  error
+		g        errgroup.Group
 	)
 	if claims != nil {
 		g.Go(func() error { a.user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID); return nil })
 	}
-	g.Go(func() error { counts = rt.count(ctx, claims, rules, st, clientIP(r)); return nil })
+	g.Go(func() error { counts, admitted = rt.count(ctx, a.scope, a.windows, st); return nil })
 	_ = g.Wait()
+	a.counted = admitted && counts != nil
+
 	switch {
 	case errors.Is(userErr, users.ErrNotFound):
 		// A token whose user is gone admits nothing, not even as
-		// anonymous on an Optional route.
+		// anonymous on an Optional route, and counts nowhere.
 		a.user, a.err = nil, apperr.Unauthorized(MsgUserNotFound)
 	case userErr != nil:
 		a.user, a.err = nil, fmt.Errorf("load caller %s: %w", claims.UserID, userErr)
-	default:
-		a.results, a.err = decide(rules, counts, a.user, st.now)
+	}
+	if a.err != nil {
+		rt.refund(ctx, &a, a.windows, st)
+		return a
+	}
+	if !route.Unmetered && a.user != nil && !a.user.IsGuest && string(a.user.Tier) != tokenTier {
+		counts, admitted = rt.reconcileTier(ctx, &a, counts, admitted, st)
+	}
+	a.results = ratelimit.Results(a.windows, counts, admitted)
+	if refused, ok := ratelimit.Refusal(a.results); ok {
+		a.err = rateLimited(refused, st.now)
 	}
 	return a
+}
+
+// reconcileTier applies the caller's stored tier to a request counted
+// under its token's (admit): the request rate is the first window.
+func (rt *Router) reconcileTier(ctx context.Context, a *admission, counts []int64, admitted bool, st *reqState) ([]int64, bool) {
+	stored := ratelimit.TierRule(string(a.user.Tier))
+	a.windows[0].Rule = stored
+	switch {
+	case counts == nil:
+		return counts, admitted // the counter failed: open
+	case admitted && counts[0] > stored.Limit:
+		// Counted within the token's higher rate, beyond the stored one.
+		rt.refund(ctx, a, a.windows, st)
+		a.counted = false
+		for i := range counts {
+			counts[i]--
+		}
+		return counts, false
+	case !admitted && counts[0] < stored.Limit && onlyRequestRefused(a.windows, counts):
+		counts, admitted = rt.count(ctx, a.scope, a.windows, st)
+		a.counted = admitted && counts != nil
+		return counts, admitted
+	}
+	return counts, admitted
+}
+
+// onlyRequestRefused reports whether, of a refused count, only the
+// request rate (window 0) could have refused it.
+func onlyRequestRefused(ws []ratelimit.Window, counts []int64) bool {
+	for i := 1; i < len(ws); i++ {
+		if counts[i] >= ws[i].Rule.Limit {
+			return false
+		}
+	}
+	return true
+}
+
+// count counts the request with the router's Counter. A counter that
+// fails, or none, admits: fail open, with a warning for a failure.
+func (rt *Router) count(ctx context.Context, scope string, ws []ratelimit.Window, st *reqState) ([]int64, bool) {
+	if rt.opts.Counter == nil || len(ws) == 0 {
+		return nil, true
+	}
+	counts, admitted, err := rt.opts.Counter.Count(ctx, scope, ws)
+	if err != nil {
+		rt.opts.Logger.Warn("rate limit counter failed; allowing", "requestId", st.requestID, "error", err.Error())
+		return nil, true
+	}
+	return counts, admitted
+}
+
+// refund gives the request's count back in ws, if it was counted. The
+// refund must happen whatever becomes of the client, so it does not use
+// the request's cancellation.
+func (rt *Router) refund(ctx context.Context, a *admission, ws []ratelimit.Window, st *reqState) {
+	if !a.counted || len(ws) == 0 || rt.opts.Counter == nil {
+		return
+	}
+	if err := rt.opts.Counter.Refund(context.WithoutCancel(ctx), a.scope, ws); err != nil {
+		rt.opts.Logger.Warn("rate limit refund failed", "requestId", st.requestID, "error", err.Error())
+	}
+}
+
+// refundActions gives back the action budgets of a request its handler
+// did not serve (it answered an error): the per-tier request rate keeps
+// counting every admitted request.
+func (rt *Router) refundActions(ctx context.Context, a *admission, route *Route, st *reqState) {
+	if route.Unmetered {
+		rt.refund(ctx, a, a.windows, st)
+		return
+	}
+	rt.refund(ctx, a, a.windows[1:], st)
 }
 
 // verify reads and checks the bearer token as the route's auth level asks.
@@ -312,12 +419,13 @@ func (rt *Router) verify(r *http.Request, route *Route) (*auth.Claims, error) {
 	return &c, nil
 }
 
-// routeRules lists the limits a route counts against: the tier rate (its
-// limit fixed once the caller's tier is known) and the route's actions.
+// routeRules lists the limits a route counts against: the tier rate
+// (whose limit is fixed once the caller's tier is known) first, then the
+// route's actions. It fails on an unknown action name.
 func routeRules(route *Route) ([]ratelimit.Rule, error) {
 	var rules []ratelimit.Rule
 	if !route.Unmetered {
-		rules = append(rules, ratelimit.Rule{Name: ratelimit.RequestAction, Window: time.Minute})
+		rules = append(rules, ratelimit.TierRule(ratelimit.TierGuest))
 	}
 	for _, a := range route.Actions {
 		rule, ok := ratelimit.Actions[a]
@@ -329,61 +437,20 @@ func routeRules(route *Route) ([]ratelimit.Rule, error) {
 	return rules, nil
 }
 
-// count adds one to every rule's counter, concurrently. Signed-in full
-// accounts are counted by user id; guests and anonymous callers by source
-// address. A counter that fails reports -1: fail open.
-func (rt *Router) count(ctx context.Context, claims *auth.Claims, rules []ratelimit.Rule, st *reqState, ip string) []int64 {
-	counts := make([]int64, len(rules))
-	if rt.opts.Counter == nil {
-		for i := range counts {
-			counts[i] = -1
-		}
-		return counts
+// routeRulesFor is routeRules with the tier rate of tier.
+func routeRulesFor(route *Route, tier string) []ratelimit.Rule {
+	rules, _ := routeRules(route) // checked by NewRouter
+	if !route.Unmetered {
+		rules[0] = ratelimit.TierRule(tier)
 	}
-	scope := "ip:" + ip
-	if claims != nil && !claims.IsGuest {
-		scope = "user:" + claims.UserID
-	}
-	var g errgroup.Group
-	for i, rule := range rules {
-		g.Go(func() error {
-			ws := ratelimit.WindowStart(st.now, rule.Window)
-			n, err := rt.opts.Counter.Incr(ctx, scope, rule.Name, ws, ws.Add(rule.Window))
-			if err != nil {
-				rt.opts.Logger.Warn("rate limit counter failed; allowing", "requestId", st.requestID, "error", err.Error())
-				n = -1
-			}
-			counts[i] = n
-			return nil
-		})
-	}
-	_ = g.Wait()
-	return counts
+	return rules
 }
 
-// decide turns counts into results and refuses the request when any rule
-// is exceeded. The tier rate of a guest or anonymous caller is the guest rate.
-func decide(rules []ratelimit.Rule, counts []int64, user *users.User, now time.Time) ([]ratelimit.Result, error) {
-	tier := ratelimit.TierGuest
-	if user != nil && !user.IsGuest {
-		tier = string(user.Tier)
-	}
-	results := make([]ratelimit.Result, len(rules))
-	for i, rule := range rules {
-		if rule.Name == ratelimit.RequestAction {
-			rule = ratelimit.TierRule(tier)
-		}
-		results[i] = ratelimit.Decide(rule, counts[i], now)
-	}
-	if len(results) == 0 {
-		return nil, nil
-	}
-	t := ratelimit.Tightest(results)
-	if t.Allowed {
-		return results, nil
-	}
+// rateLimited is the 429 of a refused request: the spec's stated body in
+// details, Retry-After until the refusing rule's window ends.
+func rateLimited(t ratelimit.Result, now time.Time) error {
 	retry := t.Reset.Sub(now)
-	return results, &apperr.Error{
+	return &apperr.Error{
 		Code:       apperr.CodeRateLimited,
 		Message:    fmt.Sprintf("Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window),
 		RetryAfter: retry,

@@ -106,7 +106,7 @@ func errorSchemas(s *schemas) error {
 	}
 	s.components[rateLimitExceeded] = inline(closedObject("The stated body of a refused request (spec: Errors, body shape 1).", openapi3.Schemas{
 		"error":      constant(openapi3.TypeString, "rate_limit_exceeded"),
-		"action":     inline(&openapi3.Schema{Type: types(openapi3.TypeString), Enum: anys(rateActions()), Description: "The limit that refused it: request (the tier's rate) or a per-action limit."}),
+		"action":     inline(&openapi3.Schema{Type: types(openapi3.TypeString), Enum: anys(rateActions()), Description: "The limit that refused it: request (the tier's rate), password_attempts (attempts with a password for one account) or a per-action limit."}),
 		"retryAfter": integer("Milliseconds until the limit's window ends."),
 		"limit":      integer("The limit's count per window."),
 		"remaining":  constant(openapi3.TypeInteger, 0),
@@ -168,11 +168,11 @@ func errorCodes() (codes, names []string) {
 
 // rateActions lists the values of RateLimitExceeded.action.
 func rateActions() []string {
-	out := []string{ratelimit.RequestAction}
+	out := []string{ratelimit.RequestAction, ratelimit.PasswordAction}
 	for a := range ratelimit.Actions {
 		out = append(out, a)
 	}
-	slices.Sort(out[1:])
+	slices.Sort(out[2:])
 	return out
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/openapi"
 	"github.com/bookplatform/backend/shared/quota"
+	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -193,11 +194,18 @@ func TestValidator_AgreesWithTheRouter(t *testing.T) {
 }
 
 // counter refuses everything: every count is over every limit.
+// counter refuses every request: every window is full.
 type counter struct{}
 
-func (counter) Incr(context.Context, string, string, time.Time, time.Time) (int64, error) {
-	return 1 << 20, nil
+func (counter) Count(_ context.Context, _ string, ws []ratelimit.Window) ([]int64, bool, error) {
+	counts := make([]int64, len(ws))
+	for i, w := range ws {
+		counts[i] = w.Rule.Limit
+	}
+	return counts, false, nil
 }
+
+func (counter) Refund(context.Context, string, []ratelimit.Window) error { return nil }
 
 // The bodies the router and the quota write, not copies of them, are the
 // ones the document states: the 429, the monthly limit's 403, the

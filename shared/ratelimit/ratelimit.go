@@ -1,7 +1,20 @@
-// Package ratelimit decides whether a request is within its limits. Counting
-// happens in a Counter (DynamoDB in production: one atomic ADD per window);
-// this package holds the rules and the decision, so a new per-action limit
-// is one entry in Actions and one name on a route.
+// Package ratelimit decides whether a request is within its limits. The
+// rules are here (the spec's per-tier rates and per-action limits); the
+// counting happens in a Counter (DynamoDB in production: all of a
+// caller's windows in one item, one conditional write per request), so a
+// new per-action limit is one entry in Actions and one name on a route.
+//
+// What counts (docs/decisions.md, "Rate limits"):
+//   - A request is counted in all its windows at once, and only if every
+//     one of them stays within its limit: a request refused by one limit
+//     consumes no other limit's budget, and a refused request counts
+//     nowhere, so no client is refused longer than the window of the rule
+//     it exceeded.
+//   - The per-tier request rate counts every admitted request, whatever
+//     its answer, so a flood of invalid requests still costs the flooder.
+//   - A per-action limit counts requests that were served: when the
+//     handler answers an error (a 400 for a bad field, a 403 for the
+//     monthly quota, a 404), the action's budget is given back.
 package ratelimit
 
 import (
@@ -18,6 +31,15 @@ type Rule struct {
 
 // RequestAction names the per-tier request-rate rule.
 const RequestAction = "request"
+
+// PasswordAction names the limit on attempts with a password for one
+// account (sign-ins by email, password changes), which the accounts
+// service keeps apart from the request-rate rules.
+const PasswordAction = "password_attempts"
+
+// Bucket is the period one counter record covers: every rule's window
+// divides it, so a caller's windows of one hour live in one record.
+const Bucket = time.Hour
 
 // TierGuest is the request-rate tier for guest accounts and anonymous callers.
 const TierGuest = "guest"
@@ -43,7 +65,8 @@ var Actions = map[string]Rule{
 	"feed":               {Name: "feed", Limit: 120, Window: time.Minute},
 }
 
-// TierRule returns the per-tier request-rate rule for a rate tier.
+// TierRule returns the per-tier request-rate rule for a rate tier; an
+// unknown tier gets the guest rate.
 func TierRule(tier string) Rule {
 	limit, ok := TierRates[tier]
 	if !ok {
@@ -52,16 +75,37 @@ func TierRule(tier string) Rule {
 	return Rule{Name: RequestAction, Limit: limit, Window: time.Minute}
 }
 
-// Counter counts hits in fixed windows. Incr adds one to the counter of
-// (scope, action, window start) and returns the new count; the record
-// expires after the window.
-type Counter interface {
-	Incr(ctx context.Context, scope, action string, windowStart time.Time, expires time.Time) (int64, error)
+// Window is the window of one rule that holds a request's time.
+type Window struct {
+	Rule  Rule
+	Start time.Time
 }
 
-// WindowStart returns the start of the fixed window holding now.
-func WindowStart(now time.Time, window time.Duration) time.Time {
-	return now.Truncate(window)
+// End is when the window closes and its count starts again from zero.
+func (w Window) End() time.Time { return w.Start.Add(w.Rule.Window) }
+
+// WindowsAt returns the window of each rule that holds now (fixed
+// windows aligned to the clock: a minute rule's window is the clock
+// minute).
+func WindowsAt(rules []Rule, now time.Time) []Window {
+	ws := make([]Window, len(rules))
+	for i, r := range rules {
+		ws[i] = Window{Rule: r, Start: now.Truncate(r.Window)}
+	}
+	return ws
+}
+
+// Counter counts a caller's requests in windows.
+type Counter interface {
+	// Count adds one to the count of every window of ws, in one
+	// conditional write, if every count stays within its rule's limit;
+	// otherwise it changes nothing and admitted is false. counts are the
+	// windows' counts: after the write when admitted, as they stood when
+	// refused.
+	Count(ctx context.Context, scope string, ws []Window) (counts []int64, admitted bool, err error)
+	// Refund takes one back from the count of every window of ws (a
+	// request counted, then refused or not served).
+	Refund(ctx context.Context, scope string, ws []Window) error
 }
 
 // Result is the outcome of one rule for one request.
@@ -73,33 +117,49 @@ type Result struct {
 	Allowed   bool
 }
 
-// Decide turns a count into a Result. A counter failure is passed as
-// count < 0 and always allows (fail open).
-func Decide(rule Rule, count int64, now time.Time) Result {
-	reset := WindowStart(now, rule.Window).Add(rule.Window)
-	if count < 0 {
-		return Result{Rule: rule, Count: 0, Remaining: rule.Limit, Reset: reset, Allowed: true}
+// Results turns a Count's answer into one Result per window. Admitted,
+// every rule allowed the request and counts include it; refused, the
+// rules whose count had reached their limit are the ones that refused
+// it. A counter failure is passed as counts nil: fail open, every rule
+// allows with its full allowance.
+func Results(ws []Window, counts []int64, admitted bool) []Result {
+	out := make([]Result, len(ws))
+	for i, w := range ws {
+		r := Result{Rule: w.Rule, Reset: w.End(), Allowed: true, Remaining: w.Rule.Limit}
+		if counts != nil {
+			r.Count = counts[i]
+			r.Remaining = max(w.Rule.Limit-r.Count, 0)
+			r.Allowed = admitted || r.Count < w.Rule.Limit
+		}
+		out[i] = r
 	}
-	rem := rule.Limit - count
-	if rem < 0 {
-		rem = 0
+	return out
+}
+
+// Refusal returns the result to report for a refused request: of the
+// rules that refused it, the one that frees up last (the request is
+// admitted again only once all of them have); ok is false when every
+// rule allowed it.
+func Refusal(results []Result) (Result, bool) {
+	var worst Result
+	found := false
+	for _, r := range results {
+		if !r.Allowed && (!found || r.Reset.After(worst.Reset)) {
+			worst, found = r, true
+		}
 	}
-	return Result{Rule: rule, Count: count, Remaining: rem, Reset: reset, Allowed: count <= rule.Limit}
+	return worst, found
 }
 
 // Tightest returns the result to report in headers: a refused one if any
-// (the one that frees up last), else the one with the fewest remaining.
+// (Refusal), else the one with the fewest remaining.
 func Tightest(results []Result) Result {
+	if r, ok := Refusal(results); ok {
+		return r
+	}
 	var best Result
 	for i, r := range results {
-		switch {
-		case i == 0:
-			best = r
-		case !r.Allowed && best.Allowed:
-			best = r
-		case !r.Allowed && !best.Allowed && r.Reset.After(best.Reset):
-			best = r
-		case r.Allowed && best.Allowed && r.Remaining < best.Remaining:
+		if i == 0 || r.Remaining < best.Remaining {
 			best = r
 		}
 	}

@@ -123,17 +123,36 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
-	u, err := s.d.Store.GetUserByEmail(ctx, email)
-	if errors.Is(err, ErrNotFound) {
-		u, err = nil, nil
-	}
-	if err != nil {
+	// The attempt is counted beside the account's read: a guesser meets
+	// the per-account limit before any password work.
+	now := s.d.Now()
+	var (
+		u       *User
+		userErr error
+		g       errgroup.Group
+	)
+	g.Go(func() error { u, userErr = s.d.Store.GetUserByEmail(ctx, email); return nil })
+	g.Go(func() error { return s.takeAttempt(ctx, loginAttempts(email), now) })
+	if err := g.Wait(); err != nil {
 		return nil, err
+	}
+	if errors.Is(userErr, ErrNotFound) {
+		u, userErr = nil, nil
+	}
+	if userErr != nil {
+		return nil, userErr
 	}
 	if !checkPassword(u, password) {
 		return nil, ErrBadCredentials
 	}
-	return s.signIn(ctx, u)
+	var res *AuthResult
+	g = errgroup.Group{}
+	g.Go(func() (err error) { res, err = s.signIn(ctx, u); return err })
+	g.Go(func() error { return s.clearAttempts(ctx, loginAttempts(email), now) })
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Refresh exchanges a refresh token for a new pair (rotation). Errors:
@@ -156,7 +175,11 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 	if !old.ExpiresAt.After(now) {
 		return nil, ErrRefreshInvalid // TTL deletion lags expiry
 	}
-	if old.Used {
+	// A token used a moment ago may be presented again (two tabs
+	// refreshing at once): it gets a pair of its own. Later it is a
+	// replay, and the session ends.
+	reusableSince := now.Add(-s.d.RefreshReuse)
+	if old.Used && old.UsedAt.Before(reusableSince) {
 		return nil, s.revokeReused(ctx, old)
 	}
 	// The owner is known now: read the account beside the rotation.
@@ -166,7 +189,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 		g      errgroup.Group
 	)
 	g.Go(func() error {
-		rotErr = s.d.Sessions.RotateRefreshToken(ctx, old, auth.HashRefreshToken(next), now, s.d.RefreshTTL)
+		rotErr = s.d.Sessions.RotateRefreshToken(ctx, old, auth.HashRefreshToken(next), now, reusableSince, s.d.RefreshTTL)
 		return nil
 	})
 	g.Go(func() (err error) { u, err = s.d.Store.GetUser(ctx, old.UserID); return err })

@@ -89,8 +89,15 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 	if err := f.Err(); err != nil {
 		return err
 	}
+	now := s.d.Now()
+	if err := s.takeAttempt(ctx, passwordAttempts(caller.ID), now); err != nil {
+		return err
+	}
 	if !checkPassword(caller, current) {
 		return ErrWrongPassword
+	}
+	if err := s.clearAttempts(ctx, passwordAttempts(caller.ID), now); err != nil {
+		return err
 	}
 	hash, err := auth.HashPassword(next, s.d.BcryptCost)
 	if err != nil {

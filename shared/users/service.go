@@ -2,9 +2,12 @@ package users
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/ratelimit"
 )
 
 // Storer is the storage of accounts. Implementations return the errors
@@ -32,11 +35,13 @@ type SessionStorer interface {
 	// GetRefreshToken reads a refresh token by hash (strongly consistent).
 	// Errors: ErrRefreshInvalid for an unknown one.
 	GetRefreshToken(ctx context.Context, hash string) (RefreshToken, error)
-	// RotateRefreshToken marks old used and stores newHash in its place,
-	// extending the session, in one transaction. Errors: ErrTokenReused
-	// when old was used meanwhile, ErrSessionEnded when the session is
+	// RotateRefreshToken marks old used (keeping the time of its first
+	// use) and stores newHash in its session, extending the session, in
+	// one transaction, if old is unused or was first used after
+	// reusableSince. Errors: ErrTokenReused when old was used before
+	// reusableSince (also meanwhile), ErrSessionEnded when the session is
 	// revoked or expired.
-	RotateRefreshToken(ctx context.Context, old RefreshToken, newHash string, now time.Time, ttl time.Duration) error
+	RotateRefreshToken(ctx context.Context, old RefreshToken, newHash string, now, reusableSince time.Time, ttl time.Duration) error
 	// RevokeSession ends a session of the user; revoking twice is fine.
 	RevokeSession(ctx context.Context, userID, sessionID string) error
 	// RevokeAllSessions revokes every session of the user but one.
@@ -49,7 +54,29 @@ type RefreshToken struct {
 	UserID    string
 	SessionID string
 	Used      bool
+	// UsedAt is when the token was first rotated (zero while unused).
+	UsedAt    time.Time
 	ExpiresAt time.Time
+}
+
+// Attempts counts the attempts with a password of an account, so that a
+// password cannot be guessed faster than Limit tries per Window whatever
+// the number of addresses trying.
+type Attempts interface {
+	// Take counts one attempt at key in the window holding now if fewer
+	// than limit were counted there, atomically; ok is false when the
+	// limit is reached, until the window ends.
+	Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (ok bool, until time.Time, err error)
+	// Clear forgets the attempts at key in the window holding now (a
+	// right password).
+	Clear(ctx context.Context, key string, now time.Time, window time.Duration) error
+}
+
+// AttemptPolicy is how many attempts with a password an account gets per
+// window; zero Limit turns the check off.
+type AttemptPolicy struct {
+	Limit  int
+	Window time.Duration
 }
 
 // Session is one sign-in (one device): a family of refresh tokens.
@@ -67,13 +94,18 @@ type MediaStore interface {
 
 // Deps are the service's collaborators.
 type Deps struct {
-	Store      Storer
-	Sessions   SessionStorer
-	Tokens     *auth.Tokens
-	Media      MediaStore
-	RefreshTTL time.Duration
-	BcryptCost int
-	Now        func() time.Time
+	Store    Storer
+	Sessions SessionStorer
+	Attempts Attempts
+	Tokens   *auth.Tokens
+	Media    MediaStore
+	// RefreshTTL is a refresh token's life; RefreshReuse how long after
+	// its first use it may be presented again without ending its session.
+	RefreshTTL    time.Duration
+	RefreshReuse  time.Duration
+	BcryptCost    int
+	PasswordTries AttemptPolicy
+	Now           func() time.Time
 }
 
 // Service implements accounts, sessions and profiles.
@@ -97,3 +129,42 @@ func checkPassword(u *User, password string) bool {
 	}
 	return auth.CheckPassword(u.PasswordHash, password)
 }
+
+// takeAttempt counts an attempt with a password at key (the account's
+// email for a sign-in, counted whether or not an account has it, so the
+// answer tells nothing; its id for a password change). Errors: a 429
+// with Retry-After once the policy's limit is reached. A counter that
+// fails lets the attempt through, as the rate limits do: the password
+// check still stands.
+func (s *Service) takeAttempt(ctx context.Context, key string, now time.Time) error {
+	p := s.d.PasswordTries
+	if p.Limit <= 0 || s.d.Attempts == nil {
+		return nil
+	}
+	ok, until, err := s.d.Attempts.Take(ctx, key, now, p.Window, p.Limit)
+	if err != nil || ok {
+		return nil
+	}
+	retry := until.Sub(now)
+	return &apperr.Error{
+		Code:       apperr.CodeRateLimited,
+		Message:    fmt.Sprintf("Too many attempts with a password for this account; retry in %s", retry.Round(time.Second)),
+		RetryAfter: retry,
+		Details: map[string]any{
+			"error": "rate_limit_exceeded", "action": ratelimit.PasswordAction, "retryAfter": retry.Milliseconds(),
+			"limit": p.Limit, "remaining": 0,
+		},
+	}
+}
+
+// clearAttempts forgets key's attempts after a right password.
+func (s *Service) clearAttempts(ctx context.Context, key string, now time.Time) error {
+	if s.d.PasswordTries.Limit <= 0 || s.d.Attempts == nil {
+		return nil
+	}
+	return s.d.Attempts.Clear(ctx, key, now, s.d.PasswordTries.Window)
+}
+
+// Attempt keys: what is counted, and of which account.
+func loginAttempts(email string) string     { return "login:" + email }
+func passwordAttempts(userID string) string { return "password:" + userID }

@@ -223,7 +223,8 @@ func TestAuth_Login(t *testing.T) {
 }
 
 func TestAuth_Refresh(t *testing.T) {
-	env := testenv.New(t)
+	clock := testenv.NewClock(time.Now())
+	env := testenv.New(t, testenv.WithClock(clock))
 	first := signup(t, env, "rita", "rita@example.com")
 	r1 := str(first.JSON["refreshToken"])
 
@@ -241,7 +242,8 @@ func TestAuth_Refresh(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, string(res.Body))
 	r3 := str(res.JSON["refreshToken"])
 
-	t.Run("reusing a rotated token revokes the whole family", func(t *testing.T) {
+	t.Run("reusing a rotated token after the reuse interval revokes the whole family", func(t *testing.T) {
+		clock.Advance(env.Config.RefreshReuseInterval + time.Second)
 		res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": r1}, "")
 		assert.Equal(t, http.StatusUnauthorized, res.Status)
 		// The newest token of that session is now dead too.
@@ -273,33 +275,100 @@ func TestAuth_RefreshTokenExpires(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, res.Status)
 }
 
-func TestAuth_ConcurrentRefreshWithOneTokenRevokes(t *testing.T) {
-	env := testenv.New(t)
+// Two tabs refreshing at once: within the reuse interval every use of one
+// token gets a valid pair of its own and nothing is revoked; presented
+// again after the interval it is a replay, and the session ends.
+func TestAuth_ConcurrentRefreshesWithinTheReuseInterval(t *testing.T) {
+	clock := testenv.NewClock(time.Now())
+	env := testenv.New(t, testenv.WithClock(clock))
 	res := signup(t, env, "twin", "twin@example.com")
 	tok := res.JSON["refreshToken"]
-	const n = 6
+	const n = 10
 	statuses := make([]int, n)
 	bodies := make([]map[string]any, n)
 	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	for i := range n {
+		wg.Go(func() {
 			r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": tok}, "")
 			statuses[i], bodies[i] = r.Status, r.JSON
-		}()
+		})
 	}
 	wg.Wait()
-	ok := 0
+	seen := map[any]bool{}
 	for i, s := range statuses {
-		if s == http.StatusOK {
-			ok++
-			// The winner's new token belongs to a revoked session now.
-			r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": bodies[i]["refreshToken"]}, "")
-			assert.Equal(t, http.StatusUnauthorized, r.Status)
-		}
+		require.Equal(t, http.StatusOK, s, "refresh %d: %v", i, bodies[i])
+		seen[bodies[i]["refreshToken"]] = true
 	}
-	assert.LessOrEqual(t, ok, 1, "at most one use of a token may succeed: %v", statuses)
+	assert.Len(t, seen, n, "each use got a token of its own")
+	clock.Advance(5 * time.Second)
+	for i := range n {
+		r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": bodies[i]["refreshToken"]}, "")
+		require.Equal(t, http.StatusOK, r.Status, "the pair of refresh %d is valid: %s", i, r)
+		bodies[i] = r.JSON
+	}
+
+	clock.Advance(env.Config.RefreshReuseInterval)
+	r := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": tok}, "")
+	assert.Equal(t, http.StatusUnauthorized, r.Status, "a replay after the interval")
+	r = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": bodies[0]["refreshToken"]}, "")
+	assert.Equal(t, http.StatusUnauthorized, r.Status, "and the session is revoked")
+}
+
+// A password cannot be guessed faster than PASSWORD_ATTEMPT_LIMIT tries
+// per window and account, from any number of addresses, and the answer
+// is the same whether or not an account has the email.
+func TestAuth_PasswordAttemptsPerAccount(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	signup(t, env, "guessed", "guessed@example.com")
+	login := func(email, password string) *testenv.Response {
+		return env.Do("POST", "/v1/auth/login", map[string]any{"email": email, "password": password}, "")
+	}
+	limit := env.Config.PasswordAttempts
+	require.Equal(t, 10, limit)
+
+	t.Run("a right password resets the count", func(t *testing.T) {
+		for range limit - 1 {
+			require.Equal(t, http.StatusUnauthorized, login("guessed@example.com", "wrong-password").Status)
+		}
+		require.Equal(t, http.StatusOK, login("guessed@example.com", "long-enough-pw").Status)
+		for range limit - 1 {
+			require.Equal(t, http.StatusUnauthorized, login("guessed@example.com", "wrong-password").Status)
+		}
+		require.Equal(t, http.StatusOK, login("guessed@example.com", "long-enough-pw").Status)
+	})
+	for name, email := range map[string]string{"an account": "guessed@example.com", "no account": "nobody@example.com"} {
+		t.Run(name+": after the limit even the right password is 429 until the window ends", func(t *testing.T) {
+			statuses := make([]int, limit+5)
+			var wg sync.WaitGroup
+			for i := range statuses {
+				wg.Go(func() { statuses[i] = login(email, "wrong-password").Status })
+			}
+			wg.Wait()
+			count := map[int]int{}
+			for _, s := range statuses {
+				count[s]++
+			}
+			assert.Equal(t, map[int]int{http.StatusUnauthorized: limit, http.StatusTooManyRequests: 5}, count, "concurrent attempts cannot pass the limit")
+			res := login(email, "long-enough-pw")
+			testenv.AssertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
+			assert.NotEmpty(t, res.Header.Get("Retry-After"))
+			assert.Equal(t, "rate_limit_exceeded", testenv.ErrorOf(t, res)["details"].(map[string]any)["error"])
+		})
+	}
+	clock.Advance(env.Config.PasswordAttemptWindow)
+	require.Equal(t, http.StatusOK, login("guessed@example.com", "long-enough-pw").Status, "a new window")
+
+	t.Run("the current password of a password change too", func(t *testing.T) {
+		acct := env.Signup(t, "changer")
+		change := func(current string) int {
+			return env.Do("PUT", "/v1/users/me/password", map[string]any{"currentPassword": current, "newPassword": "a-new-password"}, acct.Token).Status
+		}
+		for range limit {
+			require.Equal(t, http.StatusUnauthorized, change("wrong-password"))
+		}
+		assert.Equal(t, http.StatusTooManyRequests, change(testenv.Password))
+	})
 }
 
 func TestAuth_MigrateGuest(t *testing.T) {
@@ -500,10 +569,10 @@ func TestAuth_StoredRecordsExpireByTTL(t *testing.T) {
 	require.NotNil(t, sess)
 	assert.Equal(t, wantExpiry, sess["expiresAt"])
 
-	// The sign-up's request counted in the anonymous caller's window,
-	// which expires a minute after the window ends.
-	window := now.Truncate(time.Minute)
-	rl := env.Item(t, dynamo.RateWindowKey("ip:127.0.0.1", "request", window))
+	// The sign-up's request counted in the anonymous caller's record of
+	// the hour, which expires a minute after the hour ends.
+	hour := now.Truncate(time.Hour)
+	rl := env.Item(t, dynamo.RateBucketKey("ip:127.0.0.1", hour))
 	require.NotNil(t, rl)
-	assert.Equal(t, float64(window.Add(2*time.Minute).Unix()), rl["expiresAt"])
+	assert.Equal(t, float64(hour.Add(time.Hour+time.Minute).Unix()), rl["expiresAt"])
 }

@@ -437,6 +437,28 @@ func TestLines_RateLimits(t *testing.T) {
 		assert.Equal(t, "create_line", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
 		assert.Equal(t, 11.0, w.totalLines(t, book), "the refused post was not stored")
 	})
+	t.Run("a refused burst consumes nothing: a minute later posting works", func(t *testing.T) {
+		burst := w.signup(t, "burst")
+		statuses := map[int]int{}
+		for i := range 60 {
+			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprint("burst ", i)}, burst.Token)
+			statuses[res.Status]++
+		}
+		assert.Equal(t, map[int]int{http.StatusCreated: 10, http.StatusTooManyRequests: 50}, statuses)
+		w.clock.Advance(time.Minute)
+		res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": "a minute later"}, burst.Token)
+		require.Equal(t, http.StatusCreated, res.Status, "the 50 refused posts did not eat create_line_hourly: %s", res)
+	})
+	t.Run("invalid posts give their budget back", func(t *testing.T) {
+		sloppy := w.signup(t, "sloppy")
+		for range 10 {
+			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": "not-a-uuid", "content": "x"}, sloppy.Token)
+			require.Equal(t, http.StatusBadRequest, res.Status)
+		}
+		res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": "now right"}, sloppy.Token)
+		require.Equal(t, http.StatusCreated, res.Status, "ten 400s did not use up create_line: %s", res)
+		assert.Equal(t, "9", res.Header.Get("X-RateLimit-Remaining"))
+	})
 	t.Run("the 101st like or unlike within an hour is 429 and writes nothing", func(t *testing.T) {
 		path := "/v1/lines/" + id + "/like"
 		for i := range 100 {

@@ -970,6 +970,22 @@ func TestReviews_RateLimits(t *testing.T) {
 	})
 }
 
+// Reviews refused by the monthly quota are not served: they give their
+// create_review budget back, so editing an existing review still works.
+func TestReviews_RefusedByTheQuotaKeepTheRateBudget(t *testing.T) {
+	w := newWorld(t, testenv.WithRateLimits(), testenv.WithConfig(func(c *config.Config) { c.MonthlyReviews = 1 }))
+	ann := w.signup(t, "ann")
+	first := w.Do("POST", "/v1/reviews", map[string]any{"bookId": w.books[0], "rating": 4}, ann.Token)
+	require.Equal(t, http.StatusCreated, first.Status, first.String())
+	for i := 1; i <= 4; i++ {
+		res := w.Do("POST", "/v1/reviews", map[string]any{"bookId": w.books[i], "rating": 4}, ann.Token)
+		require.Equal(t, http.StatusForbidden, res.Status, res.String())
+	}
+	res := w.Do("PUT", "/v1/reviews/"+first.JSON["id"].(string), map[string]any{"rating": 5}, ann.Token)
+	require.Equal(t, http.StatusOK, res.Status, "four 403s did not use up create_review: %s", res)
+	assert.Equal(t, "3", res.Header.Get("X-RateLimit-Remaining"), "the create and the edit count")
+}
+
 // A review shows its author and book as they are now, not as they were
 // when it was written.
 func TestReviews_ShowTheAuthorAsTheyAreNow(t *testing.T) {

@@ -1,0 +1,46 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Attempts counts attempts with a password per account, in fixed windows
+// (AttemptKey), each an item that goes by TTL after its window.
+type Attempts struct{ t *table }
+
+var _ users.Attempts = (*Attempts)(nil)
+
+// Take adds one to the window's count if it is under limit: one
+// conditional UpdateItem, so concurrent attempts cannot pass the limit.
+func (s *Attempts) Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (bool, time.Time, error) {
+	start := now.Truncate(window)
+	end := start.Add(window)
+	err := s.t.update(AttemptKey(key, start)).
+		Add("count", 1).
+		SetIfNotExists("type", typeAttempts).
+		SetIfNotExists(AttrTTL, end.Add(time.Minute).Unix()).
+		If("attribute_not_exists($) OR $ < ?", "count", "count", limit).
+		Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		return false, end, nil
+	}
+	if err != nil {
+		return false, time.Time{}, fmt.Errorf("count attempt %s: %w", key, err)
+	}
+	return true, end, nil
+}
+
+// Clear deletes the window's count.
+func (s *Attempts) Clear(ctx context.Context, key string, now time.Time, window time.Duration) error {
+	err := s.t.del(AttemptKey(key, now.Truncate(window))).Run(ctx)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return fmt.Errorf("clear attempts %s: %w", key, err)
+	}
+	return nil
+}
