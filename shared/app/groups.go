@@ -13,7 +13,6 @@ import (
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
@@ -103,7 +102,7 @@ func (a *App) FallbackRouter() *httpapi.Router {
 }
 
 func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {
-	return apperr.NotFound("No route for %s %s", r.Method, r.URL.Path)
+	return httpapi.NoRoute(r)
 }
 
 // identity adapts the app to httpapi.Identity.

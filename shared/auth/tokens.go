@@ -1,10 +1,12 @@
 package auth
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -43,6 +45,30 @@ type accessClaims struct {
 	Tier      string `json:"tier"`
 	SessionID string `json:"sid,omitempty"`
 	jwt.RegisteredClaims
+}
+
+// UnmarshalJSON reads the claims strictly: the time claims (exp, iat,
+// nbf) must be JSON numbers. jwt.NumericDate also takes a string that
+// holds a number ("exp": "9999999999"), which RFC 7519 does not allow.
+func (c *accessClaims) UnmarshalJSON(data []byte) error {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	for _, name := range []string{"exp", "iat", "nbf"} {
+		if v, ok := raw[name]; ok && !isJSONNumber(v) {
+			return fmt.Errorf("claim %s is not a number", name)
+		}
+	}
+	type plain accessClaims // without this method
+	return json.Unmarshal(data, (*plain)(c))
+}
+
+// isJSONNumber reports whether v is a JSON number (not a string, null or
+// anything else).
+func isJSONNumber(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && (v[0] == '-' || v[0] >= '0' && v[0] <= '9')
 }
 
 // Issue signs an access token with the spec's claims (userId, isGuest,

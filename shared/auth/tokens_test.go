@@ -2,6 +2,7 @@ package auth
 
 import (
 	"encoding/base64"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,25 @@ func TestTokens_Refused(t *testing.T) {
 	parts := strings.Split(good, ".")
 	tampered := parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"userId":"u2","sub":"u2","iss":"bookplatform","exp":9999999999,"iat":1}`)) + "." + parts[2]
 
+	// Genuinely signed, with a time claim that is not a number.
+	sign := func(edit func(jwt.MapClaims)) string {
+		c := jwt.MapClaims{}
+		for k, v := range claims {
+			c[k] = v
+		}
+		edit(c)
+		s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(secret)
+		require.NoError(t, err)
+		return s
+	}
+	expString := sign(func(c jwt.MapClaims) { c["exp"] = strconv.FormatInt(now.Add(time.Hour).Unix(), 10) })
+	iatString := sign(func(c jwt.MapClaims) { c["iat"] = strconv.FormatInt(now.Unix(), 10) })
+	nbfString := sign(func(c jwt.MapClaims) { c["nbf"] = strconv.FormatInt(now.Unix(), 10) })
+	expNull := sign(func(c jwt.MapClaims) { c["exp"] = nil })
+	valid := sign(func(jwt.MapClaims) {})
+	_, err = tk.Verify(valid)
+	require.NoError(t, err, "the same claims with numbers verify")
+
 	later := NewTokens(secret, time.Minute, func() time.Time { return now.Add(2 * time.Minute) })
 	cases := map[string]struct {
 		tk    *Tokens
@@ -61,6 +81,10 @@ func TestTokens_Refused(t *testing.T) {
 		"tampered payload":   {tk, tampered},
 		"expired":            {later, good},
 		"garbage":            {tk, "not.a.jwt"},
+		"exp a string":       {tk, expString},
+		"iat a string":       {tk, iatString},
+		"nbf a string":       {tk, nbfString},
+		"exp null":           {tk, expNull},
 		"empty":              {tk, ""},
 	}
 	for name, c := range cases {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // NormalizeISBN reads an ISBN-10 or ISBN-13 as people write it (hyphens
@@ -69,7 +70,7 @@ func ISBN13To10(isbn13 string) string {
 }
 
 func badISBN(input, why string) error {
-	return apperr.New(apperr.CodeBadRequest, "Invalid ISBN %q: %s", input, why)
+	return apperr.New(apperr.CodeBadRequest, "Invalid ISBN %s: %s", text.Quote(input), why)
 }
 
 func validISBN10(s string) bool {

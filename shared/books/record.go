@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // Record is one book of a catalog file, as given. Import validates it and
@@ -174,7 +175,7 @@ func ParseCSV(r io.Reader) ([]Record, []ImportError, error) {
 		if pc := get("pageCount"); pc != "" {
 			n, err := strconv.Atoi(pc)
 			if err != nil {
-				errs = append(errs, ImportError{Line: line, ISBN: rec.ISBN, Message: fmt.Sprintf("pageCount %q is not a whole number", pc)})
+				errs = append(errs, ImportError{Line: line, ISBN: rec.ISBN, Message: fmt.Sprintf("pageCount %s is not a whole number", text.Quote(pc))})
 				continue
 			}
 			rec.PageCount = n
@@ -238,13 +239,13 @@ func (rec Record) toBook() (*Book, error) {
 		problems = append(problems, fmt.Sprintf("publisher longer than %d characters", maxNameRunes))
 	}
 	if b.PublishedDate != "" && !validPartialDate(b.PublishedDate) {
-		problems = append(problems, fmt.Sprintf("publishedDate %q is not YYYY-MM-DD, YYYY-MM or YYYY", b.PublishedDate))
+		problems = append(problems, fmt.Sprintf("publishedDate %s is not YYYY-MM-DD, YYYY-MM or YYYY", text.Quote(b.PublishedDate)))
 	}
 	if b.PageCount < 0 || b.PageCount > maxPageCount {
 		problems = append(problems, fmt.Sprintf("pageCount must be between 0 and %d", maxPageCount))
 	}
 	if b.Language != "" && !validLanguage(b.Language) {
-		problems = append(problems, fmt.Sprintf("language %q is not an ISO 639-1 code (two letters)", rec.Language))
+		problems = append(problems, fmt.Sprintf("language %s is not an ISO 639-1 code (two letters)", text.Quote(rec.Language)))
 	}
 	if len(b.Categories) > maxCategories {
 		problems = append(problems, fmt.Sprintf("more than %d categories", maxCategories))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // Errors of the catalog. Storage returns them wrapped with context.
@@ -123,7 +124,7 @@ type SearchResult struct {
 func (s *Service) Search(ctx context.Context, q string, limit, offset int) (SearchResult, error) {
 	q = strings.TrimSpace(q)
 	switch {
-	case q == "":
+	case text.Blank(q):
 		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "Query parameter q is required")
 	case utf8.RuneCountInString(q) > MaxQueryRunes:
 		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "Query parameter q is longer than %d characters", MaxQueryRunes)

@@ -75,6 +75,10 @@ type Doc struct {
 	// file field of a multipart/form-data upload instead.
 	Body      any
 	Multipart string
+	// OptionalBody marks a JSON body a client may leave out (POST
+	// /auth/guest and /auth/logout take {}): Decode reads an empty body
+	// as {}. Every other JSON body is required.
+	OptionalBody bool
 	// Response is the success body; Status its status (200 when 0), and
 	// Also the other success statuses with the same body (POST /reviews
 	// answers 201 for a new review, 200 for an update).

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // table finds the route of a request: the most specific path pattern
@@ -50,12 +51,14 @@ func (t *table) match(method, path string) (*Route, map[string]string, []string)
 	return nil, nil, allowed
 }
 
-// errNotFound and errMethod are the router's own answers, in the envelope.
-func errNotFound(r *http.Request) error {
-	return apperr.NotFound("No route for %s %s", r.Method, r.URL.Path)
+// NoRoute and errMethod are the router's own answers, in the envelope.
+// They quote a short prefix of the path: a 10,000-character path gives
+// a short message.
+func NoRoute(r *http.Request) error {
+	return apperr.NotFound("No route for %s %s", text.Quote(r.Method), text.Quote(r.URL.Path))
 }
 
 func errMethod(r *http.Request, allowed []string) error {
 	return apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: %s",
-		r.Method, r.URL.Path, strings.Join(allowed, ", "))
+		text.Quote(r.Method), text.Quote(r.URL.Path), strings.Join(allowed, ", "))
 }

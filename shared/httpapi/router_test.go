@@ -123,41 +123,98 @@ func TestRouter_MalformedQueryIs400(t *testing.T) {
 
 func TestDecode(t *testing.T) {
 	type payload struct {
-		Name  string `json:"name"`
-		Count int    `json:"count"`
+		Name  string         `json:"name"`
+		Count int            `json:"count"`
+		Tags  []string       `json:"tags"`
+		Meta  map[string]any `json:"meta"`
 	}
-	rt := func(limit int64) *Router {
-		return NewRouter(Options{MaxBodyBytes: limit, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
-			{Method: "POST", Path: "/p", Handler: func(w http.ResponseWriter, r *http.Request) error {
-				var p payload
-				if err := Decode(w, r, &p); err != nil {
-					return err
-				}
-				return JSON(w, http.StatusOK, p)
-			}},
-		})
+	route := func(optional bool) Route {
+		return Route{Method: "POST", Path: "/p", Doc: Doc{Body: payload{}, OptionalBody: optional}, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			var p payload
+			if err := Decode(w, r, &p); err != nil {
+				return err
+			}
+			return JSON(w, http.StatusOK, p)
+		}}
 	}
+	rt := NewRouter(Options{MaxBodyBytes: 1024, Logger: slog.New(slog.DiscardHandler)}, []Route{route(false)})
+	optional := NewRouter(Options{MaxBodyBytes: 1024, Logger: slog.New(slog.DiscardHandler)}, []Route{route(true)})
+	const jsonType = "application/json"
 	cases := []struct {
-		name, body string
-		status     int
-		message    string
+		name, contentType, body string
+		optional                bool
+		status                  int
+		message                 string
 	}{
-		{"valid", `{"name":"a","count":2}`, 200, ""},
-		{"empty body is {}", ``, 200, ""},
-		{"malformed", `{"name":`, 400, "Malformed JSON body"},
-		{"wrong type", `{"count":"two"}`, 400, "Field 'count' must be a number, not string"},
-		{"array instead of object", `[1,2]`, 400, "Request body must be a JSON object"},
-		{"trailing data", `{"name":"a"} {"name":"b"}`, 400, "single JSON object"},
-		{"too large", `{"name":"` + strings.Repeat("x", 2000) + `"}`, 413, "exceeds 1024 bytes"},
+		{"valid", jsonType, `{"name":"a","count":2}`, false, 200, ""},
+		{"no content type is read as JSON", "", `{"name":"a"}`, false, 200, ""},
+		{"charset utf-8", "application/json; charset=UTF-8", `{"name":"a"}`, false, 200, ""},
+		{"a +json type", "application/merge-patch+json", `{"name":"a"}`, false, 200, ""},
+		{"a surrogate pair is one character", jsonType, `{"name":"\ud83d\udcda"}`, false, 200, ""},
+		{"the same key in two objects", jsonType, `{"name":"a","meta":{"name":"b","x":[{"name":1},{"name":2}]}}`, false, 200, ""},
+		{"unknown keys are ignored", jsonType, `{"name":"a","later":true}`, false, 200, ""},
+
+		{"empty body", jsonType, ``, false, 400, "Request body is required"},
+		{"blank body", jsonType, " \n", false, 400, "Request body is required"},
+		{"empty body where it is optional", jsonType, ``, true, 200, ""},
+		{"null", jsonType, `null`, false, 400, "must be a JSON object, not null"},
+		{"null where the body is optional", jsonType, `null`, true, 400, "must be a JSON object, not null"},
+		{"a string", jsonType, `"x"`, false, 400, "must be a JSON object, not a string"},
+		{"array instead of object", jsonType, `[1,2]`, false, 400, "must be a JSON object, not an array"},
+		{"malformed", jsonType, `{"name":`, false, 400, "Malformed JSON body"},
+		{"wrong type", jsonType, `{"count":"two"}`, false, 400, `Field \"count\" must be a number, not \"string\"`},
+		{"trailing data", jsonType, `{"name":"a"} {"name":"b"}`, false, 400, "single JSON object"},
+		{"duplicate key", jsonType, `{"name":"a","name":"b"}`, false, 400, `Key \"name\" appears twice`},
+		{"duplicate key spelled with an escape", jsonType, `{"name":"a","\u006eame":"b"}`, false, 400, "appears twice"},
+		{"duplicate key in a nested object", jsonType, `{"meta":{"x":1,"y":[{"z":1,"z":2}]}}`, false, 400, `Key \"z\" appears twice`},
+		{"invalid UTF-8", jsonType, "{\"name\":\"a\xffb\"}", false, 400, "not valid UTF-8"},
+		{"lone high surrogate", jsonType, `{"name":"\ud800"}`, false, 400, "surrogate"},
+		{"lone low surrogate", jsonType, `{"name":"\udc00x"}`, false, 400, "surrogate"},
+		{"high surrogate then a letter", jsonType, `{"name":"\ud800\u0041"}`, false, 400, "surrogate"},
+		{"an escaped backslash before u is no escape", jsonType, `{"name":"\\ud800"}`, false, 200, ""},
+		{"form content type", "application/x-www-form-urlencoded", `{"name":"a"}`, false, 415, "send application/json"},
+		{"text/plain", "text/plain", `{"name":"a"}`, false, 415, "not supported"},
+		{"another charset", "application/json; charset=latin1", `{"name":"a"}`, false, 415, "not supported"},
+		{"an unparsable content type", "application/json; =", `{"name":"a"}`, false, 415, "not supported"},
+		{"too large", jsonType, `{"name":"` + strings.Repeat("x", 2000) + `"}`, false, 413, "exceeds 1024 bytes"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "/p", strings.NewReader(c.body))
+			if c.contentType != "" {
+				req.Header.Set("Content-Type", c.contentType)
+			}
 			rec := httptest.NewRecorder()
-			rt(1024).ServeHTTP(rec, httptest.NewRequest("POST", "/p", strings.NewReader(c.body)))
+			if c.optional {
+				optional.ServeHTTP(rec, req)
+			} else {
+				rt.ServeHTTP(rec, req)
+			}
 			assert.Equal(t, c.status, rec.Code, rec.Body.String())
 			if c.message != "" {
 				assert.Contains(t, rec.Body.String(), c.message)
 			}
 		})
+	}
+}
+
+// An error quotes at most a short prefix of what the client sent.
+func TestDecode_QuotesAShortPrefix(t *testing.T) {
+	rt := NewRouter(Options{MaxBodyBytes: 1 << 20, Logger: slog.New(slog.DiscardHandler)}, []Route{
+		{Method: "POST", Path: "/p", Handler: func(w http.ResponseWriter, r *http.Request) error {
+			var p struct {
+				Count int `json:"count"`
+			}
+			return Decode(w, r, &p)
+		}},
+	})
+	for _, body := range []string{
+		`{"count":` + strings.Repeat("9", 10000) + `}`,
+		`{"` + strings.Repeat("k", 10000) + `":1,"` + strings.Repeat("k", 10000) + `":2}`,
+	} {
+		rec := httptest.NewRecorder()
+		rt.ServeHTTP(rec, httptest.NewRequest("POST", "/p", strings.NewReader(body)))
+		assert.Equal(t, http.StatusBadRequest, rec.Code)
+		assert.Less(t, rec.Body.Len(), 600, rec.Body.String())
 	}
 }

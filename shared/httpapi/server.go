@@ -94,10 +94,12 @@ const keyState ctxKey = iota
 type reqState struct {
 	requestID string
 	route     string
-	caller    Caller
-	cursorKey []byte
-	maxBody   int64
-	now       time.Time
+	// optionalBody: the route's JSON body may be left out (Doc.OptionalBody).
+	optionalBody bool
+	caller       Caller
+	cursorKey    []byte
+	maxBody      int64
+	now          time.Time
 }
 
 func state(r *http.Request) *reqState {
@@ -156,10 +158,11 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rt.writeError(sw, r, errMethod(r, allowed))
 			return
 		}
-		rt.writeError(sw, r, errNotFound(r))
+		rt.writeError(sw, r, NoRoute(r))
 		return
 	}
 	st.route = c.Method + " " + c.Path
+	st.optionalBody = c.Doc.OptionalBody
 	for k, v := range params {
 		r.SetPathValue(k, v)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -91,20 +92,22 @@ var (
 )
 
 // CleanContent trims content and checks its length: 1 to MaxContentRunes
-// characters, no control characters other than line breaks and tabs. It
-// returns the trimmed text, or a message for the field.
+// characters, something visible among them (text.Blank: a line of only
+// zero-width spaces is empty), no control characters other than line
+// breaks and tabs. It returns the trimmed text, or a message for the
+// field.
 func CleanContent(s string) (string, string) {
 	s = strings.TrimSpace(s)
 	switch n := utf8.RuneCountInString(s); {
 	case !utf8.ValidString(s):
 		return "", "must be valid UTF-8 text"
-	case n == 0:
+	case text.Blank(s):
 		return "", "is required"
 	case n > MaxContentRunes:
 		return "", fmt.Sprintf("must be at most %d characters (got %d)", MaxContentRunes, n)
 	}
 	for _, r := range s {
-		if (r < 0x20 && r != '\n' && r != '\r' && r != '\t') || r == 0x7f {
+		if text.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
 			return "", "must not contain control characters"
 		}
 	}

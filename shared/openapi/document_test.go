@@ -194,7 +194,7 @@ func TestDocument_Operations(t *testing.T) {
 		if got := security(o); got != `[{"bearerAuth":[]}]` {
 			t.Errorf("security %s", got)
 		}
-		if got := statuses(o); !slices.Equal(got, []string{"201", "400", "401", "403", "404", "409", "413", "422", "429", "500", "503"}) {
+		if got := statuses(o); !slices.Equal(got, []string{"201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"}) {
 			t.Errorf("statuses %v", got)
 		}
 		if ref := o.Responses.Status(403).Ref; ref != "#/components/responses/ForbiddenOrMonthlyLimit" {

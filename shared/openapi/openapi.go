@@ -9,8 +9,8 @@
 // Idempotency-Key header); and from its httpapi.Doc: summary, query
 // parameters, request body, success status and body, the error statuses
 // its handler answers. The statuses the router itself answers are added
-// here: 400 (malformed query string) everywhere; 400 and 413 with a JSON
-// body; 401 on token routes; 429 on metered routes and routes with
+// here: 400 (malformed query string) everywhere; 400, 413 and 415 with a
+// JSON body; 401 on token routes; 429 on metered routes and routes with
 // actions; 409 and 422 on Idempotent routes; 503 on writes; 500
 // everywhere. Every error answer is the one envelope (httpapi.ErrorBody);
 // a 429 carries the stated rate-limit body in its details, and the 403 of
@@ -244,10 +244,9 @@ func requestBody(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 		if err != nil {
 			return err
 		}
-		// An empty body reads as {}: the body is required only in that
-		// its required fields are.
+		// A JSON body is required unless the route lets it be left out.
 		op.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
-			WithRequired(len(schema.Value.Required) > 0).WithJSONSchemaRef(schema)}
+			WithRequired(!r.Doc.OptionalBody).WithJSONSchemaRef(schema)}
 	case r.Doc.Multipart != "":
 		file := &openapi3.Schema{Type: types(openapi3.TypeString), Format: "binary", ContentMediaType: "application/octet-stream"}
 		form := &openapi3.Schema{Type: types(openapi3.TypeObject), Required: []string{r.Doc.Multipart},
@@ -318,7 +317,7 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 func errorStatuses(r httpapi.Route) []int {
 	out := append([]int{http.StatusBadRequest, http.StatusInternalServerError}, r.Doc.Errors...)
 	if r.Doc.Body != nil {
-		out = append(out, http.StatusRequestEntityTooLarge)
+		out = append(out, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if r.Auth != httpapi.AuthNone {
 		out = append(out, http.StatusUnauthorized)

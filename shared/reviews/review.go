@@ -18,6 +18,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // Rating bounds (spec: rating 1-5; 1 Poor ... 5 Excellent).
@@ -114,9 +115,12 @@ func ValidateRating(r int) string {
 	return ""
 }
 
-// normalizeContent trims the text and checks its length.
+// normalizeContent trims the text and checks its length. Text with
+// nothing visible (text.Blank) is no content: a rating alone.
 func normalizeContent(s string) (string, string) {
-	s = strings.TrimSpace(s)
+	if s = strings.TrimSpace(s); text.Blank(s) {
+		return "", ""
+	}
 	if n := utf8.RuneCountInString(s); n > MaxContentRunes {
 		return s, "must be at most " + strconv.Itoa(MaxContentRunes) + " characters (got " + strconv.Itoa(n) + ")"
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/google/uuid"
 )
 
@@ -49,7 +50,9 @@ func (s *Service) UpdateProfile(ctx context.Context, caller *User, p ProfileUpda
 		f.Add("displayName", ValidateDisplayName(u.DisplayName))
 	}
 	if p.Bio != nil {
-		u.Bio = strings.TrimSpace(*p.Bio)
+		if u.Bio = strings.TrimSpace(*p.Bio); text.Blank(u.Bio) {
+			u.Bio = "" // nothing visible: no bio
+		}
 		f.Add("bio", ValidateBio(u.Bio))
 	}
 	if p.Username != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // Field limits. The spec sets the password minimum and the display-name
@@ -81,15 +83,20 @@ func ValidatePassword(p string) string {
 	return ""
 }
 
-// ValidateDisplayName checks a trimmed display name: 1-100 characters.
+// ValidateDisplayName checks a trimmed display name: 1-100 characters,
+// something visible among them (text.Blank), no control characters and
+// no bidi controls, which would let "\u202enimda" display as "admin".
+// Right-to-left letters are welcome.
 func ValidateDisplayName(n string) string {
 	switch {
-	case n == "":
+	case text.Blank(n):
 		return "must not be empty"
 	case utf8.RuneCountInString(n) > MaxDisplayNameLen:
 		return "must be at most 100 characters"
-	case strings.ContainsFunc(n, isControl):
+	case strings.ContainsFunc(n, text.IsControl):
 		return "must not contain control characters"
+	case text.HasBidiControl(n):
+		return "must not contain bidi control characters"
 	}
 	return ""
 }
@@ -101,5 +108,3 @@ func ValidateBio(b string) string {
 	}
 	return ""
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

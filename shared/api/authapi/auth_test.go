@@ -147,7 +147,7 @@ func TestAuth_Signup(t *testing.T) {
 	t.Run("malformed JSON is 400", func(t *testing.T) {
 		res := env.DoRaw("POST", "/v1/auth/signup", "application/json", strings.NewReader(`{"email":`), "")
 		assert.Equal(t, http.StatusBadRequest, res.Status)
-		assert.Equal(t, "Malformed JSON body", errorOf(t, res)["message"])
+		assert.Contains(t, errorOf(t, res)["message"], "Malformed JSON body")
 	})
 	t.Run("nothing was stored for refused sign-ups", func(t *testing.T) {
 		res := env.Do("POST", "/v1/auth/login", map[string]any{"email": "v@example.com", "password": "long-enough-pw"}, "")

@@ -24,7 +24,7 @@ func Group(d api.Deps) api.Group {
 		Table: []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/guest"), Auth: httpapi.AuthNone, Idempotent: true, Handler: h.guest,
-				Doc: httpapi.Doc{Summary: "Create a guest account", Body: guestRequest{}, Response: tokenResponse{}, Status: http.StatusCreated, Errors: []int{400}}},
+				Doc: httpapi.Doc{Summary: "Create a guest account", Body: guestRequest{}, OptionalBody: true, Response: tokenResponse{}, Status: http.StatusCreated, Errors: []int{400}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/signup"), Auth: httpapi.AuthNone, Idempotent: true, Handler: h.signup,
 				Doc: httpapi.Doc{Summary: "Sign up with email and password", Body: signupRequest{}, Response: tokenResponse{}, Status: http.StatusCreated, Errors: []int{400, 409}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/login"), Auth: httpapi.AuthNone, Handler: h.login,
@@ -34,7 +34,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/migrate-guest"), Auth: httpapi.AuthBearer, Handler: h.migrateGuest,
 				Doc: httpapi.Doc{Summary: "Turn the calling guest into a full account", Body: signupRequest{}, Response: tokenResponse{}, Errors: []int{400, 409}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/logout"), Auth: httpapi.AuthBearer, Handler: h.logout,
-				Doc: httpapi.Doc{Summary: "End this session (and a refresh token's)", Body: refreshRequest{}, Response: httpapi.Success{}}},
+				Doc: httpapi.Doc{Summary: "End this session (and a refresh token's)", Body: refreshRequest{}, OptionalBody: true, Response: httpapi.Success{}}},
 		},
 	}
 }

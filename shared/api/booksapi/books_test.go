@@ -201,12 +201,14 @@ func TestBooks_GetByISBN(t *testing.T) {
 		{"bad ISBN-10 check digit is 400", "0306406153"},
 		{"letters are 400", "97803064O6157"},
 		{"wrong length is 400", "978030640615"},
+		{"10,000 characters are 400", strings.Repeat("9", 10000)},
 	}
 	for _, b := range bad {
 		t.Run(b.name, func(t *testing.T) {
 			res := c.get(t, "/v1/books/isbn/"+url.PathEscape(b.isbn), "")
 			assert.Equal(t, http.StatusBadRequest, res.Status)
 			assert.Equal(t, "BadRequest", testenv.ErrorOf(t, res)["name"])
+			assert.Less(t, len(testenv.ErrorOf(t, res)["message"].(string)), 200, "the message quotes a short prefix")
 		})
 	}
 	t.Run("unknown valid ISBN is 404", func(t *testing.T) {

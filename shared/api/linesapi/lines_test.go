@@ -167,6 +167,8 @@ func TestLines_Create(t *testing.T) {
 	}{
 		{"missing content", map[string]any{"bookId": book}, "content"},
 		{"blank content", map[string]any{"bookId": book, "content": " \n\t "}, "content"},
+		{"only zero-width spaces", map[string]any{"bookId": book, "content": "\u200b\u200b"}, "content"},
+		{"only invisible format characters", map[string]any{"bookId": book, "content": "\ufeff\u2060\u202e\u2066 \u3164"}, "content"},
 		{"501 characters", map[string]any{"bookId": book, "content": strings.Repeat("a", 501)}, "content"},
 		{"control character", map[string]any{"bookId": book, "content": "bell\u0007"}, "content"},
 		{"missing bookId", map[string]any{"content": "x"}, "bookId"},
@@ -278,11 +280,12 @@ func TestLines_Update(t *testing.T) {
 		assert.Equal(t, "fourth", w.Item(t, dynamo.LineKey(id))["content"])
 	})
 	for name, body := range map[string]map[string]any{
-		"missing content":  {"pageNumber": 3},
-		"blank content":    {"content": "   "},
-		"501 characters":   {"content": strings.Repeat("b", 501)},
-		"pageNumber 0":     {"content": "x", "pageNumber": 0},
-		"pageNumber float": {"content": "x", "pageNumber": 1.5},
+		"missing content":   {"pageNumber": 3},
+		"blank content":     {"content": "   "},
+		"invisible content": {"content": "\u200b"},
+		"501 characters":    {"content": strings.Repeat("b", 501)},
+		"pageNumber 0":      {"content": "x", "pageNumber": 0},
+		"pageNumber float":  {"content": "x", "pageNumber": 1.5},
 	} {
 		t.Run(name+" is 400", func(t *testing.T) {
 			testenv.AssertError(t, w.req("PUT", "/v1/lines/"+id, body, ann.Token), http.StatusBadRequest, "ValidationError", "")

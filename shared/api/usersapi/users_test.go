@@ -101,6 +101,17 @@ func TestUsers_UpdateMe(t *testing.T) {
 		"reserved username":   `{"username":"username"}`,
 		"display name number": `{"displayName":42}`,
 		"malformed":           `{"bio":`,
+		"empty body":          ``,
+		"null body":           `null`,
+		"an array":            `[{"bio":"x"}]`,
+		"a key twice":         `{"bio":"first","bio":"second"}`,
+		"not UTF-8":           "{\"bio\":\"caf\xe9\"}",
+		"a lone surrogate":    `{"bio":"half \ud83d of a book"}`,
+		"invisible name":      `{"displayName":"\u200b\u200b"}`,
+		"bidi override name":  `{"displayName":"\u202enimda\u2066"}`,
+		"bidi isolate inside": `{"displayName":"Nora \u2067N\u2069"}`,
+		"C1 control in name":  `{"displayName":"Nora\u0085N"}`,
+		"username with bidi":  `{"username":"nora\u202e"}`,
 	}
 	for name, body := range invalid {
 		t.Run(name+" is 400", func(t *testing.T) {
@@ -109,6 +120,27 @@ func TestUsers_UpdateMe(t *testing.T) {
 			assert.Equal(t, "ValidationError", testenv.ErrorOf(t, res)["name"])
 		})
 	}
+	t.Run("a body that is not JSON is 415", func(t *testing.T) {
+		for _, ct := range []string{"text/plain", "application/x-www-form-urlencoded", "application/xml"} {
+			res := env.DoRaw("PUT", "/v1/users/me", ct, strings.NewReader(`{"bio":"sent as `+ct+`"}`), a.Token)
+			testenv.AssertError(t, res, http.StatusUnsupportedMediaType, "UnsupportedMediaType", "")
+		}
+	})
+	t.Run("refused bodies changed nothing", func(t *testing.T) {
+		me := env.Do("GET", "/v1/users/me", nil, a.Token).JSON
+		assert.Equal(t, "Reads at night.", me["bio"])
+		assert.Equal(t, "Nora N.", me["displayName"])
+	})
+	t.Run("right-to-left names are welcome", func(t *testing.T) {
+		res := env.Do("PUT", "/v1/users/me", map[string]any{"displayName": "נורה"}, a.Token)
+		require.Equal(t, http.StatusOK, res.Status, res)
+		assert.Equal(t, "נורה", res.JSON["displayName"])
+	})
+	t.Run("an invisible bio is no bio", func(t *testing.T) {
+		res := env.Do("PUT", "/v1/users/me", map[string]any{"bio": " \u200b\ufeff "}, a.Token)
+		require.Equal(t, http.StatusOK, res.Status, res)
+		assert.Equal(t, "", res.JSON["bio"])
+	})
 	t.Run("guests cannot rename", func(t *testing.T) {
 		g := env.Do("POST", "/v1/auth/guest", nil, "")
 		res := env.Do("PUT", "/v1/users/me", map[string]any{"username": "not_a_guest"}, g.JSON["token"].(string))
