@@ -8,8 +8,8 @@ import (
 // quotaCharge is the transaction item that counts one post on the user
 // item (access pattern "count a user's posts this month"). It is
 // conditional on the record the charge was computed from: the same month
-// and, for a limited user, a count still under the limit; a new month
-// resets both counts. A failed condition means a concurrent post or a
+// and, for a limited user, the very count it read (under the limit); a
+// new month resets both counts. A failed condition means a concurrent post or a
 // month change: the transaction names it quota.ErrStale, and
 // quota.Policy.Do re-reads and retries.
 func quotaCharge(t *table, c quota.Charge) *dynamo.Update {
@@ -24,7 +24,12 @@ func quotaCharge(t *table, c quota.Charge) *dynamo.Update {
 	}
 	upd = upd.Add(attr, 1)
 	if c.Limit > 0 {
-		return upd.If("quotaMonth = ? AND $ < ?", c.Month, attr, c.Limit)
+		// Exactly the count read, so the count after is known; the
+		// limit was checked against it.
+		if c.Usage.Current == 0 {
+			return upd.If("quotaMonth = ? AND (attribute_not_exists($) OR $ = ?)", c.Month, attr, attr, 0)
+		}
+		return upd.If("quotaMonth = ? AND $ = ?", c.Month, attr, c.Usage.Current)
 	}
 	return upd.If("quotaMonth = ?", c.Month)
 }

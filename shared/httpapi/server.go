@@ -263,7 +263,14 @@ func (rt *Router) finish(w *statusWriter, r *http.Request, route *Route, st *req
 	}
 	setRateHeaders(w.Header(), a.results, st.now)
 	if a.user != nil && a.err == nil {
-		SetMonthlyHeaders(w, rt.opts.Quota.Usage(a.user, quota.Posts, st.now))
+		// The caller's record as read; a refusal of the monthly limit
+		// reports the count that refused it, and a post the count it
+		// made (its handler's headers replace these).
+		use := rt.opts.Quota.Usage(a.user, quota.Posts, st.now)
+		if le := (*quota.LimitError)(nil); errors.As(herr, &le) {
+			use = le.Usage
+		}
+		SetMonthlyHeaders(w, use)
 	}
 	switch {
 	case a.err != nil:

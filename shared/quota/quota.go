@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
@@ -55,9 +56,11 @@ type Usage struct {
 }
 
 // Charge is what a store needs to count one more post in the post's own
-// transaction: the user, the month, the count the caller's record showed
-// (so the store can tell a first post of the month from a later one) and
-// the limit (0: count without limit).
+// transaction: the user, the month, the month and count the caller's
+// record showed (so the store can tell a first post of the month from a
+// later one) and the limit (0: count without limit). A limited charge is
+// conditional on the count being exactly Usage.Current, so that After
+// is the count this very post made, not an estimate from a stale read.
 type Charge struct {
 	UserID    string
 	Kind      Kind
@@ -113,9 +116,26 @@ func (c Charge) After() Usage {
 	return u
 }
 
+// LimitError is the refusal of a post beyond the monthly limit: the
+// spec's 403 (its apperr.Error, which errors.As finds) and the usage that
+// refused it, which the answer's X-Monthly-* headers report.
+type LimitError struct {
+	Usage Usage
+	err   *apperr.Error
+}
+
+func (e *LimitError) Error() string { return e.err.Error() }
+
+// Unwrap gives the 403.
+func (e *LimitError) Unwrap() error { return e.err }
+
 // LimitReached is the spec's 403 with the monthly_limit_reached body in
-// the envelope's details.
-func (p Policy) LimitReached(u Usage) *apperr.Error {
+// the envelope's details, for usage u.
+func (p Policy) LimitReached(u Usage) error {
+	return &LimitError{Usage: u, err: p.limitBody(u)}
+}
+
+func (p Policy) limitBody(u Usage) *apperr.Error {
 	what := "posts (lines and replies)"
 	if u.Kind == Reviews {
 		what = "reviews"
@@ -137,8 +157,17 @@ func (p Policy) LimitReached(u Usage) *apperr.Error {
 var ErrStale = errors.New("quota: user record changed; re-read and retry")
 
 // maxAttempts bounds the re-reads under contention; each failed attempt
-// means another post of the same user went through.
-const maxAttempts = 5
+// means another post of the same user went through (or the month
+// turned). A limited user's charge is conditional on the exact count it
+// read, so n concurrent posts of one account take up to n attempts: the
+// per-action rate limits admit about ten at once.
+const maxAttempts = 12
+
+// backoff is the pause before attempt n (from 2): a random share of n
+// times 5 ms, so that posts that lost the same race do not meet again.
+func backoff(n int) time.Duration {
+	return time.Duration(rand.Int64N(int64(n) * int64(5*time.Millisecond)))
+}
 
 // Reloader reads a user again, strongly consistent, after a charge lost a
 // race.
@@ -149,7 +178,8 @@ type Reloader interface {
 // Do publishes one post of kind k for u within the quota: it charges the
 // freshest user record, calls post with the charge (which the store adds to
 // the post's own transaction), and on ErrStale re-reads the user and tries
-// again, so concurrent posts at the edge never exceed the limit. A user
+// again after a jittered pause, so concurrent posts at the edge never
+// exceed the limit and each reports the count it made. A user
 // whose record keeps changing under it (many posts of one account at
 // once) gets apperr.ErrContention, a 503 with Retry-After, after
 // maxAttempts: nothing was charged or posted. Errors: Forbidden
@@ -170,6 +200,11 @@ func (p Policy) Do(ctx context.Context, r Reloader, u *users.User, k Kind, now t
 		}
 		if attempt == maxAttempts {
 			return Usage{}, fmt.Errorf("charge %s of %s: %w", k, u.ID, apperr.ErrContention)
+		}
+		select {
+		case <-time.After(backoff(attempt + 1)):
+		case <-ctx.Done():
+			return Usage{}, ctx.Err()
 		}
 		if u, err = r.GetUser(ctx, u.ID); err != nil {
 			return Usage{}, err

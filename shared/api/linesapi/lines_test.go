@@ -696,24 +696,30 @@ func TestLines_MonthlyQuota(t *testing.T) {
 		before := w.totalLines(t, w.books[1])
 		const n = 8
 		statuses := make([]int, n)
+		remaining := make([]string, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				statuses[i] = w.Do("POST", "/v1/lines", map[string]any{"bookId": w.books[1], "content": fmt.Sprint("race ", i)}, u.Token).Status
+				res := w.Do("POST", "/v1/lines", map[string]any{"bookId": w.books[1], "content": fmt.Sprint("race ", i)}, u.Token)
+				statuses[i], remaining[i] = res.Status, res.Header.Get("X-Monthly-Remaining")
 			})
 		}
 		wg.Wait()
 		created, refused := 0, 0
-		for _, s := range statuses {
+		var createdLeft []string
+		for i, s := range statuses {
 			switch s {
 			case http.StatusCreated:
 				created++
+				createdLeft = append(createdLeft, remaining[i])
 			case http.StatusForbidden:
 				refused++
+				assert.Equal(t, "0", remaining[i], "a refusal reports the count that refused it")
 			}
 		}
 		assert.Equal(t, 3, created, "statuses %v", statuses)
 		assert.Equal(t, n-3, refused, "statuses %v", statuses)
+		assert.ElementsMatch(t, []string{"2", "1", "0"}, createdLeft, "each post reports the count it made")
 		assert.Equal(t, 3.0, w.Item(t, dynamo.UserKey(u.ID))["monthlyPosts"])
 		assert.Equal(t, before+3, w.totalLines(t, w.books[1]))
 	})
@@ -725,6 +731,30 @@ func TestLines_MonthlyQuota(t *testing.T) {
 		assert.Equal(t, "2", res.Header.Get("X-Monthly-Remaining"))
 		assert.Equal(t, "2026-05-01T00:00:00Z", res.Header.Get("X-Monthly-Reset"))
 	})
+}
+
+// Parallel posts each report the count their own charge made, not the
+// count read with the caller: ten posts with 40 left say 39 down to 30,
+// once each.
+func TestLines_MonthlyHeadersAreExactUnderConcurrency(t *testing.T) {
+	w := newWorld(t, withPostLimit(50))
+	u := w.signup(t, "counter")
+	for i := range 10 {
+		w.postLine(t, u, w.books[0], fmt.Sprint("warm-up ", i))
+	}
+	const n = 10
+	remaining := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": w.books[1], "content": fmt.Sprint("parallel ", i)}, u.Token)
+			assert.Equal(t, http.StatusCreated, res.Status, res.String())
+			remaining[i] = res.Header.Get("X-Monthly-Remaining")
+		})
+	}
+	wg.Wait()
+	assert.ElementsMatch(t, []string{"39", "38", "37", "36", "35", "34", "33", "32", "31", "30"}, remaining)
+	assert.Equal(t, 20.0, w.Item(t, dynamo.UserKey(u.ID))["monthlyPosts"])
 }
 
 // readLines pages through a line list, calling between after each page,
