@@ -19,6 +19,13 @@
 // endpoints are written to .local/run.json while the run lasts, for
 // `go run ./local/importbooks`.
 //
+// The port answers from the first moment: until the stack is ready, every
+// request gets 503 in the error envelope naming the start-up stage
+// (devserver.Front), and the demo catalog's progress is printed. The
+// server has the limits API Gateway gives the API in AWS (a request
+// deadline, a header size limit) and connection timeouts; the LOCAL_*
+// variables below change them.
+//
 // Every setting can be overridden through the service's environment
 // variables (shared/config); the defaults below apply only to unset ones.
 // `make reset` deletes .local to start again from demo data.
@@ -29,7 +36,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -54,6 +60,18 @@ const (
 	defaultBucket    = "bookplatform-media-local"
 	// Not a secret: it signs tokens of a server that only listens on loopback.
 	defaultJWTSecret = "local-development-jwt-secret-not-for-production"
+)
+
+// Variables of the local server's limits (devserver.Settings, whose
+// DefaultSettings are the defaults), read once at start. They exist only
+// locally: in AWS, API Gateway sets these limits.
+const (
+	envReadHeaderTimeout = "LOCAL_READ_HEADER_TIMEOUT" // Go duration, default 10s
+	envReadTimeout       = "LOCAL_READ_TIMEOUT"        // Go duration, default 30s: the whole request, body included
+	envWriteTimeout      = "LOCAL_WRITE_TIMEOUT"       // Go duration, default 60s
+	envIdleTimeout       = "LOCAL_IDLE_TIMEOUT"        // Go duration, default 120s
+	envRequestTimeout    = "LOCAL_REQUEST_TIMEOUT"     // Go duration, default 30s: each request's deadline
+	envMaxHeaderBytes    = "LOCAL_MAX_HEADER_BYTES"    // bytes, default 10240: request line and headers
 )
 
 func main() {
@@ -86,28 +104,36 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	settings, err := serverSettings(os.Getenv)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 
 	// Take the port first: if it is busy, say so before starting a JVM.
 	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(cfg.Port))
 	if err != nil {
 		return fmt.Errorf("listen on %s (set PORT to use another port): %w", baseURL, err)
 	}
-	defer ln.Close()
 
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
 
 	// Started parts, stopped in reverse order on the way out.
-	var stops []func(context.Context) error
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-		defer cancel()
-		for i := len(stops) - 1; i >= 0; i-- {
-			if err := stops[i](ctx); err != nil {
-				fmt.Fprintln(os.Stderr, "local: stop:", err)
-			}
-		}
-	}()
+	var stops []stopper
+	defer func() { stopAll(stops) }()
+
+	// Serve at once: until the stack is ready the front answers 503 with
+	// the stage it is at, rather than leave clients on a silent socket.
+	logger := app.NewLogger(cfg.LogLevel)
+	front := devserver.NewFront(settings, logger)
+	front.Starting("starting DynamoDB Local")
+	srv := devserver.NewServer(front, settings)
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	// Deferred after the parts' stop, so it runs first: no request
+	// reaches a part that is stopping.
+	defer stopAll([]stopper{srv.Shutdown})
+	fmt.Fprintf(os.Stderr, "Book platform API on %s: starting (it answers 503 until ready)\n", baseURL)
 
 	ddb, err := dynamodblocal.Start(ctx, dynamodblocal.Options{DBPath: filepath.Join(dataDir, "dynamodb")})
 	if ctx.Err() != nil {
@@ -129,6 +155,7 @@ func run() error {
 		return fmt.Errorf("SQS stand-in: %w", err)
 	}
 	stops = append(stops, stopSQS)
+	front.Starting("creating the queues, the table and the demo accounts")
 
 	// The endpoints are forced (this process started them); the dummy
 	// credentials too, so a developer's real AWS credentials are never
@@ -165,7 +192,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	a := app.New(cfg, clients, nil, nil)
+	a := app.New(cfg, clients, logger, nil)
 
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
 		return err
@@ -173,7 +200,10 @@ func run() error {
 	if err := seedDemo(ctx, a); err != nil {
 		return err
 	}
-	if err := loadDemoCatalog(ctx, a, root, os.Stderr); err != nil {
+	err = loadDemoCatalog(ctx, a, root, os.Stderr, func(done, total int) {
+		front.Starting(fmt.Sprintf("loading the demo catalog (%d of %d books)", done, total))
+	})
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil // Ctrl-C during the first load
 		}
@@ -181,16 +211,12 @@ func run() error {
 	}
 
 	// The worker groups consume the local queues as their Lambdas do.
+	front.Starting("starting the queue workers")
 	stopWorkers, err := startWorkers(sqsClient, queueURLs, app.Groups(a.Deps()), a)
 	if err != nil {
 		return err
 	}
 	stops = append(stops, stopWorkers)
-
-	srv := &http.Server{Handler: devserver.Handler(a), ReadHeaderTimeout: 10 * time.Second}
-	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
-	stops = append(stops, srv.Shutdown)
 
 	// Tools started beside this run (local/importbooks) find its
 	// endpoints here; the file goes when the run stops.
@@ -202,13 +228,14 @@ func run() error {
 	}
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
+	front.Ready(devserver.Handler(a))
 	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL,
 		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {
 		accounts = append(accounts, fmt.Sprintf("%s (%s)", d.Email, d.Tier))
 	}
-	fmt.Fprintf(os.Stderr, "Book platform API on %s (data in %s) - demo accounts %s, password %q - Ctrl-C stops\n",
+	fmt.Fprintf(os.Stderr, "Book platform API on %s: ready (data in %s) - demo accounts %s, password %q - Ctrl-C stops\n",
 		baseURL, dataDir, strings.Join(accounts, ", "), DemoPassword)
 
 	select {
@@ -223,6 +250,58 @@ func run() error {
 	case <-ddb.Done():
 		return errors.New("DynamoDB Local exited unexpectedly:\n" + ddb.Output())
 	}
+}
+
+// stopAll stops parts in reverse order, within 15 s in all, reporting
+// each failure.
+func stopAll(parts []stopper) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	for i := len(parts) - 1; i >= 0; i-- {
+		if err := parts[i](ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "local: stop:", err)
+		}
+	}
+}
+
+// serverSettings reads the local server's limits through get, over
+// devserver.DefaultSettings, reporting every bad variable at once.
+func serverSettings(get func(string) string) (devserver.Settings, error) {
+	s := devserver.DefaultSettings()
+	var errs []error
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+	}{
+		{envReadHeaderTimeout, &s.ReadHeaderTimeout}, {envReadTimeout, &s.ReadTimeout}, {envWriteTimeout, &s.WriteTimeout},
+		{envIdleTimeout, &s.IdleTimeout}, {envRequestTimeout, &s.RequestTimeout},
+	} {
+		v := strings.TrimSpace(get(d.name))
+		if v == "" {
+			continue
+		}
+		parsed, err := time.ParseDuration(v)
+		if err != nil || parsed <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be a positive Go duration such as 30s, got %q", d.name, v))
+			continue
+		}
+		*d.dst = parsed
+	}
+	if v := strings.TrimSpace(get(envMaxHeaderBytes)); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s must be a number of bytes, got %q", envMaxHeaderBytes, v))
+		} else {
+			s.MaxHeaderBytes = n
+		}
+	}
+	if len(errs) > 0 {
+		return s, errors.Join(errs...)
+	}
+	if err := s.Check(); err != nil {
+		return s, fmt.Errorf("local server limits (LOCAL_* variables): %w", err)
+	}
+	return s, nil
 }
 
 // setDefault sets an environment variable that is unset or empty.

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/config"
@@ -243,3 +244,29 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 }
 
 func lookup(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+// The server's limits come from the LOCAL_* variables over the defaults;
+// every bad variable is reported at once, and limits that cannot work
+// together stop the start.
+func TestServerSettings(t *testing.T) {
+	t.Parallel()
+	s, err := serverSettings(lookup(nil))
+	require.NoError(t, err)
+	assert.Equal(t, devserver.DefaultSettings(), s)
+
+	s, err = serverSettings(lookup(map[string]string{envReadTimeout: "5s", envRequestTimeout: "2s", envMaxHeaderBytes: "32768"}))
+	require.NoError(t, err)
+	assert.Equal(t, 5*time.Second, s.ReadTimeout)
+	assert.Equal(t, 2*time.Second, s.RequestTimeout)
+	assert.Equal(t, 32768, s.MaxHeaderBytes)
+	assert.Equal(t, 60*time.Second, s.WriteTimeout, "unset: the default")
+
+	_, err = serverSettings(lookup(map[string]string{envIdleTimeout: "soon", envWriteTimeout: "-1s", envMaxHeaderBytes: "10k"}))
+	require.Error(t, err)
+	for _, name := range []string{envIdleTimeout, envWriteTimeout, envMaxHeaderBytes} {
+		assert.Contains(t, err.Error(), name)
+	}
+
+	_, err = serverSettings(lookup(map[string]string{envRequestTimeout: "90s"}))
+	assert.ErrorContains(t, err, "must be shorter than write timeout")
+}

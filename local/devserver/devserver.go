@@ -3,6 +3,11 @@
 // stands in for the CDN in front of the media bucket. In AWS, CloudFront
 // serves MEDIA_BASE_URL; here the same keys are read from the local S3, so
 // an avatarUrl returned by the API can be fetched like in production.
+//
+// The local run (`make run`) puts a Front before that handler: it answers
+// at once while the stack starts, and it enforces the limits API Gateway
+// enforces in AWS (header size, request deadline); NewServer adds the
+// connection timeouts.
 package devserver
 
 import (
@@ -12,11 +17,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // MediaPrefix is the path under which media keys are served; the local
@@ -41,49 +48,88 @@ func Handler(a *app.App) http.Handler {
 
 // Media serves GET and HEAD MediaPrefix{key...} from the store: the bytes
 // and content type that were uploaded, 404 in the error envelope for an
-// unknown key.
+// unknown key. Every answer carries X-Request-Id, as the router's do, and
+// is logged with it.
 func Media(store *s3media.Store, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			httpapi.WriteError(w, r, logger, apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: GET, HEAD", r.Method, r.URL.Path))
-			return
-		}
-		// r.URL.Path is already unescaped: s3media.URL escapes each
-		// segment, so this is the key that was stored.
-		key := strings.TrimPrefix(r.URL.Path, MediaPrefix)
-		if key == "" {
-			httpapi.WriteError(w, r, logger, apperr.NotFound("No media at %s", r.URL.Path))
-			return
-		}
-		obj, err := store.Get(r.Context(), key)
-		if err != nil {
-			if errors.Is(err, s3media.ErrNoObject) {
-				err = apperr.NotFound("No media at %s", r.URL.Path)
-			}
-			httpapi.WriteError(w, r, logger, err)
-			return
-		}
-		defer obj.Body.Close()
-		h := w.Header()
-		if obj.ContentType != "" {
-			h.Set("Content-Type", obj.ContentType)
-		}
-		if obj.ContentLength > 0 {
-			h.Set("Content-Length", strconv.FormatInt(obj.ContentLength, 10))
-		}
-		// Uploads are user content: never let a browser guess another type.
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Access-Control-Allow-Origin", "*")
-		w.WriteHeader(http.StatusOK)
-		if r.Method == http.MethodHead {
-			return
-		}
-		if _, err := io.Copy(w, obj.Body); err != nil {
-			logger.Warn("media: copy interrupted", "key", key, "error", err.Error())
-		}
+		start, id := time.Now(), httpapi.NewRequestID(r)
+		r = httpapi.WithRequestID(r, id)
+		status := serveMedia(w, r, store, logger)
+		logRequest(logger, r, id, status, start)
 	})
+}
+
+// serveMedia answers one media request and returns its status.
+func serveMedia(w http.ResponseWriter, r *http.Request, store *s3media.Store, logger *slog.Logger) int {
+	id := httpapi.RequestID(r)
+	// A web app may fetch media from script, errors included.
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return writeError(w, r, logger, apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: GET, HEAD", text.Quote(r.Method), text.Quote(r.URL.Path)))
+	}
+	// r.URL.Path is already unescaped: s3media.URL escapes each
+	// segment, so this is the key that was stored.
+	key := strings.TrimPrefix(r.URL.Path, MediaPrefix)
+	if key == "" {
+		return writeError(w, r, logger, apperr.NotFound("No media at %s", text.Quote(r.URL.Path)))
+	}
+	obj, err := store.Get(r.Context(), key)
+	if err != nil {
+		if errors.Is(err, s3media.ErrNoObject) {
+			err = apperr.NotFound("No media at %s", text.Quote(r.URL.Path))
+		}
+		return writeError(w, r, logger, err)
+	}
+	defer obj.Body.Close()
+	h := w.Header()
+	h.Set("X-Request-Id", id)
+	if obj.ContentType != "" {
+		h.Set("Content-Type", obj.ContentType)
+	}
+	if obj.ContentLength > 0 {
+		h.Set("Content-Length", strconv.FormatInt(obj.ContentLength, 10))
+	}
+	// Uploads are user content: never let a browser guess another type.
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return http.StatusOK
+	}
+	if _, err := io.Copy(w, obj.Body); err != nil {
+		logger.Warn("media: copy interrupted", "requestId", id, "key", key, "error", err.Error())
+	}
+	return http.StatusOK
+}
+
+// writeError answers err in the API's error envelope under r's request
+// id (httpapi.WithRequestID), also sent as X-Request-Id, and returns the
+// status.
+func writeError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) int {
+	sw := &statusWriter{ResponseWriter: w}
+	sw.Header().Set("X-Request-Id", httpapi.RequestID(r))
+	httpapi.WriteError(sw, r, logger, err)
+	return sw.status
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// logRequest is the access-log line of a request answered outside the
+// router, in the router's shape, so every X-Request-Id a client reports
+// can be found in the log.
+func logRequest(logger *slog.Logger, r *http.Request, id string, status int, start time.Time) {
+	logger.Info("request", "requestId", id, "method", r.Method, "path", r.URL.Path, "status", status,
+		"durationMs", float64(time.Since(start).Microseconds())/1000)
 }

@@ -19,20 +19,22 @@ type Code string
 
 // Error codes.
 const (
-	CodeValidation       Code = "VALIDATION_ERROR"       // invalid body or parameters
-	CodeBadRequest       Code = "BAD_REQUEST"            // catalog query and ISBN errors (the spec's BadRequest)
-	CodeUnauthorized     Code = "UNAUTHORIZED"           // no, bad or expired credentials
-	CodePaymentRequired  Code = "PAYMENT_REQUIRED"       // a payment failed
-	CodeForbidden        Code = "FORBIDDEN"              // not allowed for this caller
-	CodeNotFound         Code = "NOT_FOUND"              // no such resource
-	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED"     // the path has no route for the method
-	CodeConflict         Code = "CONFLICT"               // a unique value is taken, or a retry is still running
-	CodeTooLarge         Code = "PAYLOAD_TOO_LARGE"      // the body is over its limit
-	CodeUnsupportedType  Code = "UNSUPPORTED_MEDIA_TYPE" // the body is not of a type the route reads
-	CodeUnprocessable    Code = "UNPROCESSABLE_ENTITY"   // an idempotency key reused with another request
-	CodeRateLimited      Code = "RATE_LIMITED"           // a rate limit is exceeded
-	CodeUnavailable      Code = "SERVICE_UNAVAILABLE"    // contention or a dependency is down: retry later
-	CodeInternal         Code = "SERVER_ERROR"           // anything else; never shows its cause
+	CodeValidation       Code = "VALIDATION_ERROR"                // invalid body or parameters
+	CodeBadRequest       Code = "BAD_REQUEST"                     // catalog query and ISBN errors (the spec's BadRequest)
+	CodeUnauthorized     Code = "UNAUTHORIZED"                    // no, bad or expired credentials
+	CodePaymentRequired  Code = "PAYMENT_REQUIRED"                // a payment failed
+	CodeForbidden        Code = "FORBIDDEN"                       // not allowed for this caller
+	CodeNotFound         Code = "NOT_FOUND"                       // no such resource
+	CodeMethodNotAllowed Code = "METHOD_NOT_ALLOWED"              // the path has no route for the method
+	CodeConflict         Code = "CONFLICT"                        // a unique value is taken, or a retry is still running
+	CodeRequestTimeout   Code = "REQUEST_TIMEOUT"                 // the body did not arrive in time (local server)
+	CodeTooLarge         Code = "PAYLOAD_TOO_LARGE"               // the body is over its limit
+	CodeUnsupportedType  Code = "UNSUPPORTED_MEDIA_TYPE"          // the body is not of a type the route reads
+	CodeUnprocessable    Code = "UNPROCESSABLE_ENTITY"            // an idempotency key reused with another request
+	CodeRateLimited      Code = "RATE_LIMITED"                    // a rate limit is exceeded
+	CodeHeadersTooLarge  Code = "REQUEST_HEADER_FIELDS_TOO_LARGE" // the header block is over its limit (local server)
+	CodeUnavailable      Code = "SERVICE_UNAVAILABLE"             // contention or a dependency is down: retry later
+	CodeInternal         Code = "SERVER_ERROR"                    // anything else; never shows its cause
 )
 
 // Error is an application error: its message is safe to show a client.

@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -26,10 +28,12 @@ var statuses = map[apperr.Code]status{
 	apperr.CodeNotFound:         {http.StatusNotFound, "NotFound"},
 	apperr.CodeMethodNotAllowed: {http.StatusMethodNotAllowed, "MethodNotAllowed"},
 	apperr.CodeConflict:         {http.StatusConflict, "Conflict"},
+	apperr.CodeRequestTimeout:   {http.StatusRequestTimeout, "RequestTimeout"},
 	apperr.CodeTooLarge:         {http.StatusRequestEntityTooLarge, "PayloadTooLarge"},
 	apperr.CodeUnsupportedType:  {http.StatusUnsupportedMediaType, "UnsupportedMediaType"},
 	apperr.CodeUnprocessable:    {http.StatusUnprocessableEntity, "UnprocessableEntity"},
 	apperr.CodeRateLimited:      {http.StatusTooManyRequests, "TooManyRequests"},
+	apperr.CodeHeadersTooLarge:  {http.StatusRequestHeaderFieldsTooLarge, "RequestHeaderFieldsTooLarge"},
 	apperr.CodeUnavailable:      {http.StatusServiceUnavailable, "ServiceUnavailable"},
 	apperr.CodeInternal:         {http.StatusInternalServerError, "InternalServerError"},
 }
@@ -75,12 +79,27 @@ func (rt *Router) writeError(w http.ResponseWriter, r *http.Request, err error) 
 // WriteError writes err in the envelope; for use outside the router (the
 // Lambda authorizer, the local media server). An error that carries a
 // RetryAfter sets Retry-After (whole seconds, rounded up).
+//
+// Two failures are the request's, not the service's: a client that went
+// away (its request's context canceled) gets status 499 in the access
+// log, without a body nobody reads and without an error log line; a
+// request past its deadline is a 503 with Retry-After.
 func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
+	if ClientGone(r, err) {
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
 	e, ok := apperr.As(err)
-	if !ok {
+	switch {
+	case !ok && errors.Is(err, context.DeadlineExceeded):
+		logger.Warn("request timed out", "requestId", RequestID(r), "error", err.Error())
+		e = &apperr.Error{Code: apperr.CodeUnavailable, Message: "The request did not finish in time; retry shortly", RetryAfter: time.Second}
+	case !ok:
 		logger.Error("internal error", "requestId", RequestID(r), "error", err.Error())
 		e = apperr.New(apperr.CodeInternal, "Internal server error")
-	} else if e.Code == apperr.CodeInternal || e.Code == apperr.CodeUnavailable {
+	case (e.Code == apperr.CodeInternal || e.Code == apperr.CodeUnavailable) && err != error(e):
+		// A failure of the service, with its cause; an answer built as
+		// itself (the local server's start-up 503) has nothing to add.
 		logger.Warn("request failed", "requestId", RequestID(r), "code", string(e.Code), "error", err.Error())
 	}
 	if e.RetryAfter > 0 {
@@ -90,4 +109,16 @@ func WriteError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err
 	_ = JSON(w, code, ErrorBody{Error: ErrorObject{
 		Code: e.Code, Name: name, Message: e.Message, Details: e.Details, RequestID: RequestID(r),
 	}})
+}
+
+// StatusClientClosedRequest is the status the access log gives a request
+// whose client went away before its answer (nginx's 499); no client ever
+// receives it.
+const StatusClientClosedRequest = 499
+
+// ClientGone reports whether err comes of the client having gone away:
+// the request's context was canceled (net/http cancels it when the
+// connection closes) and err is that cancellation.
+func ClientGone(r *http.Request, err error) bool {
+	return errors.Is(r.Context().Err(), context.Canceled) && errors.Is(err, context.Canceled)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -65,13 +64,9 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 	if !validIdempotencyKey(key) {
 		return errKeyMalformed
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, st.maxBody))
+	body, err := readBody(nil, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return apperr.New(apperr.CodeTooLarge, "Request body exceeds %d bytes", st.maxBody)
-		}
-		return apperr.Validation("Could not read request body", nil)
+		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	sum := sha256.Sum256(body)
@@ -85,7 +80,7 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 	ctx := r.Context()
 	store := rt.opts.Idempotency
 	now := st.now
-	owner := requestID(r.WithContext(context.Background())) // a fresh random token
+	owner := randomID() // this attempt's token
 	prev, err := store.Begin(ctx, scope+"#"+key, idempotency.Record{Fingerprint: fp, Owner: owner, LockedUntil: now.Add(idempotencyLock)}, now, now.Add(IdempotencyTTL))
 	switch {
 	case err != nil:

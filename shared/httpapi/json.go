@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -40,13 +42,9 @@ func JSON(w http.ResponseWriter, status int, v any) error {
 // Unknown keys are ignored (clients may send fields of newer versions).
 func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 	st := state(r)
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, st.maxBody))
+	data, err := readBody(w, r)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return apperr.New(apperr.CodeTooLarge, "Request body exceeds %d bytes", st.maxBody)
-		}
-		return apperr.Validation("Could not read request body", nil)
+		return err
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if st.optionalBody {
@@ -66,6 +64,26 @@ func Decode(w http.ResponseWriter, r *http.Request, dst any) error {
 		return decodeError(err)
 	}
 	return nil
+}
+
+// readBody reads the whole body within the size limit: 413 over it, 408
+// when the body does not arrive before the server's read deadline, 400
+// when the connection fails otherwise.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	limit := state(r).maxBody
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	var mbe *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case err == nil:
+		return data, nil
+	case errors.As(err, &mbe):
+		return nil, apperr.New(apperr.CodeTooLarge, "Request body exceeds %d bytes", limit)
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return nil, apperr.New(apperr.CodeRequestTimeout, "The request body did not arrive in time")
+	default:
+		return nil, apperr.Validation("Could not read request body", nil)
+	}
 }
 
 // checkJSONType refuses a stated media type that is not JSON.

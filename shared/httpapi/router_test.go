@@ -1,13 +1,16 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -217,4 +220,51 @@ func TestDecode_QuotesAShortPrefix(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, rec.Code)
 		assert.Less(t, rec.Body.Len(), 600, rec.Body.String())
 	}
+}
+
+// A client that went away is logged as 499 at info, not as an internal
+// error; a request past its deadline is a 503 the client may retry.
+func TestRouter_ClientGoneAndDeadline(t *testing.T) {
+	var logs strings.Builder
+	logger := slog.New(slog.NewJSONHandler(&logs, nil))
+	rt := NewRouter(Options{Logger: logger}, []Route{
+		{Method: "GET", Path: "/wait", Auth: AuthNone, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			<-r.Context().Done()
+			return fmt.Errorf("read something: %w", r.Context().Err())
+		}},
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequest("GET", "/wait", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	go cancel()
+	rt.ServeHTTP(rec, req)
+	assert.Equal(t, StatusClientClosedRequest, rec.Code)
+	assert.Empty(t, rec.Body.String(), "nobody reads it")
+	assert.NotContains(t, logs.String(), `"level":"ERROR"`)
+	assert.NotContains(t, logs.String(), `"level":"WARN"`)
+	assert.Contains(t, logs.String(), `"status":499`)
+
+	logs.Reset()
+	ctx, cancel = context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	rec = httptest.NewRecorder()
+	rt.ServeHTTP(rec, httptest.NewRequest("GET", "/wait", nil).WithContext(ctx))
+	assert.Equal(t, http.StatusServiceUnavailable, rec.Code, rec.Body.String())
+	assert.Equal(t, "1", rec.Header().Get("Retry-After"))
+	assert.Contains(t, rec.Body.String(), `"code":"SERVICE_UNAVAILABLE"`)
+	assert.NotContains(t, logs.String(), `"level":"ERROR"`)
+}
+
+// A server in front of the router gives the request its id; the router
+// and its error envelope keep it.
+func TestRouter_KeepsAGivenRequestID(t *testing.T) {
+	rec := httptest.NewRecorder()
+	testRouter().ServeHTTP(rec, WithRequestID(httptest.NewRequest("GET", "/v1/nothing", nil), "front-id-1"))
+	assert.Equal(t, "front-id-1", rec.Header().Get("X-Request-Id"))
+	assert.Contains(t, rec.Body.String(), `"requestId":"front-id-1"`)
+
+	rec = httptest.NewRecorder()
+	WriteError(rec, WithRequestID(httptest.NewRequest("GET", "/x", nil), "outside-1"), slog.New(slog.DiscardHandler), NoRoute(httptest.NewRequest("GET", "/x", nil)))
+	assert.Contains(t, rec.Body.String(), `"requestId":"outside-1"`, "WriteError outside a router uses the given id")
 }

@@ -88,7 +88,10 @@ func NewRouter(opts Options, routes []Route) *Router {
 
 type ctxKey int
 
-const keyState ctxKey = iota
+const (
+	keyState ctxKey = iota
+	keyRequestID
+)
 
 // reqState is what the pipeline learns about a request.
 type reqState struct {
@@ -105,9 +108,25 @@ type reqState struct {
 func state(r *http.Request) *reqState {
 	s, _ := r.Context().Value(keyState).(*reqState)
 	if s == nil {
-		return &reqState{maxBody: 1 << 20, now: time.Now()}
+		id, _ := r.Context().Value(keyRequestID).(string)
+		return &reqState{requestID: id, maxBody: 1 << 20, now: time.Now()}
 	}
 	return s
+}
+
+// WithRequestID gives r the id id, for a server in front of the router
+// (the local server's start-up answers, its header limit, /media): the
+// router then keeps it, and RequestID and WriteError use it.
+func WithRequestID(r *http.Request, id string) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), keyRequestID, id))
+}
+
+// requestIDOf is the id given by WithRequestID, or a new one.
+func requestIDOf(r *http.Request) string {
+	if id, _ := r.Context().Value(keyRequestID).(string); id != "" {
+		return id
+	}
+	return NewRequestID(r)
 }
 
 // RequestID returns the request's id (also sent as X-Request-Id).
@@ -120,7 +139,7 @@ func Now(r *http.Request) time.Time { return state(r).now }
 // and 405 in the envelope), authentication and rate limiting, the handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	st := &reqState{requestID: requestID(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
+	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
 	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
 	r = r.WithContext(ctx)
 	sw := &statusWriter{ResponseWriter: w}
@@ -512,10 +531,17 @@ func clientIP(r *http.Request) string {
 
 // requestID uses the Lambda request id when running in Lambda, so logs
 // join up with the platform's, and a fresh random id otherwise.
-func requestID(r *http.Request) string {
+// NewRequestID draws the id of a request: the Lambda invocation's
+// request id when there is one, else 12 random bytes in hex.
+func NewRequestID(r *http.Request) string {
 	if lc, ok := lambdacontext.FromContext(r.Context()); ok && lc.AwsRequestID != "" {
 		return lc.AwsRequestID
 	}
+	return randomID()
+}
+
+// randomID is 12 random bytes in hex.
+func randomID() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])

@@ -11,8 +11,8 @@
 // its handler answers. The statuses the router itself answers are added
 // here: 400 (malformed query string) everywhere; 400, 413 and 415 with a
 // JSON body; 401 on token routes; 429 on metered routes and routes with
-// actions; 409 and 422 on Idempotent routes; 503 on writes; 500
-// everywhere. Every error answer is the one envelope (httpapi.ErrorBody);
+// actions; 409 and 422 on Idempotent routes; 500 and 503 (contention,
+// a dependency down, the request's deadline) everywhere. Every error answer is the one envelope (httpapi.ErrorBody);
 // a 429 carries the stated rate-limit body in its details, and the 403 of
 // a route that charges a monthly quota may carry the stated monthly-limit
 // body.
@@ -315,7 +315,7 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 // errorStatuses are the route's error statuses: its handler's and the
 // router's (see the package comment), in ascending order.
 func errorStatuses(r httpapi.Route) []int {
-	out := append([]int{http.StatusBadRequest, http.StatusInternalServerError}, r.Doc.Errors...)
+	out := append([]int{http.StatusBadRequest, http.StatusInternalServerError, http.StatusServiceUnavailable}, r.Doc.Errors...)
 	if r.Doc.Body != nil {
 		out = append(out, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
@@ -327,9 +327,6 @@ func errorStatuses(r httpapi.Route) []int {
 	}
 	if r.Idempotent {
 		out = append(out, http.StatusConflict, http.StatusUnprocessableEntity, http.StatusRequestEntityTooLarge)
-	}
-	if r.Method != http.MethodGet {
-		out = append(out, http.StatusServiceUnavailable)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -420,6 +417,7 @@ func overview() string {
 	}
 	b.WriteString("; guests and anonymous callers by address, as guest) and against the per-action limits a route lists in `x-rate-limit-actions`. A refused request is 429 with `Retry-After`; its details is the `RateLimitExceeded` body.\n\n")
 	b.WriteString("**Monthly limit.** Free accounts publish a limited number of posts and reviews per calendar month (UTC); their answers carry `X-Monthly-Limit`, `X-Monthly-Remaining` and `X-Monthly-Reset`, and a post beyond the limit is 403 with the `MonthlyLimitReached` body in details.\n\n")
-	b.WriteString("**Retries.** A POST that creates something honours `Idempotency-Key`.\n")
+	b.WriteString("**Retries.** A POST that creates something honours `Idempotency-Key`.\n\n")
+	b.WriteString("**Input.** JSON bodies are read strictly: a `Content-Type` other than JSON is 415; an empty or `null` body where one is required, text that is not UTF-8 or escapes half a surrogate pair, and a key given twice are 400. Every request line and header block of more than 10,240 bytes is 431; a body that does not arrive in time is 408 (the local server; API Gateway buffers bodies).\n")
 	return b.String()
 }
