@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -370,10 +371,11 @@ func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[st
 		DefaultIntegration: fallback,
 		CorsPreflight: &awsapigatewayv2.CorsPreflightOptions{
 			AllowOrigins: jsii.Strings("*"),
-			AllowHeaders: jsii.Strings("Authorization", "Content-Type"),
+			// The router's lists: API Gateway answers preflights itself.
+			AllowHeaders: jsii.Strings(httpapi.AllowedHeaders...),
 			AllowMethods: &[]awsapigatewayv2.CorsHttpMethod{
-				awsapigatewayv2.CorsHttpMethod_GET, awsapigatewayv2.CorsHttpMethod_POST, awsapigatewayv2.CorsHttpMethod_PUT,
-				awsapigatewayv2.CorsHttpMethod_DELETE, awsapigatewayv2.CorsHttpMethod_OPTIONS,
+				awsapigatewayv2.CorsHttpMethod_GET, awsapigatewayv2.CorsHttpMethod_HEAD, awsapigatewayv2.CorsHttpMethod_POST,
+				awsapigatewayv2.CorsHttpMethod_PUT, awsapigatewayv2.CorsHttpMethod_DELETE, awsapigatewayv2.CorsHttpMethod_OPTIONS,
 			},
 			ExposeHeaders: jsii.Strings(httpapi.ExposedHeaders...),
 			MaxAge:        awscdk.Duration_Minutes(jsii.Number(10)),
@@ -405,9 +407,15 @@ func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[st
 	}
 	for _, f := range functions {
 		for _, r := range f.Routes {
+			methods := []awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)}
+			if r.Method == http.MethodGet {
+				// The router answers HEAD on every GET route; the
+				// gateway routes it only where it is named.
+				methods = append(methods, awsapigatewayv2.HttpMethod_HEAD)
+			}
 			opts := &awsapigatewayv2.AddRoutesOptions{
 				Path:        jsii.String(paths[r.Path]),
-				Methods:     &[]awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)},
+				Methods:     &methods,
 				Integration: integrations[f.Name],
 			}
 			// Optional routes get the authorizer too: with the empty

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"maps"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -175,9 +176,16 @@ func TestRoutes(t *testing.T) {
 		routes = append(routes, f.Routes...)
 	}
 
-	// THEN there is one route per entry, plus $default for the fallback function
+	// THEN there is one route per entry, one HEAD beside each GET, plus
+	// $default for the fallback function
+	gets := 0
+	for _, r := range routes {
+		if r.Method == http.MethodGet {
+			gets++
+		}
+	}
 	must(t, "route count", func() {
-		template.ResourceCountIs(jsii.String("AWS::ApiGatewayV2::Route"), jsii.Number(len(routes)+1))
+		template.ResourceCountIs(jsii.String("AWS::ApiGatewayV2::Route"), jsii.Number(len(routes)+gets+1))
 	})
 	must(t, "$default route", func() {
 		template.HasResourceProperties(jsii.String("AWS::ApiGatewayV2::Route"), obj{"RouteKey": "$default", "AuthorizationType": "NONE"})
@@ -199,6 +207,14 @@ func TestRoutes(t *testing.T) {
 				"RouteKey": key, "AuthorizationType": authType,
 			}, jsii.Number(1))
 		})
+		if r.Method == http.MethodGet {
+			head := "HEAD " + strings.TrimPrefix(key, "GET ")
+			must(t, head, func() {
+				template.ResourcePropertiesCountIs(jsii.String("AWS::ApiGatewayV2::Route"), obj{
+					"RouteKey": head, "AuthorizationType": authType,
+				}, jsii.Number(1))
+			})
+		}
 	}
 
 	// AND the spec's examples hold literally, whatever the tables say
@@ -241,8 +257,8 @@ func TestAPI_CORS(t *testing.T) {
 			"ProtocolType": "HTTP",
 			"CorsConfiguration": obj{
 				"AllowOrigins":  arr("*"),
-				"AllowHeaders":  assertions.Match_ArrayWith(arr("Authorization", "Content-Type")),
-				"AllowMethods":  assertions.Match_ArrayWith(arr("GET", "POST", "PUT", "DELETE", "OPTIONS")),
+				"AllowHeaders":  assertions.Match_ArrayWith(arr("Authorization", "Content-Type", "Idempotency-Key")),
+				"AllowMethods":  assertions.Match_ArrayWith(arr("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS")),
 				"ExposeHeaders": assertions.Match_ArrayWith(arr("X-Request-Id", "X-RateLimit-Remaining", "Retry-After")),
 			},
 		})

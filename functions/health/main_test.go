@@ -88,7 +88,7 @@ func TestHealth_Lambda(t *testing.T) {
 	t.Run("unknown_route_is_404_envelope", func(t *testing.T) {
 		resp := invoke(t, a, "unknown-route.json")
 		body := envelope(t, resp, 404)
-		if body.Error.Code != "NOT_FOUND" || body.Error.Name != "NotFound" || body.Error.Message != "No route for GET /v1/no-such-thing" {
+		if body.Error.Code != "NOT_FOUND" || body.Error.Name != "NotFound" || body.Error.Message != `No route for GET "/v1/no-such-thing"` {
 			t.Errorf("error = %+v", body.Error)
 		}
 	})
@@ -101,8 +101,8 @@ func TestHealth_Lambda(t *testing.T) {
 		if body.Error.Code != "METHOD_NOT_ALLOWED" || body.Error.Name != "MethodNotAllowed" {
 			t.Errorf("error = %+v", body.Error)
 		}
-		if allow := resp.Headers["Allow"]; allow != "GET, PUT" {
-			t.Errorf("Allow = %q, want %q", allow, "GET, PUT")
+		if allow := resp.Headers["Allow"]; allow != "GET, HEAD, PUT" {
+			t.Errorf("Allow = %q, want %q", allow, "GET, HEAD, PUT")
 		}
 	})
 }

@@ -69,7 +69,7 @@ func serveMedia(w http.ResponseWriter, r *http.Request, store *s3media.Store, lo
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		return writeError(w, r, logger, apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: GET, HEAD", text.Quote(r.Method), text.Quote(r.URL.Path)))
+		return writeError(w, r, logger, apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: GET, HEAD", text.Prefix(r.Method), text.Quote(r.URL.Path)))
 	}
 	// r.URL.Path is already unescaped: s3media.URL escapes each
 	// segment, so this is the key that was stored.

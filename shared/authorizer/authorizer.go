@@ -115,7 +115,7 @@ func New(cfg Config, now func() time.Time, logger *slog.Logger) *Authorizer {
 // Handle is the Lambda handler. It never returns an error: an error would
 // make API Gateway answer 500, and every input has a decision.
 func (a *Authorizer) Handle(ctx context.Context, req events.APIGatewayV2CustomAuthorizerV2Request) (events.APIGatewayV2CustomAuthorizerSimpleResponse, error) {
-	token, ok := bearerToken(header(req.Headers, "Authorization"))
+	token, ok := auth.BearerToken(header(req.Headers, "Authorization"))
 	if !ok {
 		return anonymous(), nil
 	}
@@ -172,17 +172,6 @@ func (a *Authorizer) forged(token string) (string, bool) {
 		// here costs a 403 on a request that could not have verified anyway.
 		return err.Error(), true
 	}
-}
-
-// bearerToken reads "Bearer <token>" the way the router does: scheme case
-// insensitive, surrounding spaces ignored.
-func bearerToken(h string) (string, bool) {
-	scheme, tok, found := strings.Cut(strings.TrimSpace(h), " ")
-	tok = strings.TrimSpace(tok)
-	if !found || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", false
-	}
-	return tok, true
 }
 
 // header looks a header up case-insensitively: payload format 2.0 sends

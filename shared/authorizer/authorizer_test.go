@@ -70,6 +70,8 @@ func TestAuthorizer_Handle(t *testing.T) {
 		{name: "non_bearer_header_passes_unauthenticated", header: "Basic dXNlcjpwYXNz", authorized: true, context: anonymous},
 		{name: "bearer_without_token_passes_unauthenticated", header: "Bearer ", authorized: true, context: anonymous},
 		{name: "not_a_jwt_passes_unauthenticated", header: "Bearer not-a-jwt", authorized: true, context: anonymous},
+		{name: "a_token_of_two_words_passes_unauthenticated", header: "Bearer a b", authorized: true, context: anonymous},
+		{name: "a_token_with_a_comma_passes_unauthenticated", header: "Bearer " + issue(t, now.Add(-time.Minute)) + ",x", authorized: true, context: anonymous},
 		{name: "expired_genuine_token_passes_unauthenticated", header: "Bearer " + issue(t, now.Add(-time.Hour)), authorized: true, context: anonymous},
 		{name: "alg_none_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, rawClaims(now)), authorized: false},
 		{name: "wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now)), authorized: false},

@@ -34,18 +34,26 @@ func newTable(routes []Route) *table {
 
 // match returns the route for the request and its path parameters, or
 // the methods the matching pattern allows (none: no pattern matches).
+// Every GET route answers HEAD as well: the same route, without the
+// body (ServeHTTP).
 func (t *table) match(method, path string) (*Route, map[string]string, []string) {
 	pattern, params, ok := t.patterns.Match(path)
 	if !ok {
 		return nil, nil, nil
 	}
 	byMethod := t.routes[pattern]
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
 	if r, ok := byMethod[method]; ok {
 		return r, params, nil
 	}
-	allowed := make([]string, 0, len(byMethod))
+	allowed := make([]string, 0, len(byMethod)+1)
 	for m := range byMethod {
 		allowed = append(allowed, m)
+		if m == http.MethodGet {
+			allowed = append(allowed, http.MethodHead)
+		}
 	}
 	slices.Sort(allowed)
 	return nil, nil, allowed
@@ -55,10 +63,10 @@ func (t *table) match(method, path string) (*Route, map[string]string, []string)
 // They quote a short prefix of the path: a 10,000-character path gives
 // a short message.
 func NoRoute(r *http.Request) error {
-	return apperr.NotFound("No route for %s %s", text.Quote(r.Method), text.Quote(r.URL.Path))
+	return apperr.NotFound("No route for %s %s", text.Prefix(r.Method), text.Quote(r.URL.Path))
 }
 
 func errMethod(r *http.Request, allowed []string) error {
 	return apperr.New(apperr.CodeMethodNotAllowed, "Method %s is not allowed on %s; allowed: %s",
-		text.Quote(r.Method), text.Quote(r.URL.Path), strings.Join(allowed, ", "))
+		text.Prefix(r.Method), text.Quote(r.URL.Path), strings.Join(allowed, ", "))
 }

@@ -90,7 +90,7 @@ func TestRouter_TrailingSlashIsAnotherPath(t *testing.T) {
 func TestRouter_WrongMethodIs405WithAllow(t *testing.T) {
 	rec, body := serve(t, testRouter(), "DELETE", "/v1/users/me")
 	assert.Equal(t, http.StatusMethodNotAllowed, rec.Code)
-	assert.Equal(t, "GET, PUT", rec.Header().Get("Allow"))
+	assert.Equal(t, "GET, HEAD, PUT", rec.Header().Get("Allow"))
 	assert.Equal(t, "METHOD_NOT_ALLOWED", body["error"].(map[string]any)["code"])
 
 	// "my" is not a slug: PUT /stores/my is 405, not an update of store "my".

@@ -142,6 +142,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
 	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
 	r = r.WithContext(ctx)
+	if r.Method == http.MethodHead {
+		w = headWriter{w}
+	}
 	sw := &statusWriter{ResponseWriter: w}
 	sw.Header().Set("X-Request-Id", st.requestID)
 
@@ -511,12 +514,8 @@ func bearerToken(r *http.Request) (token string, present, ok bool) {
 	if h == "" {
 		return "", false, false
 	}
-	scheme, tok, found := strings.Cut(strings.TrimSpace(h), " ")
-	tok = strings.TrimSpace(tok)
-	if !found || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", true, false
-	}
-	return tok, true, true
+	tok, ok := auth.BearerToken(h)
+	return tok, true, ok
 }
 
 // clientIP is the caller's address: API Gateway's source IP in Lambda (the
@@ -529,10 +528,9 @@ func clientIP(r *http.Request) string {
 	return r.RemoteAddr
 }
 
-// requestID uses the Lambda request id when running in Lambda, so logs
-// join up with the platform's, and a fresh random id otherwise.
 // NewRequestID draws the id of a request: the Lambda invocation's
-// request id when there is one, else 12 random bytes in hex.
+// request id when there is one, so logs join up with the platform's,
+// else 12 random bytes in hex.
 func NewRequestID(r *http.Request) string {
 	if lc, ok := lambdacontext.FromContext(r.Context()); ok && lc.AwsRequestID != "" {
 		return lc.AwsRequestID
@@ -593,6 +591,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// headWriter answers a HEAD: the GET's status and headers, no body
+// (net/http drops it by itself, a Lambda adapter may not).
+type headWriter struct{ http.ResponseWriter }
+
+func (w headWriter) Write(b []byte) (int, error) { return len(b), nil }
+
 // bufferedWriter holds a handler's response until the request's answer
 // is decided (admission, idempotency).
 type bufferedWriter struct {
@@ -625,6 +629,10 @@ func (b *bufferedWriter) flushTo(w http.ResponseWriter) {
 	}
 	if b.status == 0 {
 		b.status = http.StatusOK
+	}
+	if b.status != http.StatusNoContent && b.status != http.StatusNotModified {
+		// The whole body is known: a HEAD reports the GET's length.
+		w.Header().Set("Content-Length", strconv.Itoa(len(b.body)))
 	}
 	w.WriteHeader(b.status)
 	_, _ = w.Write(b.body)

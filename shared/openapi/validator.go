@@ -76,6 +76,19 @@ func (v *Validator) Check(method, path string, status int, header http.Header, b
 		}
 		return nil
 	}
+	options := v.options
+	if method == http.MethodHead {
+		// A HEAD is its GET without the body.
+		if len(body) > 0 {
+			return fmt.Errorf("openapi: %s %s answered %d with a body", method, path, status)
+		}
+		o := *options
+		o.ExcludeResponseBody = true
+		options = &o
+		if item, _ := v.match(path); item != nil && item.Get != nil {
+			method = http.MethodGet
+		}
+	}
 	item, tmpl := v.match(path)
 	var op *openapi3.Operation
 	switch {
@@ -117,7 +130,7 @@ func (v *Validator) Check(method, path string, status int, header http.Header, b
 		Status:  status,
 		Header:  header,
 		Body:    io.NopCloser(bytes.NewReader(body)),
-		Options: v.options,
+		Options: options,
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
 		return fmt.Errorf("openapi: %s %s (operation %s, %s %s) answered %d: %s", method, path, op.OperationID, method, tmpl, status, reason(err))

@@ -73,8 +73,13 @@ const MaxQuoted = 40
 // UTF-8, controls and bidi controls escaped, so that a 10,000-character
 // path segment gives a short message that displays as it reads.
 func Quote(s string) string {
+	return `"` + Prefix(s) + `"`
+}
+
+// Prefix is Quote without the quotes, for a value that is short and
+// plain in every sane request (an HTTP method).
+func Prefix(s string) string {
 	var b strings.Builder
-	b.WriteByte('"')
 	for n := 0; len(s) > 0; n++ {
 		if n == MaxQuoted {
 			b.WriteString("…")
@@ -94,7 +99,6 @@ func Quote(s string) string {
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
 	return b.String()
 }
 
