@@ -9,6 +9,7 @@
 package httpapi
 
 import (
+	"github.com/bookplatform/backend/shared/quota"
 	"net/http"
 	"strings"
 )
@@ -59,7 +60,13 @@ type Route struct {
 	// the same key and body gets the first answer (every POST that
 	// creates something).
 	Idempotent bool
-	Handler    HandlerFunc
+	// Quota is the free tier's monthly quota the route charges (POST
+	// /lines and replies: posts; POST /reviews: reviews). Its answers
+	// report that quota in X-Monthly-*, a refusal included, and its 403
+	// may carry the stated monthly-limit body; every other route's
+	// answers report the posts quota.
+	Quota   quota.Kind
+	Handler HandlerFunc
 	// Doc describes the route for the API reference.
 	Doc Doc
 }
@@ -85,9 +92,6 @@ type Doc struct {
 	Response any
 	Status   int
 	Also     []int
-	// MonthlyQuota marks a route that charges the free tier's monthly
-	// quota: its 403 may carry the stated monthly-limit body.
-	MonthlyQuota bool
 	// Errors are the error statuses the handler answers. The router's own
 	// (400 for a malformed query string, 401 on token routes, 429 on
 	// metered routes, 500) are added by the reference itself.

@@ -285,10 +285,14 @@ func (rt *Router) finish(w *statusWriter, r *http.Request, route *Route, st *req
 	}
 	setRateHeaders(w.Header(), a.results, st.now)
 	if a.user != nil && a.err == nil {
-		// The caller's record as read; a refusal of the monthly limit
-		// reports the count that refused it, and a post the count it
-		// made (its handler's headers replace these).
-		use := rt.opts.Quota.Usage(a.user, quota.Posts, st.now)
+		// The route's quota in the caller's record as read; a refusal
+		// of the monthly limit reports the count that refused it, and a
+		// post the count it made (its handler's headers replace these).
+		kind := route.Quota
+		if kind == "" {
+			kind = quota.Posts
+		}
+		use := rt.opts.Quota.Usage(a.user, kind, st.now)
 		if le := (*quota.LimitError)(nil); errors.As(herr, &le) {
 			use = le.Usage
 		}

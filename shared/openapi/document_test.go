@@ -123,7 +123,7 @@ func TestDocument_CommittedCopyIsCurrent(t *testing.T) {
 func TestDocument_MonthlyQuotaRoutes(t *testing.T) {
 	var quota []string
 	for _, r := range app.Routes() {
-		if r.Doc.MonthlyQuota {
+		if r.Quota != "" {
 			quota = append(quota, r.Method+" "+r.Path)
 		}
 	}

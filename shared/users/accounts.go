@@ -123,6 +123,12 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
+	if len(email) > MaxEmailLen {
+		// No account has it (sign-up refuses it), and it is no key
+		// DynamoDB takes: the answer of an unknown email, in its time.
+		checkPassword(nil, password)
+		return nil, ErrBadCredentials
+	}
 	// The attempt is counted beside the account's read: a guesser meets
 	// the per-account limit before any password work.
 	now := s.d.Now()

@@ -204,8 +204,9 @@ func TestAuth_Login(t *testing.T) {
 	assert.Equal(t, "lena", res.JSON["user"].(map[string]any)["username"])
 
 	for name, body := range map[string]map[string]any{
-		"wrong password": {"email": "lena@example.com", "password": "wrong-password"},
-		"unknown email":  {"email": "nobody@example.com", "password": "long-enough-pw"},
+		"wrong password":               {"email": "lena@example.com", "password": "wrong-password"},
+		"unknown email":                {"email": "nobody@example.com", "password": "long-enough-pw"},
+		"an email of 3,000 characters": {"email": strings.Repeat("a", 3000) + "@example.com", "password": "long-enough-pw"},
 	} {
 		t.Run(name+" is 401", func(t *testing.T) {
 			res := env.Do("POST", "/v1/auth/login", body, "")

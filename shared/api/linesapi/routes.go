@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/linejson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/quota"
 )
 
 // handler serves the lines group.
@@ -43,8 +44,8 @@ func Group(d api.Deps) api.Group {
 		Name:  "lines",
 		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
 		Routes: []httpapi.Route{
-			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Handler: h.create,
-				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.create,
+				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
 				Doc: httpapi.Doc{Summary: "A line with its author, book and the caller's like", Response: linejson.Line{}, Errors: []int{404}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.update,
@@ -55,8 +56,8 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Like a line", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike,
 				Doc: httpapi.Doc{Summary: "Take a like of a line back", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
-			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Handler: h.createReply,
-				Doc: httpapi.Doc{Summary: "Reply to a line", Body: replyRequest{}, Response: linejson.Reply{}, Status: http.StatusCreated, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.createReply,
+				Doc: httpapi.Doc{Summary: "Reply to a line", Body: replyRequest{}, Response: linejson.Reply{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listReplies,
 				Doc: httpapi.Doc{Summary: "A line's replies, oldest first", Query: cursor, Response: httpapi.CursorBody[linejson.Reply]{}, Errors: []int{400, 404}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{lineId}/replies/{replyId}"), Auth: httpapi.AuthBearer, Handler: h.deleteReply,

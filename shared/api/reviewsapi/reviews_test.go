@@ -894,10 +894,18 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 				assert.EqualValues(t, 3, d["current"])
 				assert.Equal(t, "2026-04-01T00:00:00Z", d["resetsAt"])
 				assert.NotEmpty(t, d["upgradeUrl"])
+				assert.Equal(t, "3", res.Header.Get("X-Monthly-Limit"), "a refused review reports the reviews quota")
+				assert.Equal(t, "0", res.Header.Get("X-Monthly-Remaining"))
 			}
 		}
 		slices.Sort(statuses)
 		assert.Equal(t, []int{201, 201, 403, 403, 403}, statuses)
+		t.Run("a refused review reports the reviews quota, not the posts one", func(t *testing.T) {
+			res := w.Do("POST", "/v1/reviews", map[string]any{"bookId": "not-a-uuid", "rating": 3}, ann.Token)
+			require.Equal(t, http.StatusBadRequest, res.Status)
+			assert.Equal(t, "3", res.Header.Get("X-Monthly-Limit"))
+			assert.Equal(t, "0", res.Header.Get("X-Monthly-Remaining"))
+		})
 		assert.EqualValues(t, 3, w.Item(t, dynamo.UserKey(ann.ID))["monthlyReviews"])
 		reviewed := 0
 		for _, b := range w.books {

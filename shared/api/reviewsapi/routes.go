@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/reviews"
 )
 
@@ -43,8 +44,8 @@ func Group(d api.Deps) api.Group {
 		Name:  "reviews",
 		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
 		Routes: []httpapi.Route{
-			{Method: http.MethodPost, Path: httpapi.V1("/reviews"), Auth: httpapi.AuthBearer, Actions: writeActions, Idempotent: true, Handler: h.post,
-				Doc: httpapi.Doc{Summary: "Review a book (201), or update one's review of it (200)", Body: postRequest{}, Response: review{}, Status: http.StatusCreated, Also: []int{http.StatusOK}, MonthlyQuota: true, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/reviews"), Auth: httpapi.AuthBearer, Actions: writeActions, Idempotent: true, Quota: quota.Reviews, Handler: h.post,
+				Doc: httpapi.Doc{Summary: "Review a book (201), or update one's review of it (200)", Body: postRequest{}, Response: review{}, Status: http.StatusCreated, Also: []int{http.StatusOK}, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
 				Doc: httpapi.Doc{Summary: "A review with its author, book and the caller's like", Response: review{}, Errors: []int{404}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/reviews/{id}"), Auth: httpapi.AuthBearer, Actions: writeActions, Handler: h.update,
