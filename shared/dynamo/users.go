@@ -154,14 +154,24 @@ func (s *Users) claimedUserID(ctx context.Context, k Key, consistent bool) (stri
 // transaction with the claims the change needs: a new username is claimed
 // and prev's freed; a new email likewise (a guest becoming a full account).
 // Only changed attributes are written, so a concurrent change to another
-// field (or a follower counter) is never overwritten; the update is
-// conditional on prev's username and guest state, so two concurrent
-// renames or migrations cannot both win. Errors: users.ErrUsernameTaken,
-// users.ErrEmailTaken, users.ErrChanged.
+// field (or a follower counter) is never overwritten. A change of
+// username, email or guest state is conditional on prev's username and
+// guest state, so two concurrent renames or migrations cannot both win;
+// a new password on prev's password hash, so that the password the
+// caller proved is still the one replaced. Any other change (a bio, an
+// avatar) only needs the account to exist: a concurrent rename does not
+// refuse it. Errors: users.ErrUsernameTaken, users.ErrEmailTaken,
+// users.ErrChanged.
 func (s *Users) UpdateUser(ctx context.Context, prev, u *users.User) error {
-	upd := s.t.update(UserKey(u.ID)).
-		Set("updatedAt", u.UpdatedAt.UTC()).
-		If("attribute_exists(PK) AND username = ? AND isGuest = ?", prev.Username, prev.IsGuest)
+	upd := s.t.update(UserKey(u.ID)).Set("updatedAt", u.UpdatedAt.UTC())
+	switch {
+	case prev.Username != u.Username || prev.Email != u.Email || prev.IsGuest != u.IsGuest:
+		upd = upd.If("attribute_exists(PK) AND username = ? AND isGuest = ?", prev.Username, prev.IsGuest)
+	case prev.PasswordHash != u.PasswordHash:
+		upd = upd.If("attribute_exists(PK) AND passwordHash = ?", prev.PasswordHash)
+	default:
+		upd = upd.If("attribute_exists(PK)")
+	}
 	for _, f := range []struct {
 		attr       string
 		old, value string

@@ -17,13 +17,14 @@ type handler struct {
 }
 
 // Group is the users group. It writes profiles with their username
-// claims, revokes sessions on a password change (Query, UpdateItem) and
-// stores avatars.
+// claims (TransactWriteItems), revokes sessions on a password change
+// (Query, UpdateItem), forgets the password attempts of a right one
+// (DeleteItem) and stores avatars.
 func Group(d api.Deps) api.Group {
 	h := &handler{users: d.Users}
 	return api.Group{
 		Name:  "users",
-		Table: []string{"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
+		Table: []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
 		Media: []string{"s3:PutObject"},
 		Routes: []httpapi.Route{
 			// The answer is the caller's record, read by the router: the
@@ -33,7 +34,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodPut, Path: httpapi.V1("/users/me"), Auth: httpapi.AuthBearer, Handler: h.updateMe,
 				Doc: httpapi.Doc{Summary: "Change display name, bio or username", Body: updateMeRequest{}, Response: userjson.Own{}, Errors: []int{400, 409}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/users/me/password"), Auth: httpapi.AuthBearer, Handler: h.changePassword,
-				Doc: httpapi.Doc{Summary: "Change the password; other sessions end", Body: passwordRequest{}, Response: httpapi.Success{}, Errors: []int{400}}},
+				Doc: httpapi.Doc{Summary: "Change the password; other sessions end", Body: passwordRequest{}, Response: httpapi.Success{}, Errors: []int{400, 409}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.uploadAvatar,
 				Doc: httpapi.Doc{Summary: "Upload an avatar (JPG, PNG or GIF, at most 5 MB)", Multipart: "avatar", Response: avatarResponse{}, Errors: []int{400}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{userId}"), Auth: httpapi.AuthNone, Handler: h.getByID,

@@ -14,6 +14,7 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -374,5 +375,39 @@ func TestUsers_PublicProfiles(t *testing.T) {
 		g := env.Do("POST", "/v1/auth/guest", nil, "")
 		res := env.Do("GET", "/v1/users/"+g.JSON["user"].(map[string]any)["id"].(string), nil, "")
 		assert.Equal(t, "Guest", res.JSON["displayName"])
+	})
+}
+
+// A rename between the read of the caller and the write of a new
+// password or avatar does not refuse them: only changes of the username,
+// email or guest state are conditional on the username read; a new
+// password is conditional on the hash whose password the caller proved.
+func TestUsers_ChangesBesideARename(t *testing.T) {
+	env := testenv.New(t)
+	a := env.Signup(t, "quinn")
+	ctx := t.Context()
+	stale, err := env.App.Stores.Users.GetUser(ctx, a.ID)
+	require.NoError(t, err)
+
+	res := env.Do("PUT", "/v1/users/me", map[string]any{"username": "quinn_renamed"}, a.Token)
+	require.Equal(t, http.StatusOK, res.Status, res)
+
+	require.NoError(t, env.App.Users.ChangePassword(ctx, stale, "", testenv.Password, "a-new-password"),
+		"a password change read before the rename goes through")
+	_, err = env.App.Users.SetAvatar(ctx, stale, pngBytes(t))
+	require.NoError(t, err, "an avatar read before the rename goes through")
+
+	me := env.Do("GET", "/v1/users/me", nil, a.Token)
+	assert.Equal(t, "quinn_renamed", me.JSON["username"], "and neither undid the rename")
+	assert.NotEmpty(t, me.JSON["avatarUrl"])
+
+	t.Run("two password changes from one read: the second is 409", func(t *testing.T) {
+		fresh, err := env.App.Stores.Users.GetUser(ctx, a.ID)
+		require.NoError(t, err)
+		require.NoError(t, env.App.Users.ChangePassword(ctx, fresh, "", "a-new-password", "third-password"))
+		err = env.App.Users.ChangePassword(ctx, fresh, "", "a-new-password", "fourth-password")
+		assert.ErrorIs(t, err, users.ErrChanged)
+		login := env.Do("POST", "/v1/auth/login", map[string]any{"email": a.Email, "password": "third-password"}, "")
+		assert.Equal(t, http.StatusOK, login.Status, "the first change stands")
 	})
 }
