@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help deps check-go check-node check-java run test vet build synth bench openapi reset clean
+.PHONY: help deps check-go check-node check-java run test vet build synth bench fuzz openapi reset clean
 
 help:
 	@echo "make run    - serve the whole API on 127.0.0.1:$(PORT) with local DynamoDB, S3 and SQS, demo data loaded"
@@ -19,6 +19,7 @@ help:
 	@echo "make build  - one linux/arm64 bootstrap per function under build/<function>/"
 	@echo "make synth  - synthesize the CDK app into cdk.out/"
 	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures, catalog import and search"
+	@echo "make fuzz   - run every Go fuzz target for FUZZTIME each (default 1m); make test runs their seed corpora"
 	@echo "make openapi - write the API reference (docs/openapi.json) and the copies the docs group serves"
 	@echo "make reset  - delete the local run's data (.local/)"
 
@@ -54,6 +55,19 @@ vet: deps
 # TEST_DYNAMODB_ENDPOINT): one JVM start instead of one per package.
 test: deps check-java vet
 	$(GO) run ./local/withdynamodb $(GO) test -count=1 ./...
+
+# Every fuzz target of the module, one after the other, FUZZTIME each.
+# `make test` already runs each target's seed corpus; this searches
+# beyond it. A failing input is saved under the package's testdata/fuzz/
+# and becomes part of the seed corpus: commit it with the fix.
+FUZZTIME ?= 1m
+fuzz: check-go
+	@for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "== $$target ($$pkg), $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 build: check-go
 	@rm -rf build

@@ -75,43 +75,53 @@ const multipartSlack = 64 << 10
 var errAvatarTooLarge = apperr.Validation("avatar must be at most 5 MB", map[string]string{"avatar": "must be at most 5 MB"})
 
 // uploadAvatar serves POST /v1/users/me/avatar (multipart field avatar).
-// The body is streamed: an oversized upload is refused after at most
-// 5 MB + framing has been read, never buffered whole.
 func (h *handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
+	data, err := readAvatar(w, r)
+	if err != nil {
+		return err
+	}
+	url, err := h.users.SetAvatar(r.Context(), httpapi.CallerOf(r).User(), data)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, avatarResponse{AvatarURL: url})
+}
+
+// readAvatar reads the file of field avatar from a multipart/form-data
+// body. The body is streamed: an oversized upload is refused after at
+// most 5 MB + framing has been read, never buffered whole. Errors:
+// ValidationError (not multipart, malformed, no avatar field, too large).
+func readAvatar(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if r.ContentLength > users.MaxAvatarBytes+multipartSlack {
-		return errAvatarTooLarge
+		return nil, errAvatarTooLarge
 	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" {
-		return apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
+		return nil, apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, users.MaxAvatarBytes+multipartSlack)
 	mr, err := r.MultipartReader()
 	if err != nil {
-		return apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
+		return nil, apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
 	}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return apperr.Validation("Missing file field avatar", map[string]string{"avatar": "is required"})
+			return nil, apperr.Validation("Missing file field avatar", map[string]string{"avatar": "is required"})
 		}
 		if err != nil {
-			return uploadReadError(err)
+			return nil, uploadReadError(err)
 		}
 		if part.FormName() != "avatar" {
 			continue // the reader skips the rest of this part
 		}
 		data, err := io.ReadAll(io.LimitReader(part, users.MaxAvatarBytes+1))
 		if err != nil {
-			return uploadReadError(err)
+			return nil, uploadReadError(err)
 		}
 		if len(data) > users.MaxAvatarBytes {
-			return errAvatarTooLarge
+			return nil, errAvatarTooLarge
 		}
-		url, err := h.users.SetAvatar(r.Context(), httpapi.CallerOf(r).User(), data)
-		if err != nil {
-			return err
-		}
-		return httpapi.JSON(w, http.StatusOK, avatarResponse{AvatarURL: url})
+		return data, nil
 	}
 }
 
