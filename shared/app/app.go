@@ -127,10 +127,16 @@ func NewLogger(level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: l}))
 }
 
-// cursorKey derives the cursor-sealing key from the JWT secret, so there is
-// one secret to manage and the two uses never share a key.
-func cursorKey(secret []byte) []byte {
+// Keys derived from the JWT secret, so there is one secret to manage and
+// no two uses share a key: each is the HMAC-SHA256 of its own label.
+const (
+	labelCursors     = "bookplatform pagination cursors"
+	labelIdempotency = "bookplatform idempotency records"
+)
+
+// derivedKey is the 32-byte key of one use (label) of secret.
+func derivedKey(secret []byte, label string) []byte {
 	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("bookplatform pagination cursors"))
+	m.Write([]byte(label))
 	return m.Sum(nil)
 }

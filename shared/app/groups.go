@@ -74,10 +74,12 @@ func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
 		Counter:      a.Counter,
 		Logger:       a.Logger,
 		MaxBodyBytes: a.Config.MaxBodyBytes,
-		CursorKey:    cursorKey(a.Config.JWTSecret),
+		CursorKey:    derivedKey(a.Config.JWTSecret, labelCursors),
 		Quota:        a.Quota,
 		Idempotency:  a.Stores.Idempotency,
-		Now:          a.Now,
+		// Its own key: a cursor's key never opens a kept answer.
+		IdempotencySecret: derivedKey(a.Config.JWTSecret, labelIdempotency),
+		Now:               a.Now,
 	}, routes)
 }
 

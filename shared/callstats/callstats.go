@@ -15,6 +15,10 @@ type Call struct {
 	Service, Operation string
 	Start, End         time.Time
 	Failed             bool
+	// Refused is set when the call failed in a way that proves it
+	// changed nothing (the function Refused tells which); a failed call
+	// that is not refused may have taken effect.
+	Refused bool
 }
 
 // Recorder collects the calls of one request. Safe for concurrent use.
@@ -97,12 +101,16 @@ func (r *Recorder) Summary(service string) (count, depth int) {
 }
 
 // ChangedSince reports whether a call with a side effect that started at
-// or after since succeeded: the request has changed something since then
-// (an idempotency record must keep its outcome rather than let a retry
-// run the request again). isRead tells side-effect-free operations.
+// or after since may have taken effect: it succeeded, or it failed in a
+// way that does not prove it changed nothing (a timeout, a 5xx, a reset
+// connection: the write may have committed). The request has then
+// changed something, or may have, since then: an idempotency record must
+// keep its outcome rather than let a retry run the request again. Only
+// refused calls (Refused) changed nothing for certain. isRead tells
+// side-effect-free operations.
 func (r *Recorder) ChangedSince(since time.Time, isRead func(operation string) bool) bool {
 	for _, c := range r.Calls() {
-		if !c.Start.Before(since) && !c.Failed && !isRead(c.Operation) {
+		if !c.Start.Before(since) && !c.Refused && !isRead(c.Operation) {
 			return true
 		}
 	}

@@ -11,8 +11,9 @@ import (
 // Middleware is AWS SDK middleware for every client of the service: it
 // refuses every operation with a side effect in a context that may have
 // none (shared/effects: a GET handler before admission), and records each
-// call (operation, start, end, whether it failed) in the context's
-// recorder. Register it in a client's APIOptions.
+// call (operation, start, end, whether it failed, whether every attempt
+// the SDK made was refused) in the context's recorder. Register it in a
+// client's APIOptions.
 func Middleware(service string) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CallStats",
@@ -29,7 +30,7 @@ func Middleware(service string) func(*middleware.Stack) error {
 				}
 				start := time.Now()
 				out, md, err := next.HandleInitialize(ctx, in)
-				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now(), Failed: err != nil})
+				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now(), Failed: err != nil, Refused: err != nil && refusedCall(md, err)})
 				return out, md, err
 			}), middleware.After)
 	}

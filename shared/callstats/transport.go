@@ -36,7 +36,10 @@ func (t roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	res, err := t.next.RoundTrip(r)
-	From(r.Context()).Record(Call{Service: "http", Operation: op, Start: start, End: time.Now(), Failed: err != nil})
+	// Any answer means the request arrived: it is no refusal, whatever
+	// its status (what a 4xx of another service means is its client's
+	// business). A failure is one only if the connection was never made.
+	From(r.Context()).Record(Call{Service: "http", Operation: op, Start: start, End: time.Now(), Failed: err != nil, Refused: Refused(err)})
 	return res, err
 }
 

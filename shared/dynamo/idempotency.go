@@ -16,25 +16,24 @@ type Idempotency struct{ t *table }
 
 var _ idempotency.Store = (*Idempotency)(nil)
 
-// idempotencyItem is one key's record (IdempotencyKey).
+// idempotencyItem is one key's record (IdempotencyKey). It holds no
+// client secret in clear: fingerprint is a keyed hash, answer is sealed
+// (idempotency.Sealer).
 type idempotencyItem struct {
-	PK          string            `dynamo:"PK"`
-	SK          string            `dynamo:"SK"`
-	Type        string            `dynamo:"type"`
-	Fingerprint string            `dynamo:"fingerprint"`
-	Owner       string            `dynamo:"owner"`
-	Done        bool              `dynamo:"done"`
-	LockedUntil int64             `dynamo:"lockedUntil"` // epoch ms
-	Status      int               `dynamo:"status,omitempty"`
-	Header      map[string]string `dynamo:"header,omitempty"`
-	Body        []byte            `dynamo:"body,omitempty"`
-	ExpiresAt   int64             `dynamo:"expiresAt"`
+	PK          string `dynamo:"PK"`
+	SK          string `dynamo:"SK"`
+	Type        string `dynamo:"type"`
+	Fingerprint string `dynamo:"fingerprint"`
+	Owner       string `dynamo:"owner"`
+	Done        bool   `dynamo:"done"`
+	LockedUntil int64  `dynamo:"lockedUntil"` // epoch ms
+	Answer      []byte `dynamo:"answer,omitempty"`
+	ExpiresAt   int64  `dynamo:"expiresAt"`
 }
 
 func (it idempotencyItem) record() *idempotency.Record {
 	return &idempotency.Record{
-		Fingerprint: it.Fingerprint, Owner: it.Owner, Done: it.Done, LockedUntil: time.UnixMilli(it.LockedUntil),
-		Status: it.Status, Header: it.Header, Body: it.Body,
+		Fingerprint: it.Fingerprint, Owner: it.Owner, Done: it.Done, LockedUntil: time.UnixMilli(it.LockedUntil), Answer: it.Answer,
 	}
 }
 
@@ -74,7 +73,7 @@ func (s *Idempotency) Complete(ctx context.Context, key string, rec idempotency.
 	k := IdempotencyKey(key)
 	err := s.t.put(idempotencyItem{
 		PK: k.PK, SK: k.SK, Type: typeIdempotency, Fingerprint: rec.Fingerprint, Owner: rec.Owner, Done: true,
-		Status: rec.Status, Header: rec.Header, Body: rec.Body, ExpiresAt: expires.Unix(),
+		Answer: rec.Answer, ExpiresAt: expires.Unix(),
 	}).If("$ = ? AND done = ?", "owner", rec.Owner, false).Run(ctx)
 	if err != nil {
 		return fmt.Errorf("complete idempotency key: %w", err)

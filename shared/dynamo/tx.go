@@ -26,8 +26,14 @@ type tx struct {
 	errs []error // one per item, in order; nil for an unconditional item
 }
 
-// tx starts a transaction on the table.
-func (t *table) tx() *tx { return &tx{wtx: t.db.WriteTx()} }
+// tx starts a transaction on the table. It carries a client request
+// token (Idempotent): every attempt the SDK makes sends the same one, so
+// a retry of a transaction that committed but whose answer was lost
+// succeeds as the commit it repeats (within DynamoDB's 10 minutes)
+// instead of failing its own conditions and being reported as a refusal.
+// The DynamoDB client fills a token in when none is given; naming it here
+// keeps that true whatever the client's options.
+func (t *table) tx() *tx { return &tx{wtx: t.db.WriteTx().Idempotent(true)} }
 
 // put adds a put; onFail is what its condition failing means.
 func (x *tx) put(p *dynamo.Put, onFail error) *tx {

@@ -3,8 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -32,8 +31,8 @@ const (
 const (
 	IdempotencyTTL  = 24 * time.Hour
 	idempotencyLock = 60 * time.Second
-	// maxKeptBody is the largest answer kept; a larger one is not kept (a
-	// DynamoDB item holds 400 KB).
+	// maxKeptBody is the largest answer body kept; of a larger one only
+	// that it was given is kept (a DynamoDB item holds 400 KB).
 	maxKeptBody = 300 << 10
 	maxKeyLen   = 255
 )
@@ -42,20 +41,38 @@ var (
 	errKeyReused     = apperr.New(apperr.CodeUnprocessable, "Idempotency-Key was used with another request; use a new key for a new request")
 	errKeyInProgress = &apperr.Error{Code: apperr.CodeConflict, Message: "A request with this Idempotency-Key is still being processed; retry shortly", RetryAfter: time.Second}
 	errKeyMalformed  = apperr.Validation("Invalid Idempotency-Key", map[string]string{"Idempotency-Key": "must be 1 to 255 printable ASCII characters"})
+	// errAnswerTooLarge is a retry of a request that was done but whose
+	// answer was over maxKeptBody: it is not run again, and there is
+	// nothing to replay.
+	errAnswerTooLarge = apperr.Conflict("A request with this Idempotency-Key was already processed; its answer was too large to keep, so it cannot be replayed")
+	// errInterrupted is kept for a request whose client went away after
+	// it may have changed something: the client got no answer, and a
+	// retry must not run it again.
+	errInterrupted = apperr.New(apperr.CodeInternal, "The request with this Idempotency-Key was interrupted after it may have taken effect; check whether it did before sending it again with a new key")
 )
 
 // serveIdempotent runs an Idempotent route's handler under its
-// Idempotency-Key, when the request has one. The key is scoped to the
-// caller (user id; for an anonymous request, none) and the route; the
-// request's fingerprint is its method, path and body, so the same key
-// with another body is refused (422) rather than answered with another
+// Idempotency-Key, when the request has one.
+//
+// The key is scoped to the caller and the route: the user id, or for an
+// anonymous request the client's address (addressScope, as the anonymous
+// rate limit), so two clients that pick the same key never get each
+// other's answer. The request's fingerprint is a keyed hash of its
+// method, path and body (idempotency.Sealer), so the same key with
+// another body is refused (422) rather than answered with another
 // request's result. The first request takes the key before its handler
-// runs; a concurrent retry gets 409 with Retry-After. When the handler is
-// done, its answer is kept for IdempotencyTTL if the request changed
-// anything (any successful AWS write or outbound call, as callstats
-// recorded them), whatever its status; if it changed nothing (a 400, a
-// 404, a failure before any write), the key is released so a retry runs
-// the request again.
+// runs; a concurrent retry gets 409 with Retry-After.
+//
+// When the handler is done, its answer is kept, sealed, for
+// IdempotencyTTL if the request changed anything or may have: a write
+// or outbound call that succeeded, or that failed without proof that it
+// changed nothing (a timeout, a 5xx, a reset connection: callstats
+// records which failures are refusals). That answer is the one the client
+// got, whatever its status, so a retry after an ambiguous failure gets
+// the same 500 instead of a second run that might post twice. Only a
+// request that changed nothing for certain (a 400, a 404, a refused
+// condition, a failure before any write) releases the key, so a retry
+// runs it again.
 func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *Route, st *reqState) error {
 	key := r.Header.Get(IdempotencyHeader)
 	if key == "" {
@@ -69,19 +86,18 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	sum := sha256.Sum256(body)
-	fp := r.Method + " " + r.URL.Path + " " + hex.EncodeToString(sum[:])
-	scope := "anon"
+	fp := rt.sealer.Fingerprint(r.Method, r.URL.Path, body)
+	scope := addressScope(r)
 	if st.caller.ID != "" {
 		scope = "user:" + st.caller.ID
 	}
-	scope += ":" + st.route
+	recKey := scope + ":" + st.route + "#" + key
 
 	ctx := r.Context()
 	store := rt.opts.Idempotency
 	now := st.now
 	owner := randomID() // this attempt's token
-	prev, err := store.Begin(ctx, scope+"#"+key, idempotency.Record{Fingerprint: fp, Owner: owner, LockedUntil: now.Add(idempotencyLock)}, now, now.Add(IdempotencyTTL))
+	prev, err := store.Begin(ctx, recKey, idempotency.Record{Fingerprint: fp, Owner: owner, LockedUntil: now.Add(idempotencyLock)}, now, now.Add(IdempotencyTTL))
 	switch {
 	case err != nil:
 		return err
@@ -90,13 +106,7 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 	case prev != nil && !prev.Done:
 		return errKeyInProgress
 	case prev != nil:
-		for k, v := range prev.Header {
-			buf.Header().Set(k, v)
-		}
-		buf.Header().Set(ReplayedHeader, "true")
-		buf.WriteHeader(prev.Status)
-		_, _ = buf.Write(prev.Body)
-		return nil
+		return rt.replay(buf, recKey, prev)
 	}
 
 	mark := time.Now() // wall time: call records carry wall times
@@ -105,29 +115,69 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 		// Render the error as the client will see it, so a replay shows
 		// the same answer.
 		rt.writeError(buf, r, herr)
-		herr = nil
 	}
 	// The key's own record is kept or released even if the client has
 	// gone: a retry depends on it.
 	ctx = context.WithoutCancel(ctx)
-	if !callstats.From(ctx).ChangedSince(mark, callstats.IsRead) || len(buf.body) > maxKeptBody {
-		if err := store.Release(ctx, scope+"#"+key, owner); err != nil {
+	if !callstats.From(ctx).ChangedSince(mark, callstats.IsRead) {
+		if err := store.Release(ctx, recKey, owner); err != nil {
 			rt.opts.Logger.Warn("idempotency: release failed", "requestId", st.requestID, "error", err.Error())
 		}
 		return nil
 	}
-	rec := idempotency.Record{Fingerprint: fp, Owner: owner, Done: true, Status: buf.status, Header: map[string]string{}, Body: buf.body}
-	if rec.Status == 0 {
-		rec.Status = http.StatusOK
+	sealed, err := rt.sealer.Seal(recKey, rt.keptAnswer(buf, r))
+	if err == nil {
+		err = store.Complete(ctx, recKey, idempotency.Record{Fingerprint: fp, Owner: owner, Done: true, Answer: sealed}, now.Add(IdempotencyTTL))
 	}
-	for k := range buf.header {
-		rec.Header[k] = buf.header.Get(k)
-	}
-	if err := store.Complete(ctx, scope+"#"+key, rec, now.Add(IdempotencyTTL)); err != nil {
+	if err != nil {
 		// The request's own work is done: answer it, and let a retry
 		// meet the lock (409) until it expires.
 		rt.opts.Logger.Warn("idempotency: keeping the answer failed", "requestId", st.requestID, "error", err.Error())
 	}
+	return nil
+}
+
+// keptAnswer is what a retry will be given: the answer in buf, as the
+// client got it. A client that went away got none (499): errInterrupted
+// is kept instead. An answer whose body is over maxKeptBody is kept as
+// TooLarge only, without headers or body: a retry is refused
+// (errAnswerTooLarge) rather than run again.
+func (rt *Router) keptAnswer(buf *bufferedWriter, r *http.Request) idempotency.Answer {
+	if buf.status == StatusClientClosedRequest {
+		buf = newBufferedWriter()
+		rt.writeError(buf, r, errInterrupted)
+	}
+	a := idempotency.Answer{Status: buf.status}
+	if a.Status == 0 {
+		a.Status = http.StatusOK
+	}
+	if len(buf.body) > maxKeptBody {
+		a.TooLarge = true
+		return a
+	}
+	a.Header, a.Body = make(map[string]string, len(buf.header)), buf.body
+	for k := range buf.header {
+		a.Header[k] = buf.header.Get(k)
+	}
+	return a
+}
+
+// replay answers a retry with the kept answer of prev, marked
+// ReplayedHeader.
+func (rt *Router) replay(buf *bufferedWriter, recKey string, prev *idempotency.Record) error {
+	a, err := rt.sealer.Open(recKey, prev.Answer)
+	if err != nil {
+		return fmt.Errorf("replay idempotency key: %w", err)
+	}
+	if a.TooLarge {
+		return errAnswerTooLarge
+	}
+	for k, v := range a.Header {
+		buf.Header().Set(k, v)
+	}
+	buf.Header().Set(ReplayedHeader, "true")
+	buf.WriteHeader(a.Status)
+	_, _ = buf.Write(a.Body)
 	return nil
 }
 

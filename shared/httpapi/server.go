@@ -57,12 +57,16 @@ type Options struct {
 	// Idempotency keeps the answers of Idempotent routes for retries; nil
 	// serves those routes without it.
 	Idempotency idempotency.Store
+	// IdempotencySecret keys the records Idempotency keeps (32 bytes;
+	// idempotency.Sealer): their request fingerprints and sealed answers.
+	IdempotencySecret []byte
 }
 
 // Router serves a set of routes.
 type Router struct {
-	opts  Options
-	table *table
+	opts   Options
+	table  *table
+	sealer *idempotency.Sealer
 }
 
 // NewRouter builds the router for routes. It panics on a route that
@@ -83,7 +87,7 @@ func NewRouter(opts Options, routes []Route) *Router {
 			panic(err)
 		}
 	}
-	return &Router{opts: opts, table: newTable(routes)}
+	return &Router{opts: opts, table: newTable(routes), sealer: idempotency.NewSealer(opts.IdempotencySecret)}
 }
 
 type ctxKey int
@@ -322,7 +326,7 @@ func (rt *Router) finish(w *statusWriter, r *http.Request, route *Route, st *req
 func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *reqState) admission {
 	ctx := r.Context()
 	tokenTier := ratelimit.TierGuest
-	a := admission{scope: "ip:" + clientIP(r)}
+	a := admission{scope: addressScope(r)}
 	if claims != nil && !claims.IsGuest {
 		tokenTier, a.scope = claims.Tier, "user:"+claims.UserID
 	}
@@ -521,6 +525,11 @@ func bearerToken(r *http.Request) (token string, present, ok bool) {
 	tok, ok := auth.BearerToken(h)
 	return tok, true, ok
 }
+
+// addressScope is the identity of a caller without an account of its
+// own: its address. The anonymous (and guest) rate limits count under it,
+// and anonymous idempotency keys are scoped by it.
+func addressScope(r *http.Request) string { return "ip:" + clientIP(r) }
 
 // clientIP is the caller's address: API Gateway's source IP in Lambda (the
 // adapter puts it in RemoteAddr), the socket peer locally. Forwarded

@@ -1,7 +1,8 @@
 // Package idempotency is what a retried request needs to get its first
-// answer instead of running twice: the record kept of one key and the
-// store that keeps it. The HTTP adapter applies it to every route marked
-// Idempotent (shared/httpapi); orders and sales reuse the same records.
+// answer instead of running twice: the record kept of one key, the store
+// that keeps it, and the server keys that protect it (Sealer). The HTTP
+// adapter applies it to every route marked Idempotent (shared/httpapi);
+// orders and sales reuse the same records.
 package idempotency
 
 import (
@@ -9,10 +10,13 @@ import (
 	"time"
 )
 
-// Record is what is kept of one key.
+// Record is what is kept of one key. Nothing in it is a client secret in
+// clear: the fingerprint is a keyed hash and the answer is encrypted
+// (Sealer), so reading the table gives neither a way to test guesses at
+// a sign-up's password nor the tokens a sign-up answered.
 type Record struct {
-	// Fingerprint identifies the request that took the key: method, path
-	// and a hash of the body.
+	// Fingerprint identifies the request that took the key
+	// (Sealer.Fingerprint of its method, path and body).
 	Fingerprint string
 	// Owner identifies the attempt that holds the key (a random token per
 	// attempt): only it may complete or release the record, so an attempt
@@ -21,10 +25,9 @@ type Record struct {
 	// Done is false while the first request is under way.
 	Done        bool
 	LockedUntil time.Time
-	// The answer, once Done.
-	Status int
-	Header map[string]string
-	Body   []byte
+	// Answer is the sealed answer once Done (Sealer.Seal), opaque to the
+	// store.
+	Answer []byte
 }
 
 // Store keeps the records. Keys are opaque strings: the caller's scope

@@ -228,7 +228,7 @@ func parameters(op *openapi3.Operation, r httpapi.Route) error {
 	}
 	if r.Idempotent {
 		op.AddParameter(openapi3.NewHeaderParameter(httpapi.IdempotencyHeader).
-			WithDescription("A client-chosen key (1-255 printable ASCII characters): a retry with the same key and body gets the first answer, marked Idempotent-Replayed; kept 24 hours.").
+			WithDescription("A client-chosen key (1-255 printable ASCII characters): a retry with the same key and body gets the first answer, marked Idempotent-Replayed; kept 24 hours, per account (without one, per client address).").
 			WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString), MinLength: 1, MaxLength: new(uint64(255))}))
 	}
 	return nil
