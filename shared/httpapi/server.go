@@ -430,12 +430,24 @@ func (rt *Router) refund(ctx context.Context, a *admission, ws []ratelimit.Windo
 // refundActions gives back the action budgets of a request its handler
 // did not serve (it answered an error): the per-tier request rate keeps
 // counting every admitted request.
+// The headers then report the budgets as the refund left them.
 func (rt *Router) refundActions(ctx context.Context, a *admission, route *Route, st *reqState) {
+	first := 1 // the tier rate's window
 	if route.Unmetered {
-		rt.refund(ctx, a, a.windows, st)
+		first = 0
+	}
+	if !a.counted || len(a.windows) <= first || rt.opts.Counter == nil {
 		return
 	}
-	rt.refund(ctx, a, a.windows[1:], st)
+	if err := rt.opts.Counter.Refund(context.WithoutCancel(ctx), a.scope, a.windows[first:]); err != nil {
+		rt.opts.Logger.Warn("rate limit refund failed", "requestId", st.requestID, "error", err.Error())
+		return
+	}
+	for i := first; i < len(a.results) && i < len(a.windows); i++ {
+		r := &a.results[i]
+		r.Count = max(r.Count-1, 0)
+		r.Remaining = min(r.Remaining+1, r.Rule.Limit)
+	}
 }
 
 // verify reads and checks the bearer token as the route's auth level asks.

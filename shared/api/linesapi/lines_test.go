@@ -457,6 +457,7 @@ func TestLines_RateLimits(t *testing.T) {
 		for range 10 {
 			res := w.Do("POST", "/v1/lines", map[string]any{"bookId": "not-a-uuid", "content": "x"}, sloppy.Token)
 			require.Equal(t, http.StatusBadRequest, res.Status)
+			assert.Equal(t, "10", res.Header.Get("X-RateLimit-Remaining"), "the headers report the budget the refund left")
 		}
 		res := w.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": "now right"}, sloppy.Token)
 		require.Equal(t, http.StatusCreated, res.Status, "ten 400s did not use up create_line: %s", res)
