@@ -10,6 +10,7 @@ import (
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/text"
 	"github.com/google/uuid"
+	"golang.org/x/sync/errgroup"
 )
 
 // MaxAvatarBytes is the avatar size limit (spec: 5 MB).
@@ -99,16 +100,20 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 	if !checkPassword(caller, current) {
 		return ErrWrongPassword
 	}
-	if err := s.clearAttempts(ctx, passwordAttempts(caller.ID), now); err != nil {
-		return err
-	}
-	hash, err := auth.HashPassword(next, s.d.BcryptCost)
-	if err != nil {
-		return err
-	}
-	u := *caller
-	u.PasswordHash, u.UpdatedAt = hash, s.d.Now().UTC()
-	if err := s.d.Store.UpdateUser(ctx, caller, &u); err != nil {
+	// The right password forgets the attempts beside the new hash's
+	// work and write.
+	var g errgroup.Group
+	g.Go(func() error { return s.clearAttempts(ctx, passwordAttempts(caller.ID), now) })
+	g.Go(func() error {
+		hash, err := auth.HashPassword(next, s.d.BcryptCost)
+		if err != nil {
+			return err
+		}
+		u := *caller
+		u.PasswordHash, u.UpdatedAt = hash, s.d.Now().UTC()
+		return s.d.Store.UpdateUser(ctx, caller, &u)
+	})
+	if err := g.Wait(); err != nil {
 		return err
 	}
 	return s.d.Sessions.RevokeAllSessions(ctx, caller.ID, sessionID)
