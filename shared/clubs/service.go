@@ -33,6 +33,10 @@ type Storer interface {
 	GetClub(ctx context.Context, id string) (*Club, error)
 	// GetClubs reads clubs by id; unknown ids are absent.
 	GetClubs(ctx context.Context, ids []string) (map[string]*Club, error)
+	// EditClub applies an edit of the name or description (never the
+	// visibility) if hostID hosts the club, and returns the club as
+	// stored afterwards. Errors: ErrNotFound, ErrNotHost.
+	EditClub(ctx context.Context, id, hostID string, e Edit, now time.Time) (*Club, error)
 	// UpdateClub applies e to prev, which the caller read, if the club is
 	// still hosted by prev.HostID and as public or private as it was
 	// read; a change of visibility moves its directory entries in the
@@ -339,6 +343,16 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Clu
 	if err != nil {
 		return nil, err
 	}
+	if e.IsPublic == nil {
+		// No directory moves: one conditional write, no read first.
+		c, err := s.d.Store.EditClub(ctx, id, callerID, e, s.d.Now().UTC())
+		if err != nil {
+			return nil, fmt.Errorf("update club %s: %w", id, err)
+		}
+		return c, nil
+	}
+	// A visibility change moves the club's directory entries, which are
+	// computed from the club as read: read, then write conditional on it.
 	for range maxAttempts {
 		c, err := s.d.Store.GetClub(ctx, id)
 		if err != nil {

@@ -180,6 +180,32 @@ func (s *Clubs) GetClubs(ctx context.Context, ids []string) (map[string]*clubs.C
 	return out, nil
 }
 
+// EditClub is one UpdateItem of the name or description, conditional on
+// the club existing and being hostID's, returning the new item; only when
+// the condition fails is the club read, to tell 404 from 403. Errors:
+// clubs.ErrNotFound, clubs.ErrNotHost.
+func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, now time.Time) (*clubs.Club, error) {
+	upd := s.t.update(ClubKey(id)).Set("updatedAt", now.UTC()).If("attribute_exists(PK) AND hostId = ?", hostID)
+	if e.Name != nil {
+		upd = upd.Set("name", *e.Name)
+	}
+	if e.Description != nil {
+		upd = upd.Set("description", *e.Description)
+	}
+	var it clubItem
+	err := upd.Value(ctx, &it)
+	if dynamo.IsCondCheckFailed(err) {
+		if _, err := s.GetClub(ctx, id); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("update club %s: %w", id, clubs.ErrNotHost)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("update club %s: %w", id, err)
+	}
+	return it.toClub(), nil
+}
+
 // UpdateClub writes an edit conditional on the club being hosted by
 // prev.HostID and as public or private as prev: without a change of
 // visibility one UpdateItem returning the new item; with one a
