@@ -46,8 +46,10 @@ func Group(d api.Deps) api.Group {
 		{Name: "offset", Type: "integer", About: "0 or more, default 0"},
 	}
 	return api.Group{
-		Name:  "clubs",
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Name: "clubs",
+		// ConditionCheckItem: a change by a host or moderator checks the
+		// caller's role inside its transaction.
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/clubs"), Auth: httpapi.AuthOptional, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "The club directory, newest first, with the exact total", Query: list, Response: clubsPage{}}},

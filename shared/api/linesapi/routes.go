@@ -45,8 +45,10 @@ func Group(d api.Deps) api.Group {
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},
 	}
 	return api.Group{
-		Name:  "lines",
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Name: "lines",
+		// ConditionCheckItem: a line in a club or challenge checks the
+		// membership or participation inside its transaction.
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
