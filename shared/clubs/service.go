@@ -243,7 +243,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	if err := CanRead(c, m, viewerID); err != nil {
 		return nil, err
 	}
-	SortBooks(entry)
+	sortBooks(entry)
 	bookIDs := make([]string, len(entry))
 	for i, b := range entry {
 		bookIDs[i] = b.BookID
@@ -682,9 +682,9 @@ func (s *Service) memberships(ctx context.Context, userID string, c page.Cursor,
 	return out, nil
 }
 
-// SortBooks orders a reading list as the single view shows it: in the
+// sortBooks orders a reading list as the single view shows it: in the
 // order the books were added, ties by book id.
-func SortBooks(bs []*Book) {
+func sortBooks(bs []*Book) {
 	sort.Slice(bs, func(i, j int) bool {
 		if !bs[i].AddedAt.Equal(bs[j].AddedAt) {
 			return bs[i].AddedAt.Before(bs[j].AddedAt)
