@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -31,6 +32,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/users"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -48,6 +50,11 @@ type scenarioState struct {
 	bookID                         string // a book of benchCatalog
 	lineID, replyID                string // the reader's line on bookID and a reply to it
 	reviewID                       string // the reader's review of bookID
+	clubID, clubLineID             string // the reader's club and the converted guest's line in it
+	challengeID                    string // the reader's challenge
+	// promote makes an account premium behind the API (no route does):
+	// clubs and challenges are created by premium accounts.
+	promote func(userID string) error
 }
 
 // step is one request of the scenario. route names the route-table entry
@@ -58,6 +65,9 @@ type step struct {
 	note  string
 	want  int
 	do    func(e *client, s *scenarioState) *response
+	// before, when set, arranges state behind the API before the step's
+	// calls are counted.
+	before func(s *scenarioState) error
 }
 
 const password = "bench-password-1"
@@ -310,6 +320,134 @@ func scenario() []step {
 		{route: "DELETE /v1/reviews/{id}", note: "with a like", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/reviews/"+s.reviewID, nil, s.token)
 		}},
+		// Clubs: the reader (made premium) hosts, the converted guest joins.
+		{route: "POST /v1/clubs", note: "premium", want: 201, before: func(s *scenarioState) error { return s.promote(s.userID) }, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/clubs", map[string]any{"name": "Bench club", "description": "Measured reading.", "isPublic": true}, s.token)
+			s.clubID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/clubs", note: "free tier", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs", map[string]any{"name": "Not mine"}, s.migratedToken)
+		}},
+		{route: "GET /v1/clubs", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/clubs", nil, "")
+		}},
+		{route: "GET /v1/clubs", note: "signed in, public", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs?isPublic=true&limit=10", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/clubs/{id}/join", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs/"+s.clubID+"/join", nil, s.migratedToken)
+		}},
+		{route: "POST /v1/clubs/{id}/join", note: "already a member", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs/"+s.clubID+"/join", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/clubs/{id}/leave", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/clubs/"+s.clubID+"/leave", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/clubs/{id}/leave", note: "the host", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/clubs/"+s.clubID+"/leave", nil, s.token)
+		}},
+		{route: "POST /v1/clubs/{id}/members", note: "the host adds", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs/"+s.clubID+"/members", map[string]any{"userId": migratedID(e, s)}, s.token)
+		}},
+		{route: "PUT /v1/clubs/{id}/members/{memberId}/role", note: "moderator", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/clubs/"+s.clubID+"/members/"+migratedID(e, s)+"/role", map[string]any{"role": "moderator"}, s.token)
+		}},
+		{route: "PUT /v1/clubs/{id}", note: "private", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/clubs/"+s.clubID, map[string]any{"name": "Bench club, closed", "isPublic": false}, s.token)
+		}},
+		{route: "PUT /v1/clubs/{id}", note: "name only", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/clubs/"+s.clubID, map[string]any{"description": "Still measured."}, s.token)
+		}},
+		{route: "POST /v1/clubs/{id}/books", note: "a moderator", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs/"+s.clubID+"/books", map[string]any{"bookId": s.bookID, "status": "current", "startDate": "2026-11-01", "endDate": "2026-11-30"}, s.migratedToken)
+		}},
+		{route: "PUT /v1/clubs/{id}/books/{bookId}", note: "end date alone", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/clubs/"+s.clubID+"/books/"+s.bookID, map[string]any{"endDate": "2026-12-15", "notes": "Two more weeks."}, s.token)
+		}},
+		{route: "GET /v1/clubs/{id}", note: "a member, private", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs/"+s.clubID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/clubs/{id}", note: "no token, private", want: 401, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs/"+s.clubID, nil, "")
+		}},
+		{route: "GET /v1/clubs/{id}/members", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs/"+s.clubID+"/members", nil, s.token)
+		}},
+		{route: "GET /v1/clubs/me/joined", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs/me/joined", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/users/me/clubs", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/me/clubs", nil, s.token)
+		}},
+		{route: "GET /v1/users/{username}/clubs", note: "public only", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/clubs", nil, "")
+		}},
+		{route: "POST /v1/lines", note: "in a club", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/lines", map[string]any{"bookId": s.bookID, "content": "Said in the club.", "clubId": s.clubID}, s.migratedToken)
+			s.clubLineID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "GET /v1/lines/club/{clubId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/club/"+s.clubID, nil, s.token)
+		}},
+		{route: "GET /v1/clubs/{id}/lines", note: "a member", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/clubs/"+s.clubID+"/lines", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/lines/{id}", note: "a private club's", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/"+s.clubLineID, nil, s.token)
+		}},
+		{route: "DELETE /v1/clubs/{id}/books/{bookId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/clubs/"+s.clubID+"/books/"+s.bookID, nil, s.token)
+		}},
+		{route: "DELETE /v1/clubs/{id}", note: "not the host", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/clubs/"+s.clubID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/clubs/{id}", note: "2 members", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/clubs/"+s.clubID, nil, s.token)
+		}},
+		// Challenges: the reader hosts, the converted guest takes part.
+		{route: "POST /v1/challenges", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/challenges", map[string]any{"name": "Bench challenge", "goal": 12, "startDate": "2026-01-01", "endDate": "2026-12-31"}, s.token)
+			s.challengeID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "GET /v1/challenges", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/challenges", nil, "")
+		}},
+		{route: "GET /v1/challenges/{id}", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/challenges/"+s.challengeID, nil, s.migratedToken)
+		}},
+		{route: "PUT /v1/challenges/{id}", note: "start date alone", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/challenges/"+s.challengeID, map[string]any{"startDate": "2026-02-01", "goal": 10}, s.token)
+		}},
+		{route: "POST /v1/challenges/{id}/join", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/challenges/"+s.challengeID+"/join", nil, s.migratedToken)
+		}},
+		{route: "PUT /v1/challenges/{id}/progress", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/challenges/"+s.challengeID+"/progress", map[string]any{"progress": 3}, s.migratedToken)
+		}},
+		{route: "GET /v1/challenges/{id}/participants", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/challenges/"+s.challengeID+"/participants", nil, "")
+		}},
+		{route: "POST /v1/lines", note: "in a challenge", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/lines", map[string]any{"bookId": s.bookID, "content": "Three down.", "challengeId": s.challengeID}, s.migratedToken)
+		}},
+		{route: "GET /v1/lines/challenge/{challengeId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/lines/challenge/"+s.challengeID, nil, s.token)
+		}},
+		{route: "GET /v1/users/me/challenges", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/me/challenges", nil, s.migratedToken)
+		}},
+		{route: "GET /v1/users/{username}/challenges", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/challenges", nil, "")
+		}},
+		{route: "DELETE /v1/challenges/{id}/leave", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/challenges/"+s.challengeID+"/leave", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/challenges/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/challenges/"+s.challengeID, nil, s.token)
+		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
 		}},
@@ -317,6 +455,24 @@ func scenario() []step {
 			return e.do("POST", "/v1/auth/logout", map[string]any{"refresh_token": s.migratedRefresh}, s.migratedToken)
 		}},
 	}
+}
+
+// migratedID is the converted guest's account id, read from its token's
+// claims (the scenario never asked for it).
+func migratedID(_ *client, s *scenarioState) string {
+	parts := strings.Split(s.migratedToken, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return ""
+	}
+	var claims struct {
+		UserID string `json:"userId"`
+	}
+	_ = json.Unmarshal(payload, &claims)
+	return claims.UserID
 }
 
 // routeKeys lists every route of every group, as the access log names them.
@@ -446,8 +602,16 @@ func runScenario(t *testing.T, steps []step) []observation {
 	c := &client{base: srv.URL, http: srv.Client()}
 
 	var out []observation
-	st := &scenarioState{bookID: seedBenchCatalog(t, a)}
+	st := &scenarioState{bookID: seedBenchCatalog(t, a), promote: func(id string) error {
+		_, err := a.Users.SetTier(t.Context(), id, users.TierPremium)
+		return err
+	}}
 	for _, s := range steps {
+		if s.before != nil {
+			if err := s.before(st); err != nil {
+				t.Fatalf("%s (%s): arrange: %v", s.route, s.note, err)
+			}
+		}
 		ops.reset()
 		res := s.do(c, st)
 		rec, ok := logs.wait(res.Header.Get("X-Request-Id"), 2*time.Second)

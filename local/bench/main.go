@@ -14,6 +14,7 @@
 //	go run ./local/bench calls      (runs go test ./local/bench -run TestCallCounts)
 //	go run ./local/bench load       [-me-duration 10s] [-login-duration 10s] ...
 //	go run ./local/bench catalog    [-sizes 1000,2000,5000,10000] [-rounds 40] (runs go test ./local/bench -run TestCatalogBench)
+//	go run ./local/bench clublines  [-rounds 300] (runs go test ./local/bench -run TestClubLinesBench)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
@@ -63,6 +64,8 @@ func main() {
 		run = runLoad
 	case "catalog":
 		run = runCatalog
+	case "clublines":
+		run = runClubLines
 	case "all":
 		run = runAll
 	default:
@@ -75,7 +78,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -122,6 +125,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"calls", runCalls, nil},
 		{"load", runLoad, []string{"-me-duration", meDur.String(), "-login-duration", loginDur.String()}},
 		{"catalog", runCatalog, nil},
+		{"clublines", runClubLines, nil},
 	}
 	var failed []string
 	for _, s := range sections {

@@ -40,6 +40,7 @@ import (
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 )
@@ -139,6 +140,7 @@ type settings struct {
 	logger     *slog.Logger
 	edits      []func(*config.Config)
 	rateLimits bool
+	storeHosts storehost.Directory
 }
 
 // WithClock makes the app read time from c (tokens, rate-limit windows,
@@ -158,6 +160,14 @@ func WithConfig(edit func(*config.Config)) Option {
 // clock past their windows; the tests of a limit turn them on.
 func WithRateLimits() Option {
 	return func(s *settings) { s.rateLimits = true }
+}
+
+// WithStoreHosts wires d as the seam to the stores domain
+// (shared/storehost) in place of the app's own, so that clubs and
+// challenges hosted by a store can be tested on their own (StoreHosts is
+// such a directory).
+func WithStoreHosts(d storehost.Directory) Option {
+	return func(s *settings) { s.storeHosts = d }
 }
 
 // WithLogger replaces the default logger, which writes the app's JSON logs
@@ -243,6 +253,9 @@ func New(tb testing.TB, opts ...Option) *Env {
 	a := app.New(cfg, app.NewClients(awsCfg), logger, s.now)
 	if !s.rateLimits {
 		a.Counter = nil
+	}
+	if s.storeHosts != nil {
+		a.StoreHosts = s.storeHosts
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/worker"
 )
@@ -67,17 +68,21 @@ type Deps struct {
 	Tokens *auth.Tokens
 	// Users is the account service, shared by the auth and users groups
 	// and the router's identity.
-	Users  *users.Service
-	Quota  quota.Policy
-	Logger *slog.Logger
-	Now    func() time.Time
+	Users *users.Service
+	Quota quota.Policy
+	// StoreHosts answers whether a caller may host a club or challenge
+	// for a store, and how a store is shown beside one (the seam to the
+	// stores domain; storehost.None until stores exist).
+	StoreHosts storehost.Directory
+	Logger     *slog.Logger
+	Now        func() time.Time
 }
 
 // Build is a group's constructor.
 type Build func(d Deps) Group
 
-// Posts is what every post service (lines, reviews, and later club and
-// challenge lines) reads beside its own store.
+// Posts is what every post service (lines, reviews) reads beside its own
+// store.
 func (d Deps) Posts() posts.Deps {
 	s := d.Stores
 	return posts.Deps{Users: s.Users, Books: s.Books, Briefs: s.Briefs, Quota: d.Quota, Now: d.Now}

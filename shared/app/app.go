@@ -26,6 +26,7 @@ import (
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -46,6 +47,10 @@ type App struct {
 	Books *books.Service
 	// Quota is the free tier's monthly content quota (shared/quota).
 	Quota quota.Policy
+	// StoreHosts is the seam between clubs and challenges hosted by a
+	// store and the stores domain: storehost.None (every store unknown)
+	// until the stores code provides a storehost.Directory here.
+	StoreHosts storehost.Directory
 	// Counter counts requests for the rate limits; nil turns them off
 	// (the test environment does, unless a test turns them on).
 	Counter ratelimit.Counter
@@ -93,6 +98,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
+	a.StoreHosts = storehost.None{}
 	a.Counter = a.Stores.Counters
 	return a
 }
@@ -101,7 +107,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 func (a *App) Deps() api.Deps {
 	return api.Deps{
 		Config: a.Config, Stores: a.Stores, Media: a.Media, Tokens: a.Tokens, Users: a.Users,
-		Quota: a.Quota, Logger: a.Logger, Now: a.Now,
+		Quota: a.Quota, StoreHosts: a.StoreHosts, Logger: a.Logger, Now: a.Now,
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
+	"github.com/bookplatform/backend/shared/api/challengesapi"
+	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
@@ -30,6 +32,8 @@ var groups = []api.Build{
 	booksapi.Group,
 	linesapi.Group,
 	reviewsapi.Group,
+	clubsapi.Group,
+	challengesapi.Group,
 	docsapi.Group,
 }
 

@@ -46,6 +46,25 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"DELETE /v1/reviews/{id}/like":     {"like"},
 		"GET /v1/books/{id}/reviews":       {"feed"},
 		"GET /v1/users/{username}/reviews": {"feed"},
+
+		// The club and challenge lists of lines are feeds like a book's;
+		// the spec names no action for clubs and challenges themselves.
+		"GET /v1/lines/club/{clubId}":           {"feed"},
+		"GET /v1/lines/challenge/{challengeId}": {"feed"},
+		"GET /v1/clubs/{id}/lines":              {"feed"},
+
+		"GET /v1/clubs": nil, "POST /v1/clubs": nil, "GET /v1/clubs/me/joined": nil,
+		"GET /v1/clubs/{id}": nil, "PUT /v1/clubs/{id}": nil, "DELETE /v1/clubs/{id}": nil,
+		"POST /v1/clubs/{id}/books": nil, "PUT /v1/clubs/{id}/books/{bookId}": nil, "DELETE /v1/clubs/{id}/books/{bookId}": nil,
+		"POST /v1/clubs/{id}/join": nil, "DELETE /v1/clubs/{id}/leave": nil,
+		"GET /v1/clubs/{id}/members": nil, "POST /v1/clubs/{id}/members": nil, "PUT /v1/clubs/{id}/members/{memberId}/role": nil,
+		"GET /v1/users/me/clubs": nil, "GET /v1/users/{username}/clubs": nil,
+
+		"GET /v1/challenges": nil, "POST /v1/challenges": nil, "GET /v1/challenges/{id}": nil,
+		"PUT /v1/challenges/{id}": nil, "DELETE /v1/challenges/{id}": nil,
+		"POST /v1/challenges/{id}/join": nil, "DELETE /v1/challenges/{id}/leave": nil,
+		"PUT /v1/challenges/{id}/progress": nil, "GET /v1/challenges/{id}/participants": nil,
+		"GET /v1/users/me/challenges": nil, "GET /v1/users/{username}/challenges": nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

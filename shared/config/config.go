@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,6 +36,10 @@ const (
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
+	// Tiers that may create clubs and reading challenges: comma-separated
+	// tier names, default premium,bookstore (spec: Other limits).
+	EnvClubCreatorTiers      = "CLUB_CREATOR_TIERS"
+	EnvChallengeCreatorTiers = "CHALLENGE_CREATOR_TIERS"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -53,6 +58,7 @@ var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
+	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -69,7 +75,11 @@ const (
 	DefaultPasswordAttempts      = 10
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
+	DefaultCreatorTiers          = "premium,bookstore"
 )
+
+// tierNames are the account tiers a tier list may name (shared/users).
+var tierNames = []string{"free", "premium", "bookstore"}
 
 // MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
 // shorter than the hash output weakens the signature.
@@ -94,6 +104,10 @@ type Config struct {
 	PasswordAttempts      int
 	PasswordAttemptWindow time.Duration
 	RefreshReuseInterval  time.Duration
+	// ClubCreatorTiers and ChallengeCreatorTiers name the tiers that may
+	// create clubs and challenges.
+	ClubCreatorTiers      []string
+	ChallengeCreatorTiers []string
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -138,6 +152,22 @@ func LoadFrom(get func(string) string) (Config, error) {
 		}
 		return n
 	}
+	tiers := func(name string) []string {
+		v := strings.TrimSpace(get(name))
+		if v == "" {
+			v = DefaultCreatorTiers
+		}
+		var out []string
+		for _, t := range strings.Split(v, ",") {
+			t = strings.ToLower(strings.TrimSpace(t))
+			if !slices.Contains(tierNames, t) {
+				errs = append(errs, fmt.Errorf("%s must list tiers among %s, got %q", name, strings.Join(tierNames, ", "), v))
+				return nil
+			}
+			out = append(out, t)
+		}
+		return out
+	}
 
 	c := Config{
 		TableName:       required(EnvTableName),
@@ -157,6 +187,8 @@ func LoadFrom(get func(string) string) (Config, error) {
 		PasswordAttempts:      int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
 		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
+		ClubCreatorTiers:      tiers(EnvClubCreatorTiers),
+		ChallengeCreatorTiers: tiers(EnvChallengeCreatorTiers),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))

@@ -29,3 +29,25 @@ func TestLoad_ReportsEveryProblemAtOnce(t *testing.T) {
 		assert.Contains(t, err.Error(), want)
 	}
 }
+
+func TestLoad_CreatorTiers(t *testing.T) {
+	base := map[string]string{
+		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+	}
+	c, err := LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"premium", "bookstore"}, c.ClubCreatorTiers, "the spec's tiers by default")
+	assert.Equal(t, []string{"premium", "bookstore"}, c.ChallengeCreatorTiers)
+
+	base[EnvClubCreatorTiers] = " Free, premium ,bookstore"
+	base[EnvChallengeCreatorTiers] = "bookstore"
+	c, err = LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"free", "premium", "bookstore"}, c.ClubCreatorTiers)
+	assert.Equal(t, []string{"bookstore"}, c.ChallengeCreatorTiers)
+
+	base[EnvClubCreatorTiers] = "premium,gold"
+	_, err = LoadFrom(env(base))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), EnvClubCreatorTiers)
+}

@@ -48,6 +48,11 @@ func (t *table) update(k Key) *dynamo.Update {
 }
 func (t *table) del(k Key) *dynamo.Delete { return t.table.Delete(AttrPK, k.PK).Range(AttrSK, k.SK) }
 
+// check starts a condition on one item inside a transaction.
+func (t *table) check(k Key) *dynamo.ConditionCheck {
+	return t.table.Check(AttrPK, k.PK).Range(AttrSK, k.SK)
+}
+
 // get reads one item by key.
 func (t *table) get(k Key) *dynamo.Query {
 	return t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.Equal, k.SK)
@@ -62,6 +67,8 @@ type Stores struct {
 	Books       *Books
 	Lines       *Lines
 	Reviews     *Reviews
+	Clubs       *Clubs
+	Challenges  *Challenges
 	Briefs      *Briefs
 	Counters    *Counters
 	Idempotency *Idempotency
@@ -82,6 +89,8 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Books:       &Books{t},
 		Lines:       &Lines{t, likeStore{t, linesLikeTarget}},
 		Reviews:     &Reviews{t, likeStore{t, reviewsLikeTarget}},
+		Clubs:       &Clubs{t},
+		Challenges:  &Challenges{t},
 		Briefs:      &Briefs{t},
 		Counters:    &Counters{t},
 		Idempotency: &Idempotency{t},

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 )
 
 // Key builders: the only place that knows key formats
@@ -35,6 +37,13 @@ const (
 	typeReply         = "Reply"
 	typeLike          = "Like"
 	typeIdempotency   = "IdempotencyRecord"
+	typeClub          = "Club"
+	typeClubMember    = "ClubMember"
+	typeClubBook      = "ClubBook"
+	typeChallenge     = "Challenge"
+	typeParticipant   = "ChallengeParticipant"
+	typeDirEntry      = "DirEntry"
+	typeDirCount      = "DirCount"
 )
 
 // UserKey is a user's profile item.
@@ -176,9 +185,15 @@ func lineReplies(lineID string) list {
 }
 
 // The line lists: a book's lines (GSI1) and an author's (GSI2), newest
-// first, both sorted by timeIDKey.
+// first, both sorted by timeIDKey. A line posted in a club is on neither:
+// it is on its club's list (GSI1, clubLines) only. A line posted in a
+// challenge is on both and on its challenge's list (GSI3).
 func bookLines(bookID string) list { return list{index: GSI1, pk: "BOOKLINES#" + bookID, desc: true} }
 func userLines(userID string) list { return list{index: GSI2, pk: "USERLINES#" + userID, desc: true} }
+func clubLines(clubID string) list { return list{index: GSI1, pk: "CLUBLINES#" + clubID, desc: true} }
+func challengeLines(challengeID string) list {
+	return list{index: GSI3, pk: "CHALLENGELINES#" + challengeID, desc: true}
+}
 
 // likePrefix begins the sort key of every like of an item.
 const likePrefix = "LIKE#"
@@ -186,3 +201,145 @@ const likePrefix = "LIKE#"
 // LikeKey is userID's like of the item with key of: it lives in the liked
 // item's partition, so the item's likes are one Query away.
 func LikeKey(of Key, userID string) Key { return Key{of.PK, likePrefix + userID} }
+
+// ClubKey is a club's item. Its partition also holds its memberships and
+// its reading list, so deleting a club finds everything that hangs off it
+// with one Query.
+func ClubKey(id string) Key { return Key{"CLUB#" + id, "CLUB"} }
+
+// clubMemberPrefix begins the sort key of every membership of a club.
+const clubMemberPrefix = "MEMBER#"
+
+// ClubMemberKey is userID's membership, in the club's partition: a
+// conditional put of it makes a membership unique.
+func ClubMemberKey(clubID, userID string) Key {
+	return Key{ClubKey(clubID).PK, clubMemberPrefix + userID}
+}
+
+// clubBookPrefix begins the sort key of every book of a club's reading
+// list.
+const clubBookPrefix = "BOOK#"
+
+// ClubBookKey is a book on a club's reading list, keyed by the book: a
+// book is on a list once.
+func ClubBookKey(clubID, bookID string) Key { return Key{ClubKey(clubID).PK, clubBookPrefix + bookID} }
+
+// The membership lists: a club's members in the order they joined (GSI1,
+// the host first) and a user's clubs, the latest joined first (GSI2),
+// both sorted by timeIDKey(joinedAt, the other id).
+func clubMembers(clubID string) list { return list{index: GSI1, pk: "CLUBMEMBERS#" + clubID} }
+func userClubs(userID string) list   { return list{index: GSI2, pk: "USERCLUBS#" + userID, desc: true} }
+
+// clubBooks is a club's reading list: its partition's BOOK# items, read
+// consistently (at most clubs.MaxBooks).
+func clubBooks(clubID string) list {
+	return list{index: Primary, pk: ClubKey(clubID).PK, prefix: clubBookPrefix, consistent: true}
+}
+
+// ChallengeKey is a challenge's item; its partition also holds its
+// participants.
+func ChallengeKey(id string) Key { return Key{"CHALLENGE#" + id, "CHALLENGE"} }
+
+// participantPrefix begins the sort key of every participant of a
+// challenge.
+const participantPrefix = "PART#"
+
+// ParticipantKey is userID's part in a challenge, in its partition.
+func ParticipantKey(challengeID, userID string) Key {
+	return Key{ChallengeKey(challengeID).PK, participantPrefix + userID}
+}
+
+// The participant lists: a challenge's participants by progress, most
+// books first (GSI1, progressKey), and a user's challenges, the latest
+// joined first (GSI2, timeIDKey(joinedAt, challengeId)).
+func challengeParticipants(challengeID string) list {
+	return list{index: GSI1, pk: "CHALLENGEPARTS#" + challengeID, desc: true}
+}
+func userChallenges(userID string) list {
+	return list{index: GSI2, pk: "USERCHALLENGES#" + userID, desc: true}
+}
+
+// progressKey orders participants by books finished, then by who reached
+// that count first, then by user id: read in descending order, the
+// progress at a fixed width of 6 digits (challenges.MaxProgress is
+// 100000) and the time of the change subtracted from the largest 13-digit
+// millisecond count, so an earlier change sorts higher.
+func progressKey(progress int, at time.Time, userID string) string {
+	return fmt.Sprintf("%06d#%013d#%s", progress, 9999999999999-at.UnixMilli(), userID)
+}
+
+// Directories are the offset lists of GET /clubs and GET /challenges: a
+// partition per filter, holding one entry per club or challenge (sorted
+// newest first by timeIDKey) and one count item, both changed in the
+// transaction that creates, moves or deletes what they list, so the
+// total is exact and the page is read from one partition, never by
+// scanning the table.
+const dirEntryPrefix = "E#"
+
+func dirPK(dir string) string { return "DIR#" + dir }
+
+// DirCountKey is the item holding the number of entries of a directory.
+func DirCountKey(dir string) Key { return Key{dirPK(dir), "COUNT"} }
+
+// dirEntryKey is the entry of the item id, created at createdAt, in dir.
+func dirEntryKey(dir string, createdAt time.Time, id string) Key {
+	return Key{dirPK(dir), dirEntryPrefix + timeIDKey(createdAt, id)}
+}
+
+// dirEntries is a directory's list, newest first, read consistently (so
+// it agrees with its count item).
+func dirEntries(dir string) list {
+	return list{index: Primary, pk: dirPK(dir), prefix: dirEntryPrefix, desc: true, consistent: true}
+}
+
+// ClubDir names the directory of one GET /clubs filter:
+// clubs:<scope>:<storeId or ->:<any|public|private>.
+func ClubDir(f clubs.Filter) string {
+	store := "-"
+	if f.Scope == clubs.ScopeStore && f.StoreID != "" {
+		store = f.StoreID
+	}
+	vis := "any"
+	if f.Public != nil {
+		vis = map[bool]string{true: "public", false: "private"}[*f.Public]
+	}
+	return "clubs:" + string(f.Scope) + ":" + store + ":" + vis
+}
+
+// clubDirs are the directories a club is listed in: every filter that
+// selects it (4 for a reader's club, 6 for a store's).
+func clubDirs(c *clubs.Club) []string {
+	kind := clubs.ScopeUser
+	if c.StoreID != "" {
+		kind = clubs.ScopeStore
+	}
+	filters := []clubs.Filter{{Scope: clubs.ScopeAll}, {Scope: kind}}
+	if c.StoreID != "" {
+		filters = append(filters, clubs.Filter{Scope: clubs.ScopeStore, StoreID: c.StoreID})
+	}
+	var out []string
+	public := c.IsPublic
+	for _, f := range filters {
+		out = append(out, ClubDir(f))
+		f.Public = &public
+		out = append(out, ClubDir(f))
+	}
+	return out
+}
+
+// ChallengeDir names the directory of GET /challenges: every challenge,
+// or one store's (storeID not "").
+func ChallengeDir(storeID string) string {
+	if storeID == "" {
+		return "challenges:all"
+	}
+	return "challenges:store:" + storeID
+}
+
+// challengeDirs are the directories a challenge is listed in.
+func challengeDirs(c *challenges.Challenge) []string {
+	if c.StoreID == "" {
+		return []string{ChallengeDir("")}
+	}
+	return []string{ChallengeDir(""), ChallengeDir(c.StoreID)}
+}

@@ -131,28 +131,40 @@ type keyOnly struct {
 	SK string `dynamo:"SK"`
 }
 
+// deletePageSize bounds each read of deletePrefix: a partition of any
+// size is removed a bounded page at a time.
+const deletePageSize = 500
+
 // deletePrefix deletes every item of partition pk whose sort key begins
-// with prefix (an item's likes, a line's replies), in batches of 25. The
-// Query is strongly consistent: an item written just before the caller's
-// delete of their parent (which every such write requires to exist) is
-// seen and removed, so nothing is left behind.
+// with prefix (an item's likes, a line's replies, a deleted club's
+// memberships), a page of at most deletePageSize keys at a time, each
+// page in batches of 25. The Query is strongly consistent: an item
+// written just before the caller's delete of their parent (which every
+// such write requires to exist) is seen and removed, so nothing is left
+// behind.
 func (t *table) deletePrefix(ctx context.Context, pk, prefix string) error {
-	var items []keyOnly
-	err := t.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).
-		Consistent(true).Project(AttrPK, AttrSK).All(ctx, &items)
-	if err != nil {
-		return fmt.Errorf("list %s items of %s: %w", prefix, pk, err)
-	}
-	keys := make([]dynamo.Keyed, len(items))
-	for i, it := range items {
-		keys[i] = dynamo.Keys{it.PK, it.SK}
-	}
-	for len(keys) > 0 {
-		n := min(len(keys), 25)
-		if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(keys[:n]...).Run(ctx); err != nil {
-			return fmt.Errorf("delete %d items: %w", n, err)
+	for {
+		var items []keyOnly
+		err := t.table.Get(AttrPK, pk).Range(AttrSK, dynamo.BeginsWith, prefix).
+			Consistent(true).Project(AttrPK, AttrSK).Limit(deletePageSize).All(ctx, &items)
+		if err != nil {
+			return fmt.Errorf("list %s items of %s: %w", prefix, pk, err)
 		}
-		keys = keys[n:]
+		keys := make([]dynamo.Keyed, len(items))
+		for i, it := range items {
+			keys[i] = dynamo.Keys{it.PK, it.SK}
+		}
+		for len(keys) > 0 {
+			n := min(len(keys), 25)
+			if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(keys[:n]...).Run(ctx); err != nil {
+				return fmt.Errorf("delete %d items: %w", n, err)
+			}
+			keys = keys[n:]
+		}
+		// The items just deleted are gone from the next read: a short
+		// page was the last.
+		if len(items) < deletePageSize {
+			return nil
+		}
 	}
-	return nil
 }

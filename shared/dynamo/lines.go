@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/quota"
@@ -26,15 +28,20 @@ var linesLikeTarget = likeTarget{key: LineKey, notFound: lines.ErrNotFound}
 
 // lineItem is a line as stored (LineKey), listed on GSI1 under its book
 // (bookLines) and on GSI2 under its author (userLines), both sorted by
-// timeIDKey. The counters change only with ADD, in the transactions that
+// timeIDKey; a line posted in a challenge also on GSI3 under its
+// challenge (challengeLines). A line posted in a club is listed on GSI1
+// under its club (clubLines) and nowhere else: it belongs to the club's
+// audience. The counters change only with ADD, in the transactions that
 // add or remove a like or reply.
 type lineItem struct {
 	PK          string    `dynamo:"PK"`
 	SK          string    `dynamo:"SK"`
 	GSI1PK      string    `dynamo:"GSI1PK"`
 	GSI1SK      string    `dynamo:"GSI1SK"`
-	GSI2PK      string    `dynamo:"GSI2PK"`
-	GSI2SK      string    `dynamo:"GSI2SK"`
+	GSI2PK      string    `dynamo:"GSI2PK,omitempty"`
+	GSI2SK      string    `dynamo:"GSI2SK,omitempty"`
+	GSI3PK      string    `dynamo:"GSI3PK,omitempty"`
+	GSI3SK      string    `dynamo:"GSI3SK,omitempty"`
 	Type        string    `dynamo:"type"`
 	ID          string    `dynamo:"id"`
 	UserID      string    `dynamo:"userId"`
@@ -63,7 +70,7 @@ type replyItem struct {
 
 func toLineItem(l *lines.Line) lineItem {
 	k, sk := LineKey(l.ID), timeIDKey(l.CreatedAt, l.ID)
-	return lineItem{
+	it := lineItem{
 		PK: k.PK, SK: k.SK,
 		GSI1PK: bookLines(l.BookID).pk, GSI1SK: sk,
 		GSI2PK: userLines(l.UserID).pk, GSI2SK: sk,
@@ -72,6 +79,13 @@ func toLineItem(l *lines.Line) lineItem {
 		ClubID: l.ClubID, ChallengeID: l.ChallengeID,
 		CreatedAt: l.CreatedAt.UTC(), UpdatedAt: l.UpdatedAt.UTC(),
 	}
+	switch {
+	case l.ClubID != "":
+		it.GSI1PK, it.GSI2PK, it.GSI2SK = clubLines(l.ClubID).pk, "", ""
+	case l.ChallengeID != "":
+		it.GSI3PK, it.GSI3SK = challengeLines(l.ChallengeID).pk, sk
+	}
+	return it
 }
 
 func (it lineItem) toLine() *lines.Line {
@@ -101,11 +115,28 @@ var errIDTaken = errors.New("id already exists")
 // CreateLine writes the line, adds one to its book's totalLines and makes
 // the quota charge in one TransactWriteItems: the line, the counter and
 // the monthly count are never out of step, and a post over the limit
-// writes nothing. Errors: books.ErrNotFound, quota.ErrStale.
+// writes nothing. A line in a club requires, in the same transaction,
+// the club and the author's membership (and does not count in the book's
+// totalLines: it is not on the book's list); a line in a challenge
+// requires the challenge and the author's participation. So the check
+// costs no round trip and cannot be outrun by a leave. Errors:
+// books.ErrNotFound, clubs.ErrNotFound, clubs.ErrMembersOnly,
+// challenges.ErrNotFound, challenges.ErrParticipantsOnly,
+// quota.ErrStale.
 func (s *Lines) CreateLine(ctx context.Context, l *lines.Line, c quota.Charge) error {
-	err := s.t.tx().
-		update(s.t.update(BookKey(l.BookID)).Add("totalLines", 1).If("attribute_exists(PK)"), books.ErrNotFound).
-		update(quotaCharge(s.t, c), quota.ErrStale).
+	x := s.t.tx()
+	if l.ClubID != "" {
+		x.check(s.t.check(BookKey(l.BookID)).If("attribute_exists(PK)"), books.ErrNotFound).
+			check(s.t.check(ClubKey(l.ClubID)).If("attribute_exists(PK)"), clubs.ErrNotFound).
+			check(s.t.check(ClubMemberKey(l.ClubID, l.UserID)).If("attribute_exists(PK)"), clubs.ErrMembersOnly)
+	} else {
+		x.update(s.t.update(BookKey(l.BookID)).Add("totalLines", 1).If("attribute_exists(PK)"), books.ErrNotFound)
+	}
+	if l.ChallengeID != "" {
+		x.check(s.t.check(ChallengeKey(l.ChallengeID)).If("attribute_exists(PK)"), challenges.ErrNotFound).
+			check(s.t.check(ParticipantKey(l.ChallengeID, l.UserID)).If("attribute_exists(PK)"), challenges.ErrParticipantsOnly)
+	}
+	err := x.update(quotaCharge(s.t, c), quota.ErrStale).
 		put(s.t.put(toLineItem(l)).If("attribute_not_exists(PK)"), errIDTaken).
 		run(ctx)
 	if err != nil {
@@ -159,17 +190,19 @@ func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.Edi
 }
 
 // DeleteLine removes the line and subtracts one from its book's
-// totalLines in one TransactWriteItems. A like or reply written after it
+// totalLines (unless it was posted in a club, which the book does not
+// count) in one TransactWriteItems. A like or reply written after it
 // cannot land: those transactions require the line item to exist.
 // Errors: lines.ErrNotFound (gone, or no longer l.UserID's).
 func (s *Lines) DeleteLine(ctx context.Context, l *lines.Line) error {
-	err := s.t.tx().
-		delete(s.t.del(LineKey(l.ID)).If("attribute_exists(PK) AND userId = ?", l.UserID), lines.ErrNotFound).
+	x := s.t.tx().
+		delete(s.t.del(LineKey(l.ID)).If("attribute_exists(PK) AND userId = ?", l.UserID), lines.ErrNotFound)
+	if l.ClubID == "" {
 		// Books are never deleted; refuse rather than create a
 		// counter-only book item.
-		update(s.t.update(BookKey(l.BookID)).Add("totalLines", -1).If("attribute_exists(PK)"), books.ErrNotFound).
-		run(ctx)
-	if err != nil {
+		x.update(s.t.update(BookKey(l.BookID)).Add("totalLines", -1).If("attribute_exists(PK)"), books.ErrNotFound)
+	}
+	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("delete line %s: %w", l.ID, err)
 	}
 	return nil
@@ -196,6 +229,17 @@ func (s *Lines) ListBookLines(ctx context.Context, bookID string, c page.Cursor)
 // ListUserLines reads a page of an author's lines, newest first (GSI2).
 func (s *Lines) ListUserLines(ctx context.Context, userID string, c page.Cursor) (page.Page[*lines.Line], error) {
 	return s.list(ctx, userLines(userID), c)
+}
+
+// ListClubLines reads a page of a club's lines, newest first (GSI1).
+func (s *Lines) ListClubLines(ctx context.Context, clubID string, c page.Cursor) (page.Page[*lines.Line], error) {
+	return s.list(ctx, clubLines(clubID), c)
+}
+
+// ListChallengeLines reads a page of a challenge's lines, newest first
+// (GSI3).
+func (s *Lines) ListChallengeLines(ctx context.Context, challengeID string, c page.Cursor) (page.Page[*lines.Line], error) {
+	return s.list(ctx, challengeLines(challengeID), c)
 }
 
 // list reads a page of lines. Index reads are eventually consistent: a

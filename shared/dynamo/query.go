@@ -88,6 +88,36 @@ func queryPage[T any](ctx context.Context, t *table, l list, c page.Cursor) (pag
 	return p, nil
 }
 
+// queryOffset reads the items from o.Offset to o.Offset+o.Limit of l (an
+// offset page; a cursor list is queryPage's). DynamoDB has no offset: the
+// Query reads the first offset+limit items, in as many 1 MB pages as
+// that takes, and the page is the tail. So offset lists are read from
+// partitions of small items (directory entries, about 150 bytes: some
+// 6,000 per round trip), and projected to attrs when given.
+func queryOffset[T any](ctx context.Context, t *table, l list, o page.Offset, attrs ...string) ([]T, error) {
+	q := t.table.Get(l.index.PartitionKey, l.pk).Consistent(l.consistent).Limit(o.Offset + o.Limit)
+	if l.index.Name != "" {
+		q = q.Index(l.index.Name)
+	}
+	if l.prefix != "" {
+		q = q.Range(l.index.SortKey, dynamo.BeginsWith, l.prefix)
+	}
+	if l.desc {
+		q = q.Order(dynamo.Descending)
+	}
+	if len(attrs) > 0 {
+		q = q.Project(attrs...)
+	}
+	var items []T
+	if err := q.All(ctx, &items); err != nil {
+		return nil, fmt.Errorf("query %s from %d: %w", l.name(), o.Offset, err)
+	}
+	if len(items) <= o.Offset {
+		return []T{}, nil
+	}
+	return items[o.Offset:], nil
+}
+
 // keyAttrs are the attributes of an item's position in l: the table key
 // and, on an index, the index key.
 func (l list) keyAttrs() []string {

@@ -17,9 +17,19 @@ import (
 // ValidationError for a bad limit, page.ErrInvalidCursor for a cursor
 // this service did not issue or that was altered. Storage checks that the
 // token belongs to the list it is used with.
-func CursorPage(r *http.Request) (page.Cursor, error) {
+func CursorPage(r *http.Request) (page.Cursor, error) { return cursorPage(r, page.DefaultLimit) }
+
+// ArrayPage reads the query of a list the spec shows as a bare array
+// ({clubs: [...]}, {members: [...], total}): such a list pages all the
+// same, so that no request reads an unbounded number of items. limit is
+// 1-100 as on cursor lists, but defaults to 100, so a client that never
+// pages sees as much as one page gives; the answer carries More beside
+// its array.
+func ArrayPage(r *http.Request) (page.Cursor, error) { return cursorPage(r, page.MaxLimit) }
+
+func cursorPage(r *http.Request, def int) (page.Cursor, error) {
 	q := r.URL.Query()
-	c := page.Cursor{Limit: page.DefaultLimit}
+	c := page.Cursor{Limit: def}
 	if q.Has("limit") {
 		n, err := strconv.Atoi(q.Get("limit"))
 		if err != nil || n < 1 || n > page.MaxLimit {
@@ -56,6 +66,23 @@ func NewCursorBody[T, U any](r *http.Request, p page.Page[T], f func(T) U) Curso
 		b.NextCursor, b.HasMore = &c, true
 	}
 	return b
+}
+
+// More is what a bare-array list (ArrayPage) answers beside its array:
+// the cursor of the next page (null on the last) and whether there is
+// one. Embed it in the list's body.
+type More struct {
+	NextCursor *string `json:"nextCursor"`
+	HasMore    bool    `json:"hasMore"`
+}
+
+// NewMore seals a page's next token into More.
+func NewMore(r *http.Request, next string) More {
+	if next == "" {
+		return More{}
+	}
+	c := sealCursor(state(r).cursorKey, next)
+	return More{NextCursor: &c, HasMore: true}
 }
 
 // Cursors are the storage's next-page tokens (the list they belong to and

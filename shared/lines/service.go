@@ -8,6 +8,8 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/likes"
 	"github.com/bookplatform/backend/shared/page"
@@ -22,8 +24,12 @@ import (
 // context, never (nil, nil).
 type Storer interface {
 	// CreateLine stores a new line, adds one to its book's totalLines and
-	// makes the quota charge, all in one transaction. Errors:
-	// books.ErrNotFound, quota.ErrStale (the charge's condition failed).
+	// makes the quota charge, all in one transaction; a line in a club or
+	// a challenge requires there the author's membership or
+	// participation. Errors: books.ErrNotFound, clubs.ErrNotFound,
+	// clubs.ErrMembersOnly, challenges.ErrNotFound,
+	// challenges.ErrParticipantsOnly, quota.ErrStale (the charge's
+	// condition failed).
 	CreateLine(ctx context.Context, l *Line, c quota.Charge) error
 	// GetLine reads a line, strongly consistent. Errors: ErrNotFound.
 	GetLine(ctx context.Context, id string) (*Line, error)
@@ -48,6 +54,11 @@ type Storer interface {
 	// ListUserLines one of an author's. Errors: page.ErrInvalidCursor.
 	ListBookLines(ctx context.Context, bookID string, c page.Cursor) (page.Page[*Line], error)
 	ListUserLines(ctx context.Context, userID string, c page.Cursor) (page.Page[*Line], error)
+	// ListClubLines reads a page of a club's lines, newest first, and
+	// ListChallengeLines one of a challenge's. Errors:
+	// page.ErrInvalidCursor.
+	ListClubLines(ctx context.Context, clubID string, c page.Cursor) (page.Page[*Line], error)
+	ListChallengeLines(ctx context.Context, challengeID string, c page.Cursor) (page.Page[*Line], error)
 
 	// CreateReply stores a reply, adds one to its line's replyCount and
 	// makes the quota charge, in one transaction. Errors: ErrNotFound,
@@ -61,10 +72,25 @@ type Storer interface {
 	DeleteReply(ctx context.Context, authorID, lineID, replyID string) error
 }
 
-// Deps are the service's collaborators: its store and what every post
-// service reads (posts.Deps).
+// Clubs reads what the lines of a club need: the club (its visibility)
+// and a reader's membership (clubs.ErrMemberNotFound when none).
+type Clubs interface {
+	GetClub(ctx context.Context, id string) (*clubs.Club, error)
+	GetMember(ctx context.Context, clubID, userID string) (*clubs.Member, error)
+}
+
+// Challenges reads a challenge, for its line list's 404.
+type Challenges interface {
+	GetChallenge(ctx context.Context, id string) (*challenges.Challenge, error)
+}
+
+// Deps are the service's collaborators: its store, the clubs and
+// challenges lines may be posted in, and what every post service reads
+// (posts.Deps).
 type Deps struct {
-	Store Storer
+	Store      Storer
+	Clubs      Clubs
+	Challenges Challenges
 	posts.Deps
 }
 
@@ -83,8 +109,13 @@ func NewService(d Deps) *Service {
 
 // Create posts a line by caller, counted against the monthly post quota.
 // It returns the line as the caller sees it and the caller's quota
-// standing after the post. Errors: ValidationError (fields), Forbidden
-// (monthly_limit_reached), books.ErrNotFound, apperr.ErrContention.
+// standing after the post. A line in a club needs the caller's
+// membership, one in a challenge their participation, checked in the
+// post's own transaction. Errors: ValidationError (fields, a club and a
+// challenge together), Forbidden (monthly_limit_reached),
+// clubs.ErrMembersOnly, challenges.ErrParticipantsOnly,
+// books.ErrNotFound, clubs.ErrNotFound, challenges.ErrNotFound,
+// apperr.ErrContention.
 func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*View, quota.Usage, error) {
 	var f apperr.Fields
 	content, msg := CleanContent(in.Content)
@@ -104,6 +135,9 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*
 	challengeID, ok := ids.Optional(in.ChallengeID)
 	if !ok {
 		f.Add("challengeId", "must be a UUID or null")
+	}
+	if clubID != "" && challengeID != "" {
+		f.Add("challengeId", "a line is posted in a club or in a challenge, not both")
 	}
 	if err := f.Err(); err != nil {
 		return nil, quota.Usage{}, err
@@ -148,7 +182,9 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*
 }
 
 // Get returns a line with its author, its book and whether viewerID
-// likes it. Errors: ErrNotFound (also for an id that is not a UUID).
+// likes it. A line posted in a private club is the club's members' and
+// its author's to see (canSee). Errors: ErrNotFound (also for an id that
+// is not a UUID), clubs.ErrPrivate.
 func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
@@ -164,11 +200,63 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
-	us, bs, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
-	if err != nil {
+	var (
+		us map[string]*users.User
+		bs map[string]*books.Book
+	)
+	g.Go(func() (err error) {
+		us, bs, err = s.d.Briefs.GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+		return err
+	})
+	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
+	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
 	return &View{Post: l, Author: us[l.UserID], Book: bs[l.BookID], IsLiked: liked[id]}, nil
+}
+
+// canSee applies the club's visibility to a line posted in a club: its
+// author sees it always; anyone else as they see the club
+// (clubs.CanRead), and not at all once the club is deleted (its lines
+// stay for their authors: docs/decisions.md). Errors: ErrNotFound,
+// clubs.ErrPrivate.
+func (s *Service) canSee(ctx context.Context, l *Line, viewerID string) error {
+	if l.ClubID == "" || l.UserID == viewerID {
+		return nil
+	}
+	c, m, err := s.clubAndMember(ctx, l.ClubID, viewerID)
+	if errors.Is(err, clubs.ErrNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return clubs.CanRead(c, m, viewerID)
+}
+
+// clubAndMember reads a club and viewerID's membership of it side by
+// side; the membership is nil for an anonymous viewer or a non-member.
+// Errors: clubs.ErrNotFound.
+func (s *Service) clubAndMember(ctx context.Context, clubID, viewerID string) (*clubs.Club, *clubs.Member, error) {
+	var (
+		c *clubs.Club
+		m *clubs.Member
+		g errgroup.Group
+	)
+	g.Go(func() (err error) { c, err = s.d.Clubs.GetClub(ctx, clubID); return err })
+	if viewerID != "" {
+		g.Go(func() (err error) {
+			m, err = s.d.Clubs.GetMember(ctx, clubID, viewerID)
+			if errors.Is(err, clubs.ErrMemberNotFound) {
+				m, err = nil, nil
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, nil, err
+	}
+	return c, m, nil
 }
 
 // Update changes the content (and, when e.SetPage, the page number) of a
@@ -268,6 +356,53 @@ func (s *Service) ListByUser(ctx context.Context, username, viewerID string, c p
 	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
 }
 
+// ListByClub returns a page of a club's lines, newest first, to viewerID
+// ("" when anonymous), who must be able to see the club
+// (clubs.CanRead): the club, the viewer's membership and the page are
+// read side by side, then the page's authors, books and the viewer's
+// likes. Errors: clubs.ErrNotFound (also for an id that is not a UUID),
+// clubs.ErrSignInRequired, clubs.ErrPrivate, page.ErrInvalidCursor.
+func (s *Service) ListByClub(ctx context.Context, clubID, viewerID string, c page.Cursor) (page.Page[View], error) {
+	clubID, ok := ids.Parse(clubID)
+	if !ok {
+		return page.Page[View]{}, clubs.ErrNotFound
+	}
+	var (
+		club *clubs.Club
+		m    *clubs.Member
+		p    page.Page[*Line]
+		g    errgroup.Group
+	)
+	g.Go(func() (err error) { club, m, err = s.clubAndMember(ctx, clubID, viewerID); return err })
+	g.Go(func() (err error) { p, err = s.d.Store.ListClubLines(ctx, clubID, c); return err })
+	if err := g.Wait(); err != nil {
+		return page.Page[View]{}, fmt.Errorf("lines of club %s: %w", clubID, err)
+	}
+	if err := clubs.CanRead(club, m, viewerID); err != nil {
+		return page.Page[View]{}, err
+	}
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+}
+
+// ListByChallenge returns a page of a challenge's lines, newest first;
+// see ListByBook. Errors: challenges.ErrNotFound, page.ErrInvalidCursor.
+func (s *Service) ListByChallenge(ctx context.Context, challengeID, viewerID string, c page.Cursor) (page.Page[View], error) {
+	challengeID, ok := ids.Parse(challengeID)
+	if !ok {
+		return page.Page[View]{}, challenges.ErrNotFound
+	}
+	var (
+		p page.Page[*Line]
+		g errgroup.Group
+	)
+	g.Go(func() error { _, err := s.d.Challenges.GetChallenge(ctx, challengeID); return err })
+	g.Go(func() (err error) { p, err = s.d.Store.ListChallengeLines(ctx, challengeID, c); return err })
+	if err := g.Wait(); err != nil {
+		return page.Page[View]{}, fmt.Errorf("lines of challenge %s: %w", challengeID, err)
+	}
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+}
+
 // CreateReply posts a reply by caller to a line; a reply is a post, so it
 // counts against the monthly post quota like a line. Errors:
 // ValidationError, Forbidden (monthly_limit_reached), ErrNotFound,
@@ -295,18 +430,21 @@ func (s *Service) CreateReply(ctx context.Context, caller *users.User, lineID, c
 }
 
 // ListReplies returns a page of a line's replies, oldest first, each with
-// its author. Errors: ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) ListReplies(ctx context.Context, lineID string, c page.Cursor) (page.Page[ReplyView], error) {
+// its author, to viewerID, who must be able to see the line (canSee).
+// Errors: ErrNotFound, clubs.ErrPrivate, page.ErrInvalidCursor.
+func (s *Service) ListReplies(ctx context.Context, lineID, viewerID string, c page.Cursor) (page.Page[ReplyView], error) {
 	lineID, ok := ids.Parse(lineID)
 	if !ok {
 		return page.Page[ReplyView]{}, ErrNotFound
 	}
 	var (
+		l *Line
 		p page.Page[*Reply]
 		g errgroup.Group
 	)
-	// The line is read only to answer 404 for a line that is gone.
-	g.Go(func() error { _, err := s.d.Store.GetLine(ctx, lineID); return err })
+	// The line is read to answer 404 for a line that is gone, and to
+	// apply its club's visibility.
+	g.Go(func() (err error) { l, err = s.d.Store.GetLine(ctx, lineID); return err })
 	g.Go(func() (err error) { p, err = s.d.Store.ListReplies(ctx, lineID, c); return err })
 	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)
@@ -315,8 +453,10 @@ func (s *Service) ListReplies(ctx context.Context, lineID string, c page.Cursor)
 	for i, r := range p.Items {
 		userIDs[i] = r.UserID
 	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil)
-	if err != nil {
+	var us map[string]*users.User
+	g.Go(func() (err error) { us, _, err = s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil); return err })
+	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
+	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)
 	}
 	return page.Map(p, func(r *Reply) ReplyView { return ReplyView{Reply: r, Author: us[r.UserID]} }), nil

@@ -58,6 +58,22 @@ type Brief struct {
 	CoverURL string   `json:"coverUrl"`
 }
 
+// Short is a book as club and challenge line lists show it (spec: Line,
+// "in club and challenge listings only title, authors, coverUrl").
+type Short struct {
+	Title    string   `json:"title"`
+	Authors  []string `json:"authors"`
+	CoverURL string   `json:"coverUrl"`
+}
+
+// ShortOf is b's Short, nil (JSON null) when the record is missing.
+func ShortOf(b *books.Book) *Short {
+	if b == nil {
+		return nil
+	}
+	return &Short{Title: b.Title, Authors: list(b.Authors), CoverURL: b.CoverURL()}
+}
+
 // NewFull converts a book to the full shape.
 func NewFull(b *books.Book) Full {
 	return Full{

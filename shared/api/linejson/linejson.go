@@ -1,6 +1,6 @@
 // Package linejson is the wire shape of lines and replies: the spec's
-// Line, the shorter answer of an edit, and Reply. The lines group uses it
-// now; club and challenge line lists will embed the same Line.
+// Line, the Line of club and challenge lists (its book shorter), the
+// shorter answer of an edit, and Reply.
 package linejson
 
 import (
@@ -26,6 +26,35 @@ type Line struct {
 	ChallengeID *string         `json:"challengeId"`
 	CreatedAt   string          `json:"createdAt"`
 	UpdatedAt   string          `json:"updatedAt"`
+}
+
+// CommunityLine is a Line in a club's or a challenge's list: the spec
+// shows its book as title, authors and coverUrl only there.
+type CommunityLine struct {
+	ID          string          `json:"id"`
+	UserID      string          `json:"userId"`
+	User        *userjson.Brief `json:"user"`
+	BookID      string          `json:"bookId"`
+	Book        *bookjson.Short `json:"book"`
+	Content     string          `json:"content"`
+	PageNumber  *int            `json:"pageNumber"`
+	LikeCount   int             `json:"likeCount"`
+	ReplyCount  int             `json:"replyCount"`
+	IsLiked     bool            `json:"isLiked"`
+	ClubID      *string         `json:"clubId"`
+	ChallengeID *string         `json:"challengeId"`
+	CreatedAt   string          `json:"createdAt"`
+	UpdatedAt   string          `json:"updatedAt"`
+}
+
+// NewCommunityLine converts a line view for a club's or challenge's list.
+func NewCommunityLine(v lines.View) CommunityLine {
+	l := NewLine(v)
+	return CommunityLine{
+		ID: l.ID, UserID: l.UserID, User: l.User, BookID: l.BookID, Book: bookjson.ShortOf(v.Book),
+		Content: l.Content, PageNumber: l.PageNumber, LikeCount: l.LikeCount, ReplyCount: l.ReplyCount,
+		IsLiked: l.IsLiked, ClubID: l.ClubID, ChallengeID: l.ChallengeID, CreatedAt: l.CreatedAt, UpdatedAt: l.UpdatedAt,
+	}
 }
 
 // Edited is the answer of PUT /lines/{id}: the spec lists the line's own

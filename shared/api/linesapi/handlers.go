@@ -136,7 +136,7 @@ func (h *handler) listReplies(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.lines.ListReplies(r.Context(), r.PathValue("id"), c)
+	p, err := h.lines.ListReplies(r.Context(), r.PathValue("id"), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
@@ -177,6 +177,38 @@ func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewLine))
+}
+
+// listByClub serves GET /v1/lines/club/{clubId} and GET
+// /v1/clubs/{id}/lines?cursor=&limit=: newest first.
+func (h *handler) listByClub(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
+	if err != nil {
+		return err
+	}
+	clubID := r.PathValue("clubId")
+	if clubID == "" {
+		clubID = r.PathValue("id")
+	}
+	p, err := h.lines.ListByClub(r.Context(), clubID, httpapi.CallerOf(r).ID, c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewCommunityLine))
+}
+
+// listByChallenge serves GET /v1/lines/challenge/{challengeId}?cursor=&limit=:
+// newest first.
+func (h *handler) listByChallenge(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.lines.ListByChallenge(r.Context(), r.PathValue("challengeId"), httpapi.CallerOf(r).ID, c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, linejson.NewCommunityLine))
 }
 
 // parsePage reads an optional pageNumber: absent (set false), null (set,

@@ -12,8 +12,11 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -109,7 +112,7 @@ func TestLines_Create(t *testing.T) {
 
 	res := w.post("/v1/lines", map[string]any{
 		"bookId": book, "content": "  It is our choices that show what we truly are.  ", "pageNumber": 333,
-		"clubId": "6F9619FF-8B86-4011-B42D-00C04FC964FF", "challengeId": nil,
+		"clubId": nil, "challengeId": nil,
 	}, ann.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	l := res.JSON
@@ -126,7 +129,8 @@ func TestLines_Create(t *testing.T) {
 	assert.Equal(t, 0.0, l["likeCount"])
 	assert.Equal(t, 0.0, l["replyCount"])
 	assert.Equal(t, false, l["isLiked"])
-	assert.Equal(t, "6f9619ff-8b86-4011-b42d-00c04fc964ff", l["clubId"], "stored in canonical lower case")
+	assert.Nil(t, l["clubId"])
+	assert.Contains(t, l, "clubId")
 	assert.Nil(t, l["challengeId"])
 	assert.Contains(t, l, "challengeId")
 	assert.Equal(t, l["createdAt"], l["updatedAt"])
@@ -180,6 +184,7 @@ func TestLines_Create(t *testing.T) {
 		{"pageNumber too large", map[string]any{"bookId": book, "content": "x", "pageNumber": 100001}, "pageNumber"},
 		{"clubId not a UUID", map[string]any{"bookId": book, "content": "x", "clubId": "club-1"}, "clubId"},
 		{"challengeId not a UUID", map[string]any{"bookId": book, "content": "x", "challengeId": "c"}, "challengeId"},
+		{"a club and a challenge", map[string]any{"bookId": book, "content": "x", "clubId": unknownID, "challengeId": unknownID}, "challengeId"},
 		{"content not a string", map[string]any{"bookId": book, "content": 12}, "content"},
 	}
 	for _, iv := range invalid {
@@ -963,5 +968,174 @@ func TestLines_ListByUser(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.Status)
 		assert.Equal(t, bob.ID, res.JSON["items"].([]any)[0].(map[string]any)["userId"], "the name now lists bob's lines")
 		assert.Equal(t, "ann_reads", res.JSON["items"].([]any)[0].(map[string]any)["user"].(map[string]any)["username"], "briefs are read fresh")
+	})
+}
+
+// clubOf creates a club hosted by a premium account and returns its id.
+func (w *world) clubOf(t *testing.T, host testenv.Account, public bool) string {
+	t.Helper()
+	w.SetTier(t, host, users.TierPremium)
+	res := w.req("POST", "/v1/clubs", map[string]any{"name": "Club of " + host.Username, "isPublic": public}, host.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	return res.JSON["id"].(string)
+}
+
+// lineIDs are the ids of a list's items.
+func lineIDs(res *testenv.Response) []string {
+	var out []string
+	for _, it := range res.JSON["items"].([]any) {
+		out = append(out, it.(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+func TestLines_InClubs(t *testing.T) {
+	w := newWorld(t)
+	pam, ann, bob := w.signup(t, "pam"), w.signup(t, "ann"), w.signup(t, "bob")
+	open, closed := w.clubOf(t, pam, true), w.clubOf(t, pam, false)
+	require.Equal(t, http.StatusCreated, w.req("POST", "/v1/clubs/"+open+"/join", nil, ann.Token).Status)
+	require.Equal(t, http.StatusCreated, w.req("POST", "/v1/clubs/"+closed+"/members", map[string]any{"userId": ann.ID}, pam.Token).Status)
+	book := w.books[1]
+
+	res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "Said among friends.", "pageNumber": 7, "clubId": strings.ToUpper(closed)}, ann.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	secret := res.JSON
+	assert.Equal(t, closed, secret["clubId"], "stored in canonical lower case")
+	assert.Nil(t, secret["challengeId"])
+	openLine := w.postLine(t, pam, book, "Out loud.")
+	res = w.post("/v1/lines", map[string]any{"bookId": book, "content": "In the open club.", "clubId": open}, ann.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	public := res.JSON
+
+	t.Run("posting needs membership: 403 otherwise, 404 for an unknown club, and charges nothing", func(t *testing.T) {
+		before := w.Item(t, dynamo.UserKey(bob.ID))["monthlyPosts"]
+		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "Let me in.", "clubId": open}, bob.Token)
+		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", clubs.ErrMembersOnly.Message)
+		res = w.post("/v1/lines", map[string]any{"bookId": book, "content": "Where?", "clubId": unknownID}, bob.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Club not found")
+		res = w.post("/v1/lines", map[string]any{"bookId": unknownID, "content": "What?", "clubId": open}, ann.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Book not found")
+		assert.Equal(t, before, w.Item(t, dynamo.UserKey(bob.ID))["monthlyPosts"])
+	})
+	t.Run("a club's lines are its own: not on the book's or the author's lists, not in totalLines", func(t *testing.T) {
+		res := w.req("GET", "/v1/books/"+book+"/lines", nil, "")
+		assert.Equal(t, []string{openLine["id"].(string)}, lineIDs(res))
+		res = w.req("GET", "/v1/users/ann/lines", nil, ann.Token)
+		assert.Empty(t, lineIDs(res))
+		assert.Equal(t, 1.0, w.totalLines(t, book))
+		item := w.Item(t, dynamo.LineKey(secret["id"].(string)))
+		assert.NotContains(t, item, "GSI2PK")
+	})
+	t.Run("GET /lines/club/{clubId}: the Line with a short book and the caller's like", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, w.req("POST", "/v1/lines/"+secret["id"].(string)+"/like", nil, pam.Token).Status)
+		res := w.req("GET", "/v1/lines/club/"+closed, nil, pam.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Nil(t, res.JSON["nextCursor"])
+		assert.Equal(t, false, res.JSON["hasMore"])
+		items := res.JSON["items"].([]any)
+		require.Len(t, items, 1)
+		want := map[string]any{}
+		for k, v := range secret {
+			want[k] = v
+		}
+		want["book"] = map[string]any{"title": "The Hobbit", "authors": []any{"J. R. R. Tolkien"}, "coverUrl": "https://covers.openlibrary.org/b/isbn/9780198534532-L.jpg"}
+		want["isLiked"], want["likeCount"] = true, 1.0
+		assert.Equal(t, want, items[0])
+		res = w.req("GET", "/v1/lines/club/"+closed, nil, ann.Token)
+		assert.Equal(t, false, res.JSON["items"].([]any)[0].(map[string]any)["isLiked"])
+	})
+	t.Run("a private club's lines: 403 to a non-member, 401 without a token", func(t *testing.T) {
+		testenv.AssertError(t, w.req("GET", "/v1/lines/club/"+closed, nil, bob.Token), http.StatusForbidden, "Forbidden", clubs.ErrPrivate.Message)
+		testenv.AssertError(t, w.req("GET", "/v1/clubs/"+closed+"/lines", nil, bob.Token), http.StatusForbidden, "Forbidden", "")
+		testenv.AssertError(t, w.req("GET", "/v1/clubs/"+closed+"/lines", nil, ""), http.StatusUnauthorized, "Unauthorized", clubs.ErrSignInRequired.Message)
+		testenv.AssertError(t, w.req("GET", "/v1/lines/club/"+closed, nil, ""), http.StatusUnauthorized, "Unauthorized", "Missing or invalid authorization header")
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+secret["id"].(string), nil, bob.Token), http.StatusForbidden, "Forbidden", clubs.ErrPrivate.Message)
+		testenv.AssertError(t, w.req("GET", "/v1/lines/"+secret["id"].(string)+"/replies", nil, bob.Token), http.StatusForbidden, "Forbidden", "")
+		res := w.req("GET", "/v1/lines/"+secret["id"].(string), nil, pam.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		require.Equal(t, http.StatusOK, w.req("GET", "/v1/lines/"+secret["id"].(string)+"/replies", nil, ann.Token).Status)
+	})
+	t.Run("a public club's lines are anyone's to read", func(t *testing.T) {
+		res := w.req("GET", "/v1/clubs/"+open+"/lines", nil, "")
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Equal(t, []string{public["id"].(string)}, lineIDs(res))
+		res = w.req("GET", "/v1/lines/club/"+open, nil, bob.Token)
+		assert.Equal(t, []string{public["id"].(string)}, lineIDs(res))
+		require.Equal(t, http.StatusOK, w.req("GET", "/v1/lines/"+public["id"].(string), nil, bob.Token).Status)
+	})
+	t.Run("unknown club is 404 on both paths", func(t *testing.T) {
+		testenv.AssertError(t, w.req("GET", "/v1/lines/club/"+unknownID, nil, bob.Token), http.StatusNotFound, "NotFound", "Club not found")
+		testenv.AssertError(t, w.req("GET", "/v1/clubs/not-a-club/lines", nil, ""), http.StatusNotFound, "NotFound", "Club not found")
+	})
+	t.Run("a member who leaves can no longer post there, but deletes their line", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, w.req("DELETE", "/v1/clubs/"+open+"/leave", nil, ann.Token).Status)
+		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "Still here?", "clubId": open}, ann.Token)
+		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "")
+		res = w.req("DELETE", "/v1/lines/"+public["id"].(string), nil, ann.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Equal(t, 1.0, w.totalLines(t, book), "a club line never counted in the book")
+	})
+	t.Run("club lines page newest first without skips or repeats", func(t *testing.T) {
+		var posted []string
+		for i := range 5 {
+			res := w.post("/v1/lines", map[string]any{"bookId": w.books[i%3], "content": fmt.Sprintf("club line %d", i), "clubId": closed}, pam.Token)
+			require.Equal(t, http.StatusCreated, res.Status, res.String())
+			posted = append([]string{res.JSON["id"].(string)}, posted...)
+		}
+		posted = append(posted, secret["id"].(string))
+		var got []string
+		path := "/v1/lines/club/" + closed + "?limit=4"
+		for {
+			res := w.req("GET", path, nil, ann.Token)
+			require.Equal(t, http.StatusOK, res.Status, res.String())
+			got = append(got, lineIDs(res)...)
+			if res.JSON["nextCursor"] == nil {
+				break
+			}
+			path = "/v1/lines/club/" + closed + "?limit=4&cursor=" + url.QueryEscape(res.JSON["nextCursor"].(string))
+		}
+		assert.Equal(t, posted, got)
+		res := w.req("GET", "/v1/lines/club/"+closed+"?limit=1", nil, ann.Token)
+		cursor := res.JSON["nextCursor"].(string)
+		testenv.AssertError(t, w.req("GET", "/v1/lines/club/"+open+"?cursor="+url.QueryEscape(cursor), nil, ann.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+	})
+}
+
+func TestLines_InChallenges(t *testing.T) {
+	w := newWorld(t)
+	pam, ann, bob := w.signup(t, "pam"), w.signup(t, "ann"), w.signup(t, "bob")
+	w.SetTier(t, pam, users.TierPremium)
+	res := w.req("POST", "/v1/challenges", map[string]any{"name": "Spring", "goal": 3, "startDate": "2026-03-01", "endDate": "2026-05-31"}, pam.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	id := res.JSON["id"].(string)
+	require.Equal(t, http.StatusCreated, w.req("POST", "/v1/challenges/"+id+"/join", nil, ann.Token).Status)
+	book := w.books[0]
+
+	res = w.post("/v1/lines", map[string]any{"bookId": book, "content": "One down.", "challengeId": id}, ann.Token)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	l := res.JSON
+	assert.Equal(t, id, l["challengeId"])
+
+	t.Run("posting needs participation: 403 otherwise, 404 for an unknown challenge", func(t *testing.T) {
+		res := w.post("/v1/lines", map[string]any{"bookId": book, "content": "Me too.", "challengeId": id}, bob.Token)
+		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", challenges.ErrParticipantsOnly.Message)
+		res = w.post("/v1/lines", map[string]any{"bookId": book, "content": "Which?", "challengeId": unknownID}, ann.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Challenge not found")
+		assert.Equal(t, 1.0, w.totalLines(t, book))
+	})
+	t.Run("GET /lines/challenge/{id} lists it; it is also the book's and the author's", func(t *testing.T) {
+		res := w.req("GET", "/v1/lines/challenge/"+id, nil, bob.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		require.Equal(t, []string{l["id"].(string)}, lineIDs(res))
+		item := res.JSON["items"].([]any)[0].(map[string]any)
+		assert.Equal(t, map[string]any{"title": "Harry Potter", "authors": []any{"J. K. Rowling"}, "coverUrl": "https://covers.openlibrary.org/b/isbn/9780306406157-L.jpg"}, item["book"])
+		assert.Equal(t, l["user"], item["user"])
+		assert.Equal(t, []string{l["id"].(string)}, lineIDs(w.req("GET", "/v1/books/"+book+"/lines", nil, "")))
+		assert.Equal(t, []string{l["id"].(string)}, lineIDs(w.req("GET", "/v1/users/ann/lines", nil, "")))
+	})
+	t.Run("unknown challenge is 404, no token 401", func(t *testing.T) {
+		testenv.AssertError(t, w.req("GET", "/v1/lines/challenge/"+unknownID, nil, bob.Token), http.StatusNotFound, "NotFound", "Challenge not found")
+		testenv.AssertError(t, w.req("GET", "/v1/lines/challenge/x", nil, bob.Token), http.StatusNotFound, "NotFound", "Challenge not found")
+		testenv.AssertError(t, w.req("GET", "/v1/lines/challenge/"+id, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }

@@ -1,7 +1,8 @@
 // Package linesapi is the lines endpoint group: lines, their likes and
-// replies, and the two lists of lines (a book's and an author's). The
-// lists live here rather than with books and users because they read
-// lines data: this group's Lambda holds the grants for it.
+// replies, and the lists of lines (a book's, an author's, a club's and a
+// challenge's). The lists live here rather than with books, users, clubs
+// and challenges because they read lines data: this group's Lambda holds
+// the grants for it.
 package linesapi
 
 import (
@@ -28,26 +29,31 @@ var (
 	feedActions = []string{"feed"}
 )
 
-// Group is the lines group. Its calls: GetItem for a line, a reply or a
-// username claim; BatchGetItem for authors, books and isLiked; Query for
-// the two lists (GSI1, GSI2), replies and a deleted line's replies and
-// likes; TransactWriteItems for lines, replies and likes with their
-// counters and the quota; BatchWriteItem to remove a deleted line's
+// Group is the lines group. Its calls: GetItem for a line, a reply, a
+// username claim, a club, a membership or a challenge; BatchGetItem for
+// authors, books and isLiked; Query for the lists (GSI1, GSI2, GSI3),
+// replies and a deleted line's replies and likes; TransactWriteItems for
+// lines (with their club's or challenge's checks), replies and likes with
+// their counters and the quota; BatchWriteItem to remove a deleted line's
 // replies and likes.
 func Group(d api.Deps) api.Group {
-	h := &handler{lines: lines.NewService(lines.Deps{Store: d.Stores.Lines, Deps: d.Posts()})}
+	h := &handler{lines: lines.NewService(lines.Deps{
+		Store: d.Stores.Lines, Clubs: d.Stores.Clubs, Challenges: d.Stores.Challenges, Deps: d.Posts(),
+	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},
 	}
 	return api.Group{
-		Name:  "lines",
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Name: "lines",
+		// ConditionCheckItem: a line in a club or challenge checks the
+		// membership or participation inside its transaction.
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
-				Doc: httpapi.Doc{Summary: "A line with its author, book and the caller's like", Response: linejson.Line{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "A line with its author, book and the caller's like (a private club's line for its members)", Response: linejson.Line{}, Errors: []int{403, 404}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.update,
 				Doc: httpapi.Doc{Summary: "Edit one's line", Body: editLineRequest{}, Response: linejson.Edited{}, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
@@ -59,7 +65,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.createReply,
 				Doc: httpapi.Doc{Summary: "Reply to a line", Body: replyRequest{}, Response: linejson.Reply{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listReplies,
-				Doc: httpapi.Doc{Summary: "A line's replies, oldest first", Query: cursor, Response: httpapi.CursorBody[linejson.Reply]{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "A line's replies, oldest first", Query: cursor, Response: httpapi.CursorBody[linejson.Reply]{}, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{lineId}/replies/{replyId}"), Auth: httpapi.AuthBearer, Handler: h.deleteReply,
 				Doc: httpapi.Doc{Summary: "Delete one's reply", Response: httpapi.Success{}, Errors: []int{403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByBook,
@@ -68,6 +74,14 @@ func Group(d api.Deps) api.Group {
 			// signed-in caller sees isLiked, as on every line they can see.
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByUser,
 				Doc: httpapi.Doc{Summary: "An author's lines, newest first", Query: cursor, Response: httpapi.CursorBody[linejson.Line]{}, Errors: []int{400, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/lines/club/{clubId}"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listByClub,
+				Doc: httpapi.Doc{Summary: "A club's lines, newest first (a private club's for its members)", Query: cursor, Response: httpapi.CursorBody[linejson.CommunityLine]{}, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/lines/challenge/{challengeId}"), Auth: httpapi.AuthBearer, Actions: feedActions, Handler: h.listByChallenge,
+				Doc: httpapi.Doc{Summary: "A challenge's lines, newest first", Query: cursor, Response: httpapi.CursorBody[linejson.CommunityLine]{}, Errors: []int{400, 404}}},
+			// The same list as /lines/club/{clubId}, under the club: a
+			// public club's lines need no token, a private one's a member's.
+			{Method: http.MethodGet, Path: httpapi.V1("/clubs/{id}/lines"), Auth: httpapi.AuthOptional, Actions: feedActions, Handler: h.listByClub,
+				Doc: httpapi.Doc{Summary: "A club's lines, newest first (a private club's for its members)", Query: cursor, Response: httpapi.CursorBody[linejson.CommunityLine]{}, Errors: []int{400, 401, 403, 404}}},
 		},
 	}
 }

@@ -1,0 +1,86 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
+)
+
+// A directory is an offset list with an exact total (GET /clubs, GET
+// /challenges): one partition per filter (keys.go, ClubDir,
+// ChallengeDir) holding one small entry per listed item and a count item.
+// Entries and counts change only inside the transaction that creates,
+// moves or deletes the item they list (putEntries, deleteEntries), so
+// the count is the number of entries whatever runs at once, and a page
+// is one Query of one partition.
+
+// dirEntryItem lists one club or challenge in one directory. It carries
+// the ids the page needs to read beside the item (its host, its store),
+// which never change, so an entry never needs rewriting.
+type dirEntryItem struct {
+	PK      string `dynamo:"PK"`
+	SK      string `dynamo:"SK"`
+	Type    string `dynamo:"type"`
+	ID      string `dynamo:"id"`
+	HostID  string `dynamo:"hostId"`
+	StoreID string `dynamo:"storeId,omitempty"`
+}
+
+// dirCountItem is a directory's count (DirCountKey).
+type dirCountItem struct {
+	Count int `dynamo:"count"`
+}
+
+// dirRef is what a directory entry says of its item.
+type dirRef struct {
+	id, hostID, storeID string
+	createdAt           time.Time
+}
+
+// putEntries adds ref's entry to each directory and one to each count.
+func (t *table) putEntries(x *tx, dirs []string, ref dirRef) {
+	for _, d := range dirs {
+		k := dirEntryKey(d, ref.createdAt, ref.id)
+		x.put(t.put(dirEntryItem{PK: k.PK, SK: k.SK, Type: typeDirEntry, ID: ref.id, HostID: ref.hostID, StoreID: ref.storeID}), nil)
+		x.update(t.update(DirCountKey(d)).Add("count", 1).Set("type", typeDirCount), nil)
+	}
+}
+
+// deleteEntries removes ref's entry from each directory and one from
+// each count.
+func (t *table) deleteEntries(x *tx, dirs []string, ref dirRef) {
+	for _, d := range dirs {
+		x.delete(t.del(dirEntryKey(d, ref.createdAt, ref.id)), nil)
+		x.update(t.update(DirCountKey(d)).Add("count", -1), nil)
+	}
+}
+
+// readDir reads an offset page of a directory and its count side by
+// side, both strongly consistent.
+func (t *table) readDir(ctx context.Context, dir string, o page.Offset) ([]dirEntryItem, int, error) {
+	var (
+		entries []dirEntryItem
+		count   dirCountItem
+		g       errgroup.Group
+	)
+	g.Go(func() (err error) {
+		entries, err = queryOffset[dirEntryItem](ctx, t, dirEntries(dir), o, "id", "hostId", "storeId")
+		return err
+	})
+	g.Go(func() error {
+		err := t.get(DirCountKey(dir)).Consistent(true).Project("count").One(ctx, &count)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return nil // nothing was ever listed here
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, 0, fmt.Errorf("read directory %s: %w", dir, err)
+	}
+	return entries, count.Count, nil
+}

@@ -1,0 +1,50 @@
+package text
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Name trims s and checks it as a short name others see (a club's, a
+// challenge's): 1 to max characters once trimmed, something visible
+// among them, no control characters and no bidi controls (which would
+// make it display as another name). It returns the trimmed name, or a
+// message for the field.
+func Name(s string, max int) (string, string) {
+	s = Clean(s)
+	switch n := utf8.RuneCountInString(s); {
+	case !utf8.ValidString(s):
+		return "", "must be valid UTF-8 text"
+	case Blank(s):
+		return "", "is required"
+	case n > max:
+		return "", fmt.Sprintf("must be at most %d characters (got %d)", max, n)
+	case strings.ContainsFunc(s, IsControl):
+		return "", "must not contain control characters"
+	case HasBidiControl(s):
+		return "", "must not contain bidirectional control characters"
+	}
+	return s, ""
+}
+
+// Prose trims s and checks it as free text (a description, notes): at
+// most max characters once trimmed, line breaks and tabs allowed, other
+// control characters not. Text that shows nothing is stored as none ("").
+func Prose(s string, max int) (string, string) {
+	s = Clean(s)
+	switch n := utf8.RuneCountInString(s); {
+	case !utf8.ValidString(s):
+		return "", "must be valid UTF-8 text"
+	case Blank(s):
+		return "", ""
+	case n > max:
+		return "", fmt.Sprintf("must be at most %d characters (got %d)", max, n)
+	}
+	for _, r := range s {
+		if IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return "", "must not contain control characters"
+		}
+	}
+	return s, ""
+}
