@@ -48,6 +48,10 @@ type scenarioState struct {
 	bookID                         string // a book of benchCatalog
 	lineID, replyID                string // the reader's line on bookID and a reply to it
 	reviewID                       string // the reader's review of bookID
+	migratedID                     string // the converted guest's account
+	book2ID                        string // another book of benchCatalog
+	wishlistID                     string // the reader's public wishlist
+	noteID                         string // the reader's note on bookID
 }
 
 // step is one request of the scenario. route names the route-table entry
@@ -121,6 +125,9 @@ func scenario() []step {
 			}, s.guestToken)
 			s.migratedToken, _ = res.JSON["token"].(string)
 			s.migratedRefresh, _ = res.JSON["refreshToken"].(string)
+			if u, ok := res.JSON["user"].(map[string]any); ok {
+				s.migratedID, _ = u["id"].(string)
+			}
 			return res
 		}},
 		{route: "GET /v1/users/me", want: 200, do: func(e *client, s *scenarioState) *response {
@@ -310,6 +317,63 @@ func scenario() []step {
 		{route: "DELETE /v1/reviews/{id}", note: "with a like", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/reviews/"+s.reviewID, nil, s.token)
 		}},
+		// Wishlists: the reader (free tier: one wishlist) keeps a public one.
+		{route: "POST /v1/wishlists", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/wishlists", map[string]any{"name": "Bench picks", "isPublic": true}, s.token)
+			s.wishlistID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/wishlists", note: "free tier's limit", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists", map[string]any{"name": "One too many"}, s.token)
+		}},
+		{route: "GET /v1/wishlists", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists", nil, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID, map[string]any{"description": "Measured."}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID, map[string]any{"name": "Mine now"}, s.migratedToken)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.bookID, "priority": 1, "notes": "first"}, s.token)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", note: "second book", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.book2ID}, s.token)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", note: "same book again", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.bookID}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}/items/{itemId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, map[string]any{"priority": 2}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}/items/{itemId}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, map[string]any{"priority": 3}, s.migratedToken)
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "2 books", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/"+s.wishlistID, nil, "")
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/"+s.wishlistID, nil, s.token)
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "unknown id", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/00000000-0000-4000-8000-000000000000", nil, s.token)
+		}},
+		{route: "GET /v1/users/{username}/wishlists", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/wishlists", nil, "")
+		}},
+		{route: "DELETE /v1/wishlists/{id}/items/{itemId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, nil, s.token)
+		}},
+		{route: "DELETE /v1/wishlists/{id}/items/{itemId}", note: "not on it", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, nil, s.token)
+		}},
+		{route: "DELETE /v1/wishlists/{id}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/wishlists/{id}", note: "with one book", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID, nil, s.token)
+		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
 		}},
@@ -446,7 +510,8 @@ func runScenario(t *testing.T, steps []step) []observation {
 	c := &client{base: srv.URL, http: srv.Client()}
 
 	var out []observation
-	st := &scenarioState{bookID: seedBenchCatalog(t, a)}
+	bookIDs := seedBenchCatalog(t, a)
+	st := &scenarioState{bookID: bookIDs[0], book2ID: bookIDs[2]}
 	for _, s := range steps {
 		ops.reset()
 		res := s.do(c, st)
@@ -486,18 +551,23 @@ var benchCatalog = []books.Record{
 	{ISBN: "9780261103573", Title: "The Lord of the Rings", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
 }
 
-// seedBenchCatalog imports benchCatalog and returns the id of its first book.
-func seedBenchCatalog(t *testing.T, a *app.App) string {
+// seedBenchCatalog imports benchCatalog and returns the ids of its books,
+// in its order.
+func seedBenchCatalog(t *testing.T, a *app.App) []string {
 	t.Helper()
 	res, err := a.Books.Import(t.Context(), benchCatalog)
 	if err != nil || res.Failed > 0 {
 		t.Fatalf("import bench catalog: %v %+v", err, res.Errors)
 	}
-	b, err := a.Books.GetByISBN(t.Context(), benchCatalog[0].ISBN)
-	if err != nil {
-		t.Fatalf("bench catalog: %v", err)
+	ids := make([]string, len(benchCatalog))
+	for i, rec := range benchCatalog {
+		b, err := a.Books.GetByISBN(t.Context(), rec.ISBN)
+		if err != nil {
+			t.Fatalf("bench catalog: %v", err)
+		}
+		ids[i] = b.ID
 	}
-	return b.ID
+	return ids
 }
 
 // client sends the scenario's requests to the bench's own server.

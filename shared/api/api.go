@@ -20,6 +20,7 @@ import (
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/wishlists"
 	"github.com/bookplatform/backend/shared/worker"
 )
 
@@ -67,10 +68,12 @@ type Deps struct {
 	Tokens *auth.Tokens
 	// Users is the account service, shared by the auth and users groups
 	// and the router's identity.
-	Users  *users.Service
-	Quota  quota.Policy
-	Logger *slog.Logger
-	Now    func() time.Time
+	Users *users.Service
+	Quota quota.Policy
+	// WishlistLimits are the per-tier wishlist limits (configuration).
+	WishlistLimits wishlists.Limits
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Build is a group's constructor.

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
@@ -30,6 +31,7 @@ var groups = []api.Build{
 	booksapi.Group,
 	linesapi.Group,
 	reviewsapi.Group,
+	wishlistsapi.Group,
 	docsapi.Group,
 }
 

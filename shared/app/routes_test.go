@@ -46,6 +46,16 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"DELETE /v1/reviews/{id}/like":     {"like"},
 		"GET /v1/books/{id}/reviews":       {"feed"},
 		"GET /v1/users/{username}/reviews": {"feed"},
+
+		"GET /v1/wishlists":                        nil,
+		"POST /v1/wishlists":                       nil,
+		"GET /v1/wishlists/{id}":                   nil,
+		"PUT /v1/wishlists/{id}":                   nil,
+		"DELETE /v1/wishlists/{id}":                nil,
+		"POST /v1/wishlists/{id}/items":            nil,
+		"PUT /v1/wishlists/{id}/items/{itemId}":    nil,
+		"DELETE /v1/wishlists/{id}/items/{itemId}": nil,
+		"GET /v1/users/{username}/wishlists":       nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

@@ -35,6 +35,14 @@ const (
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
+	// Wishlists a user may keep, per tier (spec: Other limits); 0 is
+	// unlimited. Defaults: free 1, premium 10, bookstore unlimited.
+	EnvWishlistsFree      = "WISHLIST_LIMIT_FREE"
+	EnvWishlistsPremium   = "WISHLIST_LIMIT_PREMIUM"
+	EnvWishlistsBookstore = "WISHLIST_LIMIT_BOOKSTORE"
+	// Books one wishlist may hold (default 500, at most 1000): its single
+	// view shows them all, so the bound keeps that one bounded read.
+	EnvWishlistMaxItems = "WISHLIST_MAX_ITEMS"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -53,6 +61,7 @@ var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
+	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -69,6 +78,11 @@ const (
 	DefaultPasswordAttempts      = 10
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
+	DefaultWishlistsFree         = 1
+	DefaultWishlistsPremium      = 10
+	DefaultWishlistsBookstore    = 0 // unlimited
+	DefaultWishlistMaxItems      = 500
+	MaxWishlistMaxItems          = 1000
 )
 
 // MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
@@ -94,6 +108,10 @@ type Config struct {
 	PasswordAttempts      int
 	PasswordAttemptWindow time.Duration
 	RefreshReuseInterval  time.Duration
+	// Wishlists a user of each tier may keep; 0 is unlimited.
+	WishlistsFree, WishlistsPremium, WishlistsBookstore int
+	// WishlistMaxItems is how many books one wishlist may hold.
+	WishlistMaxItems int
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -157,6 +175,11 @@ func LoadFrom(get func(string) string) (Config, error) {
 		PasswordAttempts:      int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
 		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
+
+		WishlistsFree:      int(integer(EnvWishlistsFree, DefaultWishlistsFree, 0, 1_000_000)),
+		WishlistsPremium:   int(integer(EnvWishlistsPremium, DefaultWishlistsPremium, 0, 1_000_000)),
+		WishlistsBookstore: int(integer(EnvWishlistsBookstore, DefaultWishlistsBookstore, 0, 1_000_000)),
+		WishlistMaxItems:   int(integer(EnvWishlistMaxItems, DefaultWishlistMaxItems, 1, MaxWishlistMaxItems)),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))

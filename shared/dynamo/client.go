@@ -48,6 +48,11 @@ func (t *table) update(k Key) *dynamo.Update {
 }
 func (t *table) del(k Key) *dynamo.Delete { return t.table.Delete(AttrPK, k.PK).Range(AttrSK, k.SK) }
 
+// check starts a condition check of one item, for a transaction.
+func (t *table) check(k Key) *dynamo.ConditionCheck {
+	return t.table.Check(AttrPK, k.PK).Range(AttrSK, k.SK)
+}
+
 // get reads one item by key.
 func (t *table) get(k Key) *dynamo.Query {
 	return t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.Equal, k.SK)
@@ -65,6 +70,7 @@ type Stores struct {
 	Briefs      *Briefs
 	Counters    *Counters
 	Idempotency *Idempotency
+	Wishlists   *Wishlists
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -85,5 +91,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Briefs:      &Briefs{t},
 		Counters:    &Counters{t},
 		Idempotency: &Idempotency{t},
+		Wishlists:   &Wishlists{t},
 	}
 }

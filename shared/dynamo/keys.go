@@ -35,6 +35,8 @@ const (
 	typeReply         = "Reply"
 	typeLike          = "Like"
 	typeIdempotency   = "IdempotencyRecord"
+	typeWishlist      = "Wishlist"
+	typeWishlistEntry = "WishlistItem"
 )
 
 // UserKey is a user's profile item.
@@ -186,3 +188,32 @@ const likePrefix = "LIKE#"
 // LikeKey is userID's like of the item with key of: it lives in the liked
 // item's partition, so the item's likes are one Query away.
 func LikeKey(of Key, userID string) Key { return Key{of.PK, likePrefix + userID} }
+
+// WishlistKey is a wishlist's item. Its partition also holds the
+// wishlist's entries (the books on it), so the single view reads the
+// wishlist and its entries side by side and deleting it finds every entry
+// with one Query.
+func WishlistKey(id string) Key { return Key{"WISHLIST#" + id, "WISHLIST"} }
+
+// wishlistEntryPrefix begins the sort key of every entry of a wishlist.
+const wishlistEntryPrefix = "ITEM#"
+
+// WishlistEntryKey is the entry of a book on a wishlist: one per book, so
+// a conditional put of it refuses the same book twice.
+func WishlistEntryKey(wishlistID, bookID string) Key {
+	return Key{WishlistKey(wishlistID).PK, wishlistEntryPrefix + bookID}
+}
+
+// wishlistEntries is the list of a wishlist's entries: its partition,
+// read consistently, in book-id order (the view sorts by priority).
+func wishlistEntries(id string) list {
+	return list{index: Primary, pk: WishlistKey(id).PK, prefix: wishlistEntryPrefix, consistent: true}
+}
+
+// The wishlist lists, oldest first, sorted by timeIDKey: a user's
+// wishlists (GSI1) and the public ones only (GSI2, a sparse index: a
+// private wishlist has no GSI2 keys).
+func userWishlists(userID string) list { return list{index: GSI1, pk: "USERWISHLISTS#" + userID} }
+func publicWishlists(userID string) list {
+	return list{index: GSI2, pk: "PUBLICWISHLISTS#" + userID}
+}
