@@ -374,6 +374,28 @@ func scenario() []step {
 		{route: "DELETE /v1/wishlists/{id}", note: "with one book", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID, nil, s.token)
 		}},
+		// Follows: the converted guest follows the reader.
+		{route: "POST /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "POST /v1/follows/users/{userId}", note: "already following", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/follows/followers", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/followers", nil, s.token)
+		}},
+		{route: "GET /v1/follows/following", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/following", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/follows/users/{userId}", note: "not following", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
 		}},

@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
+	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
@@ -32,6 +33,7 @@ var groups = []api.Build{
 	linesapi.Group,
 	reviewsapi.Group,
 	wishlistsapi.Group,
+	followsapi.Group,
 	docsapi.Group,
 }
 

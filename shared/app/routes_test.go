@@ -56,6 +56,12 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"PUT /v1/wishlists/{id}/items/{itemId}":    nil,
 		"DELETE /v1/wishlists/{id}/items/{itemId}": nil,
 		"GET /v1/users/{username}/wishlists":       nil,
+
+		"POST /v1/follows/users/{userId}":   {"follow_user"},
+		"DELETE /v1/follows/users/{userId}": {"follow_user"},
+		"GET /v1/follows/users/{userId}":    nil,
+		"GET /v1/follows/following":         nil,
+		"GET /v1/follows/followers":         nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

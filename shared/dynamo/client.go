@@ -71,6 +71,7 @@ type Stores struct {
 	Counters    *Counters
 	Idempotency *Idempotency
 	Wishlists   *Wishlists
+	Follows     *Follows
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -92,5 +93,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Counters:    &Counters{t},
 		Idempotency: &Idempotency{t},
 		Wishlists:   &Wishlists{t},
+		Follows:     &Follows{t},
 	}
 }

@@ -37,6 +37,7 @@ const (
 	typeIdempotency   = "IdempotencyRecord"
 	typeWishlist      = "Wishlist"
 	typeWishlistEntry = "WishlistItem"
+	typeFollow        = "Follow"
 )
 
 // UserKey is a user's profile item.
@@ -216,4 +217,26 @@ func wishlistEntries(id string) list {
 func userWishlists(userID string) list { return list{index: GSI1, pk: "USERWISHLISTS#" + userID} }
 func publicWishlists(userID string) list {
 	return list{index: GSI2, pk: "PUBLICWISHLISTS#" + userID}
+}
+
+// Follow targets: the kind of account followed, in every follow key, so
+// that following a store is another kind beside users, not another
+// design.
+const followTargetUser = "USER"
+
+// FollowKey is followerID's follow of the target of a kind (a user now):
+// one item per follower and target, so a conditional put refuses a second
+// follow. The follower's partition holds all their follows.
+func FollowKey(followerID, kind, targetID string) Key {
+	return Key{"FOLLOWS#" + followerID, kind + "#" + targetID}
+}
+
+// The follow lists, newest first, sorted by timeIDKey of the follow's
+// time and the other side's id: whom a follower follows of one kind
+// (GSI1) and who follows a target (GSI2).
+func following(followerID, kind string) list {
+	return list{index: GSI1, pk: "FOLLOWING#" + followerID + "#" + kind, desc: true}
+}
+func followers(kind, targetID string) list {
+	return list{index: GSI2, pk: "FOLLOWERS#" + kind + "#" + targetID, desc: true}
 }
