@@ -396,6 +396,30 @@ func scenario() []step {
 		{route: "DELETE /v1/follows/users/{userId}", note: "not following", want: 400, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
 		}},
+		// Notes: private to the reader.
+		{route: "POST /v1/notes", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/notes", map[string]any{"bookId": s.bookID, "content": "Note to self: measure.", "pageNumber": 12}, s.token)
+			s.noteID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "GET /v1/notes", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes", nil, s.token)
+		}},
+		{route: "GET /v1/notes", note: "one book", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes?bookId="+s.bookID, nil, s.token)
+		}},
+		{route: "GET /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes/"+s.noteID, nil, s.token)
+		}},
+		{route: "GET /v1/notes/{id}", note: "another reader", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes/"+s.noteID, nil, s.migratedToken)
+		}},
+		{route: "PUT /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/notes/"+s.noteID, map[string]any{"content": "Measured.", "pageNumber": nil}, s.token)
+		}},
+		{route: "DELETE /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/notes/"+s.noteID, nil, s.token)
+		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/auth/logout", map[string]any{}, s.token)
 		}},

@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
+	"github.com/bookplatform/backend/shared/api/notesapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
@@ -34,6 +35,7 @@ var groups = []api.Build{
 	reviewsapi.Group,
 	wishlistsapi.Group,
 	followsapi.Group,
+	notesapi.Group,
 	docsapi.Group,
 }
 

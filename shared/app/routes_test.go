@@ -62,6 +62,12 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"GET /v1/follows/users/{userId}":    nil,
 		"GET /v1/follows/following":         nil,
 		"GET /v1/follows/followers":         nil,
+
+		"POST /v1/notes":        nil,
+		"GET /v1/notes":         nil,
+		"GET /v1/notes/{id}":    nil,
+		"PUT /v1/notes/{id}":    nil,
+		"DELETE /v1/notes/{id}": nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

@@ -72,6 +72,7 @@ type Stores struct {
 	Idempotency *Idempotency
 	Wishlists   *Wishlists
 	Follows     *Follows
+	Notes       *Notes
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -94,5 +95,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Idempotency: &Idempotency{t},
 		Wishlists:   &Wishlists{t},
 		Follows:     &Follows{t},
+		Notes:       &Notes{t},
 	}
 }

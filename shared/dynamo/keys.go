@@ -38,6 +38,7 @@ const (
 	typeWishlist      = "Wishlist"
 	typeWishlistEntry = "WishlistItem"
 	typeFollow        = "Follow"
+	typeNote          = "Note"
 )
 
 // UserKey is a user's profile item.
@@ -239,4 +240,16 @@ func following(followerID, kind string) list {
 }
 func followers(kind, targetID string) list {
 	return list{index: GSI2, pk: "FOLLOWERS#" + kind + "#" + targetID, desc: true}
+}
+
+// NoteKey is a private note. It lives in its author's partition, so a
+// note is read, changed or deleted by its author's id and its own: any
+// other account's request names a key that does not exist.
+func NoteKey(userID, id string) Key { return Key{"NOTES#" + userID, "NOTE#" + id} }
+
+// The note lists, newest first, sorted by timeIDKey: an author's notes
+// (GSI1) and those on one book (GSI2).
+func userNotes(userID string) list { return list{index: GSI1, pk: "USERNOTES#" + userID, desc: true} }
+func userBookNotes(userID, bookID string) list {
+	return list{index: GSI2, pk: "USERBOOKNOTES#" + userID + "#" + bookID, desc: true}
 }
