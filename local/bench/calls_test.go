@@ -290,6 +290,16 @@ func scenario() []step {
 		{route: "POST /v1/reviews/{id}/like", note: "already liked", want: 400, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
 		}},
+		// Reports: the converted guest reports the reader's review.
+		{route: "POST /v1/reports", note: "a review", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Benchmarked spam."}, s.migratedToken)
+		}},
+		{route: "POST /v1/reports", note: "again", want: 409, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Still spam."}, s.migratedToken)
+		}},
+		{route: "POST /v1/reports", note: "one's own", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Mine."}, s.token)
+		}},
 		{route: "GET /v1/books/{id}/reviews", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/books/"+s.bookID+"/reviews", nil, "")
 		}},

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
@@ -36,6 +37,7 @@ var groups = []api.Build{
 	wishlistsapi.Group,
 	followsapi.Group,
 	notesapi.Group,
+	reportsapi.Group,
 	docsapi.Group,
 }
 

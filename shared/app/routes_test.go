@@ -68,6 +68,8 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"GET /v1/notes/{id}":    nil,
 		"PUT /v1/notes/{id}":    nil,
 		"DELETE /v1/notes/{id}": nil,
+
+		"POST /v1/reports": {"report"},
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

@@ -73,6 +73,7 @@ type Stores struct {
 	Wishlists   *Wishlists
 	Follows     *Follows
 	Notes       *Notes
+	Reports     *Reports
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -96,5 +97,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Wishlists:   &Wishlists{t},
 		Follows:     &Follows{t},
 		Notes:       &Notes{t},
+		Reports:     &Reports{t},
 	}
 }

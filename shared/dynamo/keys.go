@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/reports"
 )
 
 // Key builders: the only place that knows key formats
@@ -39,6 +40,7 @@ const (
 	typeWishlistEntry = "WishlistItem"
 	typeFollow        = "Follow"
 	typeNote          = "Note"
+	typeReport        = "Report"
 )
 
 // UserKey is a user's profile item.
@@ -253,3 +255,19 @@ func userNotes(userID string) list { return list{index: GSI1, pk: "USERNOTES#" +
 func userBookNotes(userID, bookID string) list {
 	return list{index: GSI2, pk: "USERBOOKNOTES#" + userID + "#" + bookID, desc: true}
 }
+
+// ReportKey is reporterID's report of a target: the target's partition
+// holds every report of it (what moderation reads), one per reporter, so
+// a conditional put refuses a second ("REPORTS#LINE#<id>",
+// "REPORTS#REPLY#<lineId>#<replyId>").
+func ReportKey(t reports.Target, reporterID string) Key {
+	target := strings.ToUpper(string(t.Type)) + "#"
+	if t.Type == reports.TargetReply {
+		target += t.LineID + "#"
+	}
+	return Key{"REPORTS#" + target + t.ID, "BY#" + reporterID}
+}
+
+// reportQueue is the moderation queue of reports of one status, oldest
+// first (GSI1), for the moderation tools to come.
+func reportQueue(status string) list { return list{index: GSI1, pk: "REPORTQUEUE#" + status} }
