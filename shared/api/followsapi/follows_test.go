@@ -286,3 +286,20 @@ func TestFollows_RateLimit(t *testing.T) {
 		assert.Equal(t, "28", res.Header.Get("X-RateLimit-Remaining"), "the follow and this unfollow; not the five refusals")
 	})
 }
+
+// A retried follow (its answer lost) replays the first 200 rather than
+// meeting its own follow as "Already following".
+func TestFollows_RetriedFollowReplays(t *testing.T) {
+	w := newWorld(t)
+	ann := w.signup(t, "ann")
+	bob := w.signup(t, "bob")
+	h := map[string]string{"Authorization": "Bearer " + ann.Token, "Idempotency-Key": "follow-once"}
+	first := w.DoHeaders("POST", "/v1/follows/users/"+bob.ID, nil, h)
+	require.Equal(t, http.StatusOK, first.Status, first.String())
+	again := w.DoHeaders("POST", "/v1/follows/users/"+bob.ID, nil, h)
+	require.Equal(t, http.StatusOK, again.Status, again.String())
+	assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+	assert.JSONEq(t, string(first.Body), string(again.Body))
+	f, _ := w.counts(t, bob)
+	assert.EqualValues(t, 1, f)
+}

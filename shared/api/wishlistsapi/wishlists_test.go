@@ -617,3 +617,19 @@ func TestWishlists_Lists(t *testing.T) {
 		testenv.AssertError(t, w.req("GET", "/v1/users/ann/wishlists?cursor="+cursor, nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 	})
 }
+
+// A free account's retried create (its answer lost) replays the first
+// 201 rather than meeting its own wishlist as the tier's limit.
+func TestWishlists_RetriedCreateReplays(t *testing.T) {
+	w := newWorld(t)
+	ann := w.signup(t, "ann")
+	h := map[string]string{"Authorization": "Bearer " + ann.Token, "Idempotency-Key": "create-once"}
+	body := map[string]any{"name": "Once", "isPublic": true}
+	first := w.DoHeaders("POST", "/v1/wishlists", body, h)
+	require.Equal(t, http.StatusCreated, first.Status, first.String())
+	again := w.DoHeaders("POST", "/v1/wishlists", body, h)
+	require.Equal(t, http.StatusCreated, again.Status, again.String())
+	assert.Equal(t, "true", again.Header.Get("Idempotent-Replayed"))
+	assert.Equal(t, first.JSON["id"], again.JSON["id"])
+	assert.EqualValues(t, 1, w.wishlistCount(t, ann))
+}
