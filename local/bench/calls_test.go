@@ -54,7 +54,11 @@ type scenarioState struct {
 	challengeID                    string // the reader's challenge
 	// promote makes an account premium behind the API (no route does):
 	// clubs and challenges are created by premium accounts.
-	promote func(userID string) error
+	promote    func(userID string) error
+	migratedID string // the converted guest's account
+	book2ID    string // another book of benchCatalog
+	wishlistID string // the reader's public wishlist
+	noteID     string // the reader's note on bookID
 }
 
 // step is one request of the scenario. route names the route-table entry
@@ -131,6 +135,9 @@ func scenario() []step {
 			}, s.guestToken)
 			s.migratedToken, _ = res.JSON["token"].(string)
 			s.migratedRefresh, _ = res.JSON["refreshToken"].(string)
+			if u, ok := res.JSON["user"].(map[string]any); ok {
+				s.migratedID, _ = u["id"].(string)
+			}
 			return res
 		}},
 		{route: "GET /v1/users/me", want: 200, do: func(e *client, s *scenarioState) *response {
@@ -293,6 +300,16 @@ func scenario() []step {
 		{route: "POST /v1/reviews/{id}/like", note: "already liked", want: 400, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
 		}},
+		// Reports: the converted guest reports the reader's review.
+		{route: "POST /v1/reports", note: "a review", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Benchmarked spam."}, s.migratedToken)
+		}},
+		{route: "POST /v1/reports", note: "again", want: 409, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Still spam."}, s.migratedToken)
+		}},
+		{route: "POST /v1/reports", note: "one's own", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Mine."}, s.token)
+		}},
 		{route: "GET /v1/books/{id}/reviews", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/books/"+s.bookID+"/reviews", nil, "")
 		}},
@@ -319,6 +336,109 @@ func scenario() []step {
 		}},
 		{route: "DELETE /v1/reviews/{id}", note: "with a like", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/reviews/"+s.reviewID, nil, s.token)
+		}},
+		// Wishlists: the reader (free tier: one wishlist) keeps a public one.
+		{route: "POST /v1/wishlists", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/wishlists", map[string]any{"name": "Bench picks", "isPublic": true}, s.token)
+			s.wishlistID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "POST /v1/wishlists", note: "free tier's limit", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists", map[string]any{"name": "One too many"}, s.token)
+		}},
+		{route: "GET /v1/wishlists", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists", nil, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID, map[string]any{"description": "Measured."}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID, map[string]any{"name": "Mine now"}, s.migratedToken)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.bookID, "priority": 1, "notes": "first"}, s.token)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", note: "second book", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.book2ID}, s.token)
+		}},
+		{route: "POST /v1/wishlists/{id}/items", note: "same book again", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/wishlists/"+s.wishlistID+"/items", map[string]any{"bookId": s.bookID}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}/items/{itemId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, map[string]any{"priority": 2}, s.token)
+		}},
+		{route: "PUT /v1/wishlists/{id}/items/{itemId}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, map[string]any{"priority": 3}, s.migratedToken)
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "2 books", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/"+s.wishlistID, nil, "")
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "signed in", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/"+s.wishlistID, nil, s.token)
+		}},
+		{route: "GET /v1/wishlists/{id}", note: "unknown id", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/wishlists/00000000-0000-4000-8000-000000000000", nil, s.token)
+		}},
+		{route: "GET /v1/users/{username}/wishlists", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/users/"+s.username+"/wishlists", nil, "")
+		}},
+		{route: "DELETE /v1/wishlists/{id}/items/{itemId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, nil, s.token)
+		}},
+		{route: "DELETE /v1/wishlists/{id}/items/{itemId}", note: "not on it", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID+"/items/"+s.book2ID, nil, s.token)
+		}},
+		{route: "DELETE /v1/wishlists/{id}", note: "not the owner", want: 403, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/wishlists/{id}", note: "with one book", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/wishlists/"+s.wishlistID, nil, s.token)
+		}},
+		// Follows: the converted guest follows the reader.
+		{route: "POST /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "POST /v1/follows/users/{userId}", note: "already following", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "GET /v1/follows/followers", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/followers", nil, s.token)
+		}},
+		{route: "GET /v1/follows/following", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/following", nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/follows/users/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		{route: "DELETE /v1/follows/users/{userId}", note: "not following", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/follows/users/"+s.userID, nil, s.migratedToken)
+		}},
+		// Notes: private to the reader.
+		{route: "POST /v1/notes", want: 201, do: func(e *client, s *scenarioState) *response {
+			res := e.do("POST", "/v1/notes", map[string]any{"bookId": s.bookID, "content": "Note to self: measure.", "pageNumber": 12}, s.token)
+			s.noteID, _ = res.JSON["id"].(string)
+			return res
+		}},
+		{route: "GET /v1/notes", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes", nil, s.token)
+		}},
+		{route: "GET /v1/notes", note: "one book", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes?bookId="+s.bookID, nil, s.token)
+		}},
+		{route: "GET /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes/"+s.noteID, nil, s.token)
+		}},
+		{route: "GET /v1/notes/{id}", note: "another reader", want: 404, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/notes/"+s.noteID, nil, s.migratedToken)
+		}},
+		{route: "PUT /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("PUT", "/v1/notes/"+s.noteID, map[string]any{"content": "Measured.", "pageNumber": nil}, s.token)
+		}},
+		{route: "DELETE /v1/notes/{id}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/notes/"+s.noteID, nil, s.token)
 		}},
 		// Clubs: the reader (made premium) hosts, the converted guest joins.
 		{route: "POST /v1/clubs", note: "premium", want: 201, before: func(s *scenarioState) error { return s.promote(s.userID) }, do: func(e *client, s *scenarioState) *response {
@@ -602,7 +722,8 @@ func runScenario(t *testing.T, steps []step) []observation {
 	c := &client{base: srv.URL, http: srv.Client()}
 
 	var out []observation
-	st := &scenarioState{bookID: seedBenchCatalog(t, a), promote: func(id string) error {
+	bookIDs := seedBenchCatalog(t, a)
+	st := &scenarioState{bookID: bookIDs[0], book2ID: bookIDs[2], promote: func(id string) error {
 		_, err := a.Users.SetTier(t.Context(), id, users.TierPremium)
 		return err
 	}}
@@ -650,18 +771,23 @@ var benchCatalog = []books.Record{
 	{ISBN: "9780261103573", Title: "The Lord of the Rings", Authors: []string{"J. R. R. Tolkien"}, Language: "en"},
 }
 
-// seedBenchCatalog imports benchCatalog and returns the id of its first book.
-func seedBenchCatalog(t *testing.T, a *app.App) string {
+// seedBenchCatalog imports benchCatalog and returns the ids of its books,
+// in its order.
+func seedBenchCatalog(t *testing.T, a *app.App) []string {
 	t.Helper()
 	res, err := a.Books.Import(t.Context(), benchCatalog)
 	if err != nil || res.Failed > 0 {
 		t.Fatalf("import bench catalog: %v %+v", err, res.Errors)
 	}
-	b, err := a.Books.GetByISBN(t.Context(), benchCatalog[0].ISBN)
-	if err != nil {
-		t.Fatalf("bench catalog: %v", err)
+	ids := make([]string, len(benchCatalog))
+	for i, rec := range benchCatalog {
+		b, err := a.Books.GetByISBN(t.Context(), rec.ISBN)
+		if err != nil {
+			t.Fatalf("bench catalog: %v", err)
+		}
+		ids[i] = b.ID
 	}
-	return b.ID
+	return ids
 }
 
 // client sends the scenario's requests to the bench's own server.

@@ -2,7 +2,8 @@
 // each Lambda bootstrap, the cold start of one function process, the
 // DynamoDB calls and sequential depth of every endpoint, latency and
 // throughput of the local run under load, and how catalog import time
-// grows with the catalog and how fast search is with 10,000 books.
+// grows with the catalog and how fast search is with 10,000 books, and
+// the latency of a wishlist's single view with 200 books.
 //
 // Each figure has its own subcommand, so a reader can reproduce one number
 // without running the rest; `all` runs them in order and writes one report
@@ -15,13 +16,15 @@
 //	go run ./local/bench load       [-me-duration 10s] [-login-duration 10s] ...
 //	go run ./local/bench catalog    [-sizes 1000,2000,5000,10000] [-rounds 40] (runs go test ./local/bench -run TestCatalogBench)
 //	go run ./local/bench clublines  [-rounds 300] (runs go test ./local/bench -run TestClubLinesBench)
+//	go run ./local/bench wishlist   [-items 200] [-rounds 300] (runs go test ./local/bench -run TestWishlistViewLatency)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
 // catalog_test.go) because the test environment (local/testenv) is built on
 // testing.TB; running the first under `go test ./...` also keeps the rule
 // that every route has a scenario. The catalog one runs only with
-// BENCH_SEARCH=1: it imports 18,000 books.
+// BENCH_SEARCH=1: it imports 18,000 books; the wishlist one only with
+// BENCH_WISHLIST=1.
 package main
 
 import (
@@ -66,6 +69,8 @@ func main() {
 		run = runCatalog
 	case "clublines":
 		run = runClubLines
+	case "wishlist":
+		run = runWishlist
 	case "all":
 		run = runAll
 	default:
@@ -78,7 +83,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -126,6 +131,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"load", runLoad, []string{"-me-duration", meDur.String(), "-login-duration", loginDur.String()}},
 		{"catalog", runCatalog, nil},
 		{"clublines", runClubLines, nil},
+		{"wishlist", runWishlist, nil},
 	}
 	var failed []string
 	for _, s := range sections {

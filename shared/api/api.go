@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/wishlists"
 	"github.com/bookplatform/backend/shared/worker"
 )
 
@@ -74,8 +75,10 @@ type Deps struct {
 	// for a store, and how a store is shown beside one (the seam to the
 	// stores domain; storehost.None until stores exist).
 	StoreHosts storehost.Directory
-	Logger     *slog.Logger
-	Now        func() time.Time
+	// WishlistLimits are the per-tier wishlist limits (configuration).
+	WishlistLimits wishlists.Limits
+	Logger         *slog.Logger
+	Now            func() time.Time
 }
 
 // Build is a group's constructor.

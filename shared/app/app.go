@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/wishlists"
 )
 
 // App is the wired service.
@@ -51,6 +52,8 @@ type App struct {
 	// store and the stores domain: storehost.None (every store unknown)
 	// until the stores code provides a storehost.Directory here.
 	StoreHosts storehost.Directory
+	// WishlistLimits are how many wishlists each tier may keep.
+	WishlistLimits wishlists.Limits
 	// Counter counts requests for the rate limits; nil turns them off
 	// (the test environment does, unless a test turns them on).
 	Counter ratelimit.Counter
@@ -99,6 +102,9 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
 	a.StoreHosts = storehost.None{}
+	a.WishlistLimits = wishlists.Limits{
+		Free: cfg.WishlistsFree, Premium: cfg.WishlistsPremium, Bookstore: cfg.WishlistsBookstore, Items: cfg.WishlistMaxItems,
+	}
 	a.Counter = a.Stores.Counters
 	return a
 }
@@ -107,7 +113,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 func (a *App) Deps() api.Deps {
 	return api.Deps{
 		Config: a.Config, Stores: a.Stores, Media: a.Media, Tokens: a.Tokens, Users: a.Users,
-		Quota: a.Quota, StoreHosts: a.StoreHosts, Logger: a.Logger, Now: a.Now,
+		Quota: a.Quota, StoreHosts: a.StoreHosts, WishlistLimits: a.WishlistLimits, Logger: a.Logger, Now: a.Now,
 	}
 }
 

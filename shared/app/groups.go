@@ -11,10 +11,14 @@ import (
 	"github.com/bookplatform/backend/shared/api/challengesapi"
 	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
+	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
+	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
@@ -34,6 +38,10 @@ var groups = []api.Build{
 	reviewsapi.Group,
 	clubsapi.Group,
 	challengesapi.Group,
+	wishlistsapi.Group,
+	followsapi.Group,
+	notesapi.Group,
+	reportsapi.Group,
 	docsapi.Group,
 }
 

@@ -65,6 +65,29 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"POST /v1/challenges/{id}/join": nil, "DELETE /v1/challenges/{id}/leave": nil,
 		"PUT /v1/challenges/{id}/progress": nil, "GET /v1/challenges/{id}/participants": nil,
 		"GET /v1/users/me/challenges": nil, "GET /v1/users/{username}/challenges": nil,
+		"GET /v1/wishlists":                        nil,
+		"POST /v1/wishlists":                       nil,
+		"GET /v1/wishlists/{id}":                   nil,
+		"PUT /v1/wishlists/{id}":                   nil,
+		"DELETE /v1/wishlists/{id}":                nil,
+		"POST /v1/wishlists/{id}/items":            nil,
+		"PUT /v1/wishlists/{id}/items/{itemId}":    nil,
+		"DELETE /v1/wishlists/{id}/items/{itemId}": nil,
+		"GET /v1/users/{username}/wishlists":       nil,
+
+		"POST /v1/follows/users/{userId}":   {"follow_user"},
+		"DELETE /v1/follows/users/{userId}": {"follow_user"},
+		"GET /v1/follows/users/{userId}":    nil,
+		"GET /v1/follows/following":         nil,
+		"GET /v1/follows/followers":         nil,
+
+		"POST /v1/notes":        nil,
+		"GET /v1/notes":         nil,
+		"GET /v1/notes/{id}":    nil,
+		"PUT /v1/notes/{id}":    nil,
+		"DELETE /v1/notes/{id}": nil,
+
+		"POST /v1/reports": {"report"},
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

@@ -40,6 +40,14 @@ const (
 	// tier names, default premium,bookstore (spec: Other limits).
 	EnvClubCreatorTiers      = "CLUB_CREATOR_TIERS"
 	EnvChallengeCreatorTiers = "CHALLENGE_CREATOR_TIERS"
+	// Wishlists a user may keep, per tier (spec: Other limits); 0 is
+	// unlimited. Defaults: free 1, premium 10, bookstore unlimited.
+	EnvWishlistsFree      = "WISHLIST_LIMIT_FREE"
+	EnvWishlistsPremium   = "WISHLIST_LIMIT_PREMIUM"
+	EnvWishlistsBookstore = "WISHLIST_LIMIT_BOOKSTORE"
+	// Books one wishlist may hold (default 500, at most 1000): its single
+	// view shows them all, so the bound keeps that one bounded read.
+	EnvWishlistMaxItems = "WISHLIST_MAX_ITEMS"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -59,6 +67,7 @@ var Names = []string{
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
 	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
+	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -76,6 +85,11 @@ const (
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
 	DefaultCreatorTiers          = "premium,bookstore"
+	DefaultWishlistsFree         = 1
+	DefaultWishlistsPremium      = 10
+	DefaultWishlistsBookstore    = 0 // unlimited
+	DefaultWishlistMaxItems      = 500
+	MaxWishlistMaxItems          = 1000
 )
 
 // tierNames are the account tiers a tier list may name (shared/users).
@@ -108,6 +122,10 @@ type Config struct {
 	// create clubs and challenges.
 	ClubCreatorTiers      []string
 	ChallengeCreatorTiers []string
+	// Wishlists a user of each tier may keep; 0 is unlimited.
+	WishlistsFree, WishlistsPremium, WishlistsBookstore int
+	// WishlistMaxItems is how many books one wishlist may hold.
+	WishlistMaxItems int
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -189,6 +207,11 @@ func LoadFrom(get func(string) string) (Config, error) {
 		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 		ClubCreatorTiers:      tiers(EnvClubCreatorTiers),
 		ChallengeCreatorTiers: tiers(EnvChallengeCreatorTiers),
+
+		WishlistsFree:      int(integer(EnvWishlistsFree, DefaultWishlistsFree, 0, 1_000_000)),
+		WishlistsPremium:   int(integer(EnvWishlistsPremium, DefaultWishlistsPremium, 0, 1_000_000)),
+		WishlistsBookstore: int(integer(EnvWishlistsBookstore, DefaultWishlistsBookstore, 0, 1_000_000)),
+		WishlistMaxItems:   int(integer(EnvWishlistMaxItems, DefaultWishlistMaxItems, 1, MaxWishlistMaxItems)),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))

@@ -72,6 +72,10 @@ type Stores struct {
 	Briefs      *Briefs
 	Counters    *Counters
 	Idempotency *Idempotency
+	Wishlists   *Wishlists
+	Follows     *Follows
+	Notes       *Notes
+	Reports     *Reports
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -94,5 +98,9 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Briefs:      &Briefs{t},
 		Counters:    &Counters{t},
 		Idempotency: &Idempotency{t},
+		Wishlists:   &Wishlists{t},
+		Follows:     &Follows{t},
+		Notes:       &Notes{t},
+		Reports:     &Reports{t},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/reports"
 )
 
 // Key builders: the only place that knows key formats
@@ -44,6 +45,11 @@ const (
 	typeParticipant   = "ChallengeParticipant"
 	typeDirEntry      = "DirEntry"
 	typeDirCount      = "DirCount"
+	typeWishlist      = "Wishlist"
+	typeWishlistEntry = "WishlistItem"
+	typeFollow        = "Follow"
+	typeNote          = "Note"
+	typeReport        = "Report"
 )
 
 // UserKey is a user's profile item.
@@ -343,3 +349,82 @@ func challengeDirs(c *challenges.Challenge) []string {
 	}
 	return []string{ChallengeDir(""), ChallengeDir(c.StoreID)}
 }
+
+// WishlistKey is a wishlist's item. Its partition also holds the
+// wishlist's entries (the books on it), so the single view reads the
+// wishlist and its entries side by side and deleting it finds every entry
+// with one Query.
+func WishlistKey(id string) Key { return Key{"WISHLIST#" + id, "WISHLIST"} }
+
+// wishlistEntryPrefix begins the sort key of every entry of a wishlist.
+const wishlistEntryPrefix = "ITEM#"
+
+// WishlistEntryKey is the entry of a book on a wishlist: one per book, so
+// a conditional put of it refuses the same book twice.
+func WishlistEntryKey(wishlistID, bookID string) Key {
+	return Key{WishlistKey(wishlistID).PK, wishlistEntryPrefix + bookID}
+}
+
+// wishlistEntries is the list of a wishlist's entries: its partition,
+// read consistently, in book-id order (the view sorts by priority).
+func wishlistEntries(id string) list {
+	return list{index: Primary, pk: WishlistKey(id).PK, prefix: wishlistEntryPrefix, consistent: true}
+}
+
+// The wishlist lists, oldest first, sorted by timeIDKey: a user's
+// wishlists (GSI1) and the public ones only (GSI2, a sparse index: a
+// private wishlist has no GSI2 keys).
+func userWishlists(userID string) list { return list{index: GSI1, pk: "USERWISHLISTS#" + userID} }
+func publicWishlists(userID string) list {
+	return list{index: GSI2, pk: "PUBLICWISHLISTS#" + userID}
+}
+
+// Follow targets: the kind of account followed, in every follow key, so
+// that following a store is another kind beside users, not another
+// design.
+const followTargetUser = "USER"
+
+// FollowKey is followerID's follow of the target of a kind (a user now):
+// one item per follower and target, so a conditional put refuses a second
+// follow. The follower's partition holds all their follows.
+func FollowKey(followerID, kind, targetID string) Key {
+	return Key{"FOLLOWS#" + followerID, kind + "#" + targetID}
+}
+
+// The follow lists, newest first, sorted by timeIDKey of the follow's
+// time and the other side's id: whom a follower follows of one kind
+// (GSI1) and who follows a target (GSI2).
+func following(followerID, kind string) list {
+	return list{index: GSI1, pk: "FOLLOWING#" + followerID + "#" + kind, desc: true}
+}
+func followers(kind, targetID string) list {
+	return list{index: GSI2, pk: "FOLLOWERS#" + kind + "#" + targetID, desc: true}
+}
+
+// NoteKey is a private note. It lives in its author's partition, so a
+// note is read, changed or deleted by its author's id and its own: any
+// other account's request names a key that does not exist.
+func NoteKey(userID, id string) Key { return Key{"NOTES#" + userID, "NOTE#" + id} }
+
+// The note lists, newest first, sorted by timeIDKey: an author's notes
+// (GSI1) and those on one book (GSI2).
+func userNotes(userID string) list { return list{index: GSI1, pk: "USERNOTES#" + userID, desc: true} }
+func userBookNotes(userID, bookID string) list {
+	return list{index: GSI2, pk: "USERBOOKNOTES#" + userID + "#" + bookID, desc: true}
+}
+
+// ReportKey is reporterID's report of a target: the target's partition
+// holds every report of it (what moderation reads), one per reporter, so
+// a conditional put refuses a second ("REPORTS#LINE#<id>",
+// "REPORTS#REPLY#<lineId>#<replyId>").
+func ReportKey(t reports.Target, reporterID string) Key {
+	target := strings.ToUpper(string(t.Type)) + "#"
+	if t.Type == reports.TargetReply {
+		target += t.LineID + "#"
+	}
+	return Key{"REPORTS#" + target + t.ID, "BY#" + reporterID}
+}
+
+// reportQueue is the moderation queue of reports of one status, oldest
+// first (GSI1), for the moderation tools to come.
+func reportQueue(status string) list { return list{index: GSI1, pk: "REPORTQUEUE#" + status} }

@@ -34,6 +34,7 @@ type userItem struct {
 	HomeStoreID    string    `dynamo:"homeStoreId"`
 	FollowerCount  int       `dynamo:"followerCount"`
 	FollowingCount int       `dynamo:"followingCount"`
+	WishlistCount  int       `dynamo:"wishlistCount"`
 	QuotaMonth     string    `dynamo:"quotaMonth"`
 	MonthlyPosts   int       `dynamo:"monthlyPosts"`
 	MonthlyReviews int       `dynamo:"monthlyReviews"`
@@ -60,7 +61,7 @@ func toUserItem(u *users.User) userItem {
 		ID: u.ID, Username: u.Username, Email: u.Email, PasswordHash: u.PasswordHash,
 		DisplayName: u.DisplayName, Bio: u.Bio, AvatarURL: u.AvatarURL, Tier: string(u.Tier),
 		IsGuest: u.IsGuest, HomeStoreID: u.HomeStoreID,
-		FollowerCount: u.FollowerCount, FollowingCount: u.FollowingCount,
+		FollowerCount: u.FollowerCount, FollowingCount: u.FollowingCount, WishlistCount: u.WishlistCount,
 		CreatedAt: u.CreatedAt.UTC(), UpdatedAt: u.UpdatedAt.UTC(),
 	}
 }
@@ -70,7 +71,7 @@ func (it userItem) toUser() *users.User {
 		ID: it.ID, Username: it.Username, Email: it.Email, PasswordHash: it.PasswordHash,
 		DisplayName: it.DisplayName, Bio: it.Bio, AvatarURL: it.AvatarURL, Tier: users.Tier(it.Tier),
 		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID,
-		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount,
+		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount, WishlistCount: it.WishlistCount,
 		QuotaMonth: it.QuotaMonth, MonthlyPosts: it.MonthlyPosts, MonthlyReviews: it.MonthlyReviews,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}

@@ -134,5 +134,6 @@ func NewReplyID(t time.Time) string {
 	return fmt.Sprintf("%012x%s", t.UnixMilli(), hex.EncodeToString(b[:]))
 }
 
-// validReplyID reports whether id has the form of a reply id.
-func validReplyID(id string) bool { return replyIDPattern.MatchString(id) }
+// ValidReplyID reports whether id has the form of a reply id (reports
+// name replies by it).
+func ValidReplyID(id string) bool { return replyIDPattern.MatchString(id) }

@@ -49,9 +49,9 @@ func TestReplyIDs(t *testing.T) {
 	assert.Less(t, a[:12], later[:12])
 	assert.Less(t, b, later)
 	for _, id := range []string{a, b, later} {
-		assert.True(t, validReplyID(id), id)
+		assert.True(t, ValidReplyID(id), id)
 	}
 	for _, id := range []string{"", "zz" + a[2:], a + "0", strings.ToUpper(a)} {
-		assert.False(t, validReplyID(id), id)
+		assert.False(t, ValidReplyID(id), id)
 	}
 }

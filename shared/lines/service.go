@@ -469,7 +469,7 @@ func (s *Service) DeleteReply(ctx context.Context, callerID, lineID, replyID str
 	if !ok {
 		return ErrNotFound
 	}
-	if !validReplyID(replyID) {
+	if !ValidReplyID(replyID) {
 		return ErrReplyNotFound
 	}
 	if err := s.d.Store.DeleteReply(ctx, callerID, lineID, replyID); err != nil {

@@ -417,6 +417,7 @@ func overview() string {
 	}
 	b.WriteString("; guests and anonymous callers by address, as guest) and against the per-action limits a route lists in `x-rate-limit-actions`. A refused request is 429 with `Retry-After`; its details is the `RateLimitExceeded` body.\n\n")
 	b.WriteString("**Monthly limit.** Free accounts publish a limited number of posts and reviews per calendar month (UTC); their answers carry `X-Monthly-Limit`, `X-Monthly-Remaining` and `X-Monthly-Reset` (the reviews quota on `POST /v1/reviews`, the posts quota everywhere else), and a post beyond the limit is 403 with the `MonthlyLimitReached` body in details.\n\n")
+	b.WriteString("**Lists.** Cursor lists answer `{items, nextCursor, hasMore}`: pass `nextCursor` back as `cursor`; `limit` is 1-100, default 20. Lists shown as a named array (`{wishlists: [...]}`) page the same way, with `limit` defaulting to 100 and `nextCursor` and `hasMore` beside the array.\n\n")
 	b.WriteString("**Retries.** A POST that creates something honours `Idempotency-Key`.\n\n")
 	b.WriteString("**HEAD.** Every GET operation also answers HEAD: the same status and headers, without the body.\n\n")
 	b.WriteString("**Input.** JSON bodies are read strictly: a `Content-Type` other than JSON is 415; an empty or `null` body where one is required, text that is not UTF-8 or escapes half a surrogate pair, and a key given twice are 400. Every request line and header block of more than 10,240 bytes is 431; a body that does not arrive in time is 408 (the local server; API Gateway buffers bodies).\n")

@@ -40,6 +40,9 @@ type User struct {
 	HomeStoreID    string // empty when none
 	FollowerCount  int
 	FollowingCount int
+	// WishlistCount is how many wishlists the user keeps: the tier limit
+	// is checked against it in the transaction that creates one.
+	WishlistCount int
 	// Monthly quota counts (shared/quota) of QuotaMonth ("2026-11"); counts
 	// of an earlier month mean nothing was published yet this month.
 	QuotaMonth     string

@@ -4,11 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 
 	"github.com/bookplatform/backend/shared/api/linejson"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
 )
@@ -215,19 +212,7 @@ func (h *handler) listByChallenge(w http.ResponseWriter, r *http.Request) error 
 // nil) or a whole number written without fraction or exponent. Its range
 // is the service's to check.
 func parsePage(raw json.RawMessage) (*int, bool, error) {
-	s := strings.TrimSpace(string(raw))
-	switch s {
-	case "":
-		return nil, false, nil
-	case "null":
-		return nil, true, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		msg := fmt.Sprintf("must be an integer from 1 to %d", lines.MaxPageNumber)
-		return nil, false, apperr.Validation("Invalid request", map[string]string{"pageNumber": msg})
-	}
-	return &n, true, nil
+	return httpapi.IntField(raw, "pageNumber", fmt.Sprintf("must be an integer from 1 to %d", lines.MaxPageNumber))
 }
 
 func deref(s *string) string {

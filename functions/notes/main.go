@@ -1,0 +1,9 @@
+// Command notes is the Lambda of the notes group: a reader's private
+// reading notes.
+// It is only wiring (app.Start); the handlers live in shared/ and run
+// unchanged locally.
+package main
+
+import "github.com/bookplatform/backend/shared/app"
+
+func main() { app.Start("notes") }

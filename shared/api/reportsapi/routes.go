@@ -1,0 +1,34 @@
+// Package reportsapi is the reports endpoint group (designed: the spec
+// names the report limit only): a signed-in reader reports a line, a
+// reply, a review or a club with a reason, once per target; reports are
+// stored for moderation (docs/decisions.md, "Reports").
+package reportsapi
+
+import (
+	"net/http"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/reports"
+)
+
+// handler serves the reports group.
+type handler struct {
+	reports *reports.Service
+}
+
+// Group is the reports group. Its calls: TransactWriteItems for a report
+// with the check of its target (parts: PutItem, ConditionCheckItem);
+// GetItem of the target when that check fails, to tell a missing target
+// from one's own.
+func Group(d api.Deps) api.Group {
+	h := &handler{reports: reports.NewService(reports.Deps{Store: d.Stores.Reports, Now: d.Now})}
+	return api.Group{
+		Name:  "reports",
+		Table: []string{"dynamodb:GetItem", "dynamodb:TransactWriteItems", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodPost, Path: httpapi.V1("/reports"), Auth: httpapi.AuthBearer, Actions: []string{"report"}, Idempotent: true, Handler: h.create,
+				Doc: httpapi.Doc{Summary: "Report a line, a reply, a review or a club to moderation", Body: createRequest{}, Response: report{}, Status: http.StatusCreated, Errors: []int{400, 404, 409}}},
+		},
+	}
+}

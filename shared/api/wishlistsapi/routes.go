@@ -1,0 +1,64 @@
+// Package wishlistsapi is the wishlists endpoint group: a reader's
+// wishlists and the books on them, the single view with every book, and
+// the public wishlists of a reader's profile. The profile's list lives
+// here rather than with users because it reads wishlist data: this
+// group's Lambda holds the grants for it.
+package wishlistsapi
+
+import (
+	"net/http"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/wishlists"
+)
+
+// handler serves the wishlists group.
+type handler struct {
+	wishlists *wishlists.Service
+}
+
+// Group is the wishlists group. Its calls: GetItem for a wishlist, an
+// entry or a username claim; Query for a wishlist's entries, the two
+// lists (GSI1, GSI2) and a deleted wishlist's entries; BatchGetItem for
+// the owner and books of the single view; UpdateItem for a wishlist's
+// or an entry's fields; TransactWriteItems for wishlists with the
+// owner's count and entries with the wishlist's itemCount (their parts:
+// PutItem, UpdateItem, DeleteItem, ConditionCheckItem on the book);
+// BatchWriteItem to remove a deleted wishlist's entries.
+func Group(d api.Deps) api.Group {
+	s := d.Stores
+	h := &handler{wishlists: wishlists.NewService(wishlists.Deps{
+		Store: s.Wishlists, Users: s.Users, Books: s.Books, Briefs: s.Briefs, Limits: d.WishlistLimits, Now: d.Now,
+	})}
+	array := []httpapi.Param{
+		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
+		{Name: "limit", Type: "integer", About: "1-100, default 100: one call returns every wishlist of all but the longest lists"},
+	}
+	return api.Group{
+		Name: "wishlists",
+		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:UpdateItem",
+			"dynamodb:TransactWriteItems", "dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
+			"dynamodb:BatchWriteItem"},
+		Routes: []httpapi.Route{
+			{Method: http.MethodGet, Path: httpapi.V1("/wishlists"), Auth: httpapi.AuthBearer, Handler: h.list,
+				Doc: httpapi.Doc{Summary: "The caller's wishlists, private ones included, oldest first", Query: array, Response: wishlistList{}, Errors: []int{400}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/wishlists"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.create,
+				Doc: httpapi.Doc{Summary: "Create a wishlist (free tier 1, premium 10, bookstore unlimited)", Body: createRequest{}, Response: wishlist{}, Status: http.StatusCreated, Errors: []int{400, 403}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/wishlists/{id}"), Auth: httpapi.AuthOptional, Handler: h.get,
+				Doc: httpapi.Doc{Summary: "A wishlist with its owner and every book on it; a private one to its owner only", Response: view{}, Errors: []int{401, 403, 404}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/wishlists/{id}"), Auth: httpapi.AuthBearer, Handler: h.update,
+				Doc: httpapi.Doc{Summary: "Rename, describe or publish one's wishlist", Body: updateRequest{}, Response: wishlist{}, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/wishlists/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
+				Doc: httpapi.Doc{Summary: "Delete one's wishlist with every book on it", Response: httpapi.Success{}, Errors: []int{403, 404}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/wishlists/{id}/items"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.addItem,
+				Doc: httpapi.Doc{Summary: "Put a book on one's wishlist", Body: addItemRequest{}, Response: item{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/wishlists/{id}/items/{itemId}"), Auth: httpapi.AuthBearer, Handler: h.updateItem,
+				Doc: httpapi.Doc{Summary: "Change a book's priority or notes on one's wishlist", Body: updateItemRequest{}, Response: editedItem{}, Errors: []int{400, 403, 404}}},
+			{Method: http.MethodDelete, Path: httpapi.V1("/wishlists/{id}/items/{itemId}"), Auth: httpapi.AuthBearer, Handler: h.deleteItem,
+				Doc: httpapi.Doc{Summary: "Take a book off one's wishlist", Response: httpapi.Success{}, Errors: []int{403, 404}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/wishlists"), Auth: httpapi.AuthNone, Handler: h.listByUser,
+				Doc: httpapi.Doc{Summary: "A reader's public wishlists, oldest first", Query: array, Response: wishlistList{}, Errors: []int{400, 404}}},
+		},
+	}
+}

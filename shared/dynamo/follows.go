@@ -1,0 +1,178 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bookplatform/backend/shared/follows"
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/guregu/dynamo/v2"
+)
+
+// Follows stores follows. A follow and the counters it moves change in
+// one transaction, so followerCount and followingCount are exact and a
+// double tap follows once.
+type Follows struct{ t *table }
+
+var _ follows.Storer = (*Follows)(nil)
+
+// followTarget is what the store knows of one kind of target: its part
+// of the keys, the item holding its followerCount and the error meaning
+// that item is missing, and whether following it counts in the
+// follower's followingCount (people followed; a store's kind decides
+// for itself when it is added).
+type followTarget struct {
+	keyKind        string
+	key            func(id string) Key
+	notFound       error
+	countFollowing bool
+}
+
+var followTargets = map[follows.Kind]followTarget{
+	follows.KindUser: {keyKind: followTargetUser, key: UserKey, notFound: users.ErrNotFound, countFollowing: true},
+}
+
+func targetOf(kind follows.Kind) (followTarget, error) {
+	t, ok := followTargets[kind]
+	if !ok {
+		return followTarget{}, fmt.Errorf("follow kind %q has no target in the store", kind)
+	}
+	return t, nil
+}
+
+// followItem is a follow as stored (FollowKey), listed on GSI1 under its
+// follower (following) and on GSI2 under its target (followers), both
+// newest first.
+type followItem struct {
+	PK         string    `dynamo:"PK"`
+	SK         string    `dynamo:"SK"`
+	GSI1PK     string    `dynamo:"GSI1PK"`
+	GSI1SK     string    `dynamo:"GSI1SK"`
+	GSI2PK     string    `dynamo:"GSI2PK"`
+	GSI2SK     string    `dynamo:"GSI2SK"`
+	Type       string    `dynamo:"type"`
+	FollowerID string    `dynamo:"followerId"`
+	Kind       string    `dynamo:"kind"`
+	TargetID   string    `dynamo:"targetId"`
+	CreatedAt  time.Time `dynamo:"createdAt"`
+}
+
+func (it followItem) toFollow() follows.Follow {
+	return follows.Follow{FollowerID: it.FollowerID, Kind: follows.Kind(it.Kind), TargetID: it.TargetID, CreatedAt: it.CreatedAt}
+}
+
+// Follow puts the follow and adds one to the target's followerCount (and
+// the follower's followingCount) in one TransactWriteItems, the target
+// first so that a missing target is reported whatever else fails.
+// Errors: the target's not-found error, follows.ErrAlreadyFollowing.
+func (s *Follows) Follow(ctx context.Context, f follows.Follow) error {
+	tg, err := targetOf(f.Kind)
+	if err != nil {
+		return err
+	}
+	k := FollowKey(f.FollowerID, tg.keyKind, f.TargetID)
+	it := followItem{
+		PK: k.PK, SK: k.SK,
+		GSI1PK: following(f.FollowerID, tg.keyKind).pk, GSI1SK: timeIDKey(f.CreatedAt, f.TargetID),
+		GSI2PK: followers(tg.keyKind, f.TargetID).pk, GSI2SK: timeIDKey(f.CreatedAt, f.FollowerID),
+		Type: typeFollow, FollowerID: f.FollowerID, Kind: string(f.Kind), TargetID: f.TargetID, CreatedAt: f.CreatedAt.UTC(),
+	}
+	x := s.t.tx().update(s.t.update(tg.key(f.TargetID)).Add("followerCount", 1).If("attribute_exists(PK)"), tg.notFound)
+	if tg.countFollowing {
+		x.update(s.t.update(UserKey(f.FollowerID)).Add("followingCount", 1).If("attribute_exists(PK)"), users.ErrNotFound)
+	}
+	if err := x.put(s.t.put(it).If("attribute_not_exists(PK)"), follows.ErrAlreadyFollowing).run(ctx); err != nil {
+		return fmt.Errorf("follow %s %s by %s: %w", f.Kind, f.TargetID, f.FollowerID, err)
+	}
+	return nil
+}
+
+// Unfollow deletes the follow and subtracts one from both counts in one
+// TransactWriteItems. Errors: the target's not-found error,
+// follows.ErrNotFollowing.
+func (s *Follows) Unfollow(ctx context.Context, followerID string, kind follows.Kind, targetID string) error {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return err
+	}
+	x := s.t.tx().
+		update(s.t.update(tg.key(targetID)).Add("followerCount", -1).If("attribute_exists(PK)"), tg.notFound).
+		delete(s.t.del(FollowKey(followerID, tg.keyKind, targetID)).If("attribute_exists(PK)"), follows.ErrNotFollowing)
+	if tg.countFollowing {
+		x.update(s.t.update(UserKey(followerID)).Add("followingCount", -1).If("attribute_exists(PK)"), users.ErrNotFound)
+	}
+	if err := x.run(ctx); err != nil {
+		return fmt.Errorf("unfollow %s %s by %s: %w", kind, targetID, followerID, err)
+	}
+	return nil
+}
+
+// FollowerCount reads the target's followerCount (GetItem, consistent,
+// projected). Errors: the target's not-found error.
+func (s *Follows) FollowerCount(ctx context.Context, kind follows.Kind, targetID string) (int, error) {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return 0, err
+	}
+	var out struct {
+		FollowerCount int `dynamo:"followerCount"`
+	}
+	err = s.t.get(tg.key(targetID)).Project("followerCount").Consistent(true).One(ctx, &out)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return 0, fmt.Errorf("followers of %s %s: %w", kind, targetID, tg.notFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("followers of %s %s: %w", kind, targetID, err)
+	}
+	return out.FollowerCount, nil
+}
+
+// IsFollowing reads the follow's key (GetItem, consistent, projected).
+func (s *Follows) IsFollowing(ctx context.Context, followerID string, kind follows.Kind, targetID string) (bool, error) {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return false, err
+	}
+	var it keyOnly
+	err = s.t.get(FollowKey(followerID, tg.keyKind, targetID)).Project(AttrPK).Consistent(true).One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("follow of %s %s by %s: %w", kind, targetID, followerID, err)
+	}
+	return true, nil
+}
+
+// ListFollowing reads a page of a follower's follows of one kind, newest
+// first (GSI1).
+func (s *Follows) ListFollowing(ctx context.Context, followerID string, kind follows.Kind, c page.Cursor) (page.Page[follows.Follow], error) {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return page.Page[follows.Follow]{}, err
+	}
+	return s.list(ctx, following(followerID, tg.keyKind), c)
+}
+
+// ListFollowers reads a page of a target's followers, newest first
+// (GSI2).
+func (s *Follows) ListFollowers(ctx context.Context, kind follows.Kind, targetID string, c page.Cursor) (page.Page[follows.Follow], error) {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return page.Page[follows.Follow]{}, err
+	}
+	return s.list(ctx, followers(tg.keyKind, targetID), c)
+}
+
+// list reads a page of follows. Index reads are eventually consistent:
+// a follow of a moment ago may miss the page being read.
+func (s *Follows) list(ctx context.Context, l list, c page.Cursor) (page.Page[follows.Follow], error) {
+	p, err := queryPage[followItem](ctx, s.t, l, c)
+	if err != nil {
+		return page.Page[follows.Follow]{}, err
+	}
+	return page.Map(p, followItem.toFollow), nil
+}
