@@ -35,6 +35,14 @@ const (
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
+	// Custom domains: the multi-tenant CloudFront distribution that
+	// serves stores' domains (set by the CDK stack; unset turns custom
+	// domains off), the suffix of each store's CNAME target
+	// ({slug}.<suffix>), and the platform's own domain, which no store
+	// may claim.
+	EnvCDNDistributionID = "STORE_DISTRIBUTION_ID"
+	EnvStoreDomainTarget = "STORE_DOMAIN_TARGET_SUFFIX"
+	EnvPlatformDomain    = "PLATFORM_DOMAIN"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -53,6 +61,7 @@ var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
+	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -69,6 +78,8 @@ const (
 	DefaultPasswordAttempts      = 10
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
+	DefaultStoreDomainTarget     = "stores.bookplatform.example"
+	DefaultPlatformDomain        = "bookplatform.example"
 )
 
 // MinJWTSecretBytes is the shortest JWT_SECRET accepted: an HS256 key
@@ -94,6 +105,12 @@ type Config struct {
 	PasswordAttempts      int
 	PasswordAttemptWindow time.Duration
 	RefreshReuseInterval  time.Duration
+	// CDNDistributionID is the multi-tenant distribution of custom
+	// domains ("": custom domains off).
+	CDNDistributionID string
+	// StoreDomainTargetSuffix and PlatformDomain: see the variables.
+	StoreDomainTargetSuffix string
+	PlatformDomain          string
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -157,6 +174,10 @@ func LoadFrom(get func(string) string) (Config, error) {
 		PasswordAttempts:      int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
 		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
+
+		CDNDistributionID:       strings.TrimSpace(get(EnvCDNDistributionID)),
+		StoreDomainTargetSuffix: hostName(get, EnvStoreDomainTarget, DefaultStoreDomainTarget, &errs),
+		PlatformDomain:          hostName(get, EnvPlatformDomain, DefaultPlatformDomain, &errs),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))
@@ -171,4 +192,18 @@ func LoadFrom(get func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s must be longer than %s", EnvRefreshTokenTTL, EnvAccessTokenTTL))
 	}
 	return c, errors.Join(errs...)
+}
+
+// hostName reads a host-name variable: lower case, no scheme, path or
+// trailing dot.
+func hostName(get func(string) string, name, def string, errs *[]error) string {
+	v := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(get(name))), ".")
+	if v == "" {
+		return def
+	}
+	if strings.ContainsAny(v, "/: ") || !strings.Contains(v, ".") {
+		*errs = append(*errs, fmt.Errorf("%s must be a host name such as %s, got %q", name, def, v))
+		return def
+	}
+	return v
 }

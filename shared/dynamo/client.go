@@ -48,6 +48,12 @@ func (t *table) update(k Key) *dynamo.Update {
 }
 func (t *table) del(k Key) *dynamo.Delete { return t.table.Delete(AttrPK, k.PK).Range(AttrSK, k.SK) }
 
+// check starts a condition check of one item of the table (in a
+// transaction).
+func (t *table) check(k Key) *dynamo.ConditionCheck {
+	return t.table.Check(AttrPK, k.PK).Range(AttrSK, k.SK)
+}
+
 // get reads one item by key.
 func (t *table) get(k Key) *dynamo.Query {
 	return t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.Equal, k.SK)
@@ -65,6 +71,7 @@ type Stores struct {
 	Briefs      *Briefs
 	Counters    *Counters
 	Idempotency *Idempotency
+	Bookstores  *Bookstores
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -85,5 +92,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Briefs:      &Briefs{t},
 		Counters:    &Counters{t},
 		Idempotency: &Idempotency{t},
+		Bookstores:  &Bookstores{t},
 	}
 }

@@ -35,6 +35,12 @@ const (
 	typeReply         = "Reply"
 	typeLike          = "Like"
 	typeIdempotency   = "IdempotencyRecord"
+	typeStore         = "Store"
+	typeSlugClaim     = "StoreSlugClaim"
+	typeStoreListing  = "StoreListing"
+	typeStaff         = "StoreStaff"
+	typeHomeOf        = "HomeStoreOf"
+	typeDomainClaim   = "StoreDomainClaim"
 )
 
 // UserKey is a user's profile item.
@@ -186,3 +192,66 @@ const likePrefix = "LIKE#"
 // LikeKey is userID's like of the item with key of: it lives in the liked
 // item's partition, so the item's likes are one Query away.
 func LikeKey(of Key, userID string) Key { return Key{of.PK, likePrefix + userID} }
+
+// StoreKey is a store's item. Its partition also holds its listing and
+// the marks of the readers who chose it as home store, so deleting a
+// store finds them with one Query.
+func StoreKey(id string) Key { return Key{"STORE#" + id, "STORE"} }
+
+// StoreSlugClaimKey claims a slug for one store; it holds the store's id
+// and owner, all a role check needs (httpapi.StoreDirectory). Its
+// partition also holds the store's staff memberships (StaffKey).
+func StoreSlugClaimKey(slug string) Key { return Key{"STORESLUG#" + slug, "SLUG"} }
+
+// StoreListingKey is a store's entry in the two store lists: by position
+// (GSI1, storeGeoPartition, when it has coordinates) and by name (GSI2,
+// storeDirectory). It is small (id and coordinates), so a search reads
+// many of them cheaply and only the page's stores whole.
+func StoreListingKey(storeID string) Key { return Key{StoreKey(storeID).PK, "LISTING"} }
+
+// storeGeoPartition is the GSI1 partition of the stores in one geohash
+// cell of geo.PartitionPrecision characters; the sort key is the store's
+// full geohash and id (storeGeoSK), so a range of cells is one Query.
+func storeGeoPartition(cell string) string   { return "STOREGEO#" + cell }
+func storeGeoSK(cell, storeID string) string { return cell + "#" + storeID }
+
+// storeGeoRange is the list of one geo.Range: a whole partition, or the
+// sort keys from lo to hi (prefixes: every key starting with hi is in).
+func storeGeoRange(partition, lo, hi string) (pk, from, to string) {
+	if lo == "" {
+		return storeGeoPartition(partition), "", ""
+	}
+	return storeGeoPartition(partition), lo, hi + "~" // "~" sorts after the geohash alphabet and "#"
+}
+
+// storeDirectory is the GSI2 list of every store by name: one partition
+// (a directory of thousands of stores; see data-model.md for scale).
+const storeDirectory = "STOREDIR"
+
+// storeDirectorySK orders a store by its folded name, then id.
+func storeDirectorySK(name, storeID string) string { return books.Fold(name) + "#" + storeID }
+
+// staffPrefix begins the sort key of every staff membership of a store.
+const staffPrefix = "STAFF#"
+
+// StaffKey is userID's staff membership at the store with slug. It lives
+// in the slug claim's partition (slugs never change), so the owner's
+// staff list is read by slug beside the role check rather than after it.
+func StaffKey(slug, userID string) Key { return Key{StoreSlugClaimKey(slug).PK, staffPrefix + userID} }
+
+// storeStaff is the list of a store's staff (by user id), read
+// consistently.
+func storeStaff(slug string) list {
+	return list{index: Primary, pk: StoreSlugClaimKey(slug).PK, prefix: staffPrefix, consistent: true}
+}
+
+// homeOfPrefix begins the sort key of every home-store mark of a store.
+const homeOfPrefix = "HOMEOF#"
+
+// HomeOfKey marks that userID chose the store as home store.
+func HomeOfKey(storeID, userID string) Key { return Key{StoreKey(storeID).PK, homeOfPrefix + userID} }
+
+// StoreDomainClaimKey claims a custom domain (normalized: lower case,
+// punycode) for one store; it carries what the storefront's lookup
+// answers.
+func StoreDomainClaimKey(domain string) Key { return Key{"STOREDOMAIN#" + domain, "DOMAIN"} }

@@ -53,6 +53,13 @@ func (x *tx) delete(d *dynamo.Delete, onFail error) *tx {
 	return x.add(onFail)
 }
 
+// check adds a condition check; onFail is what its condition failing
+// means.
+func (x *tx) check(c *dynamo.ConditionCheck, onFail error) *tx {
+	x.wtx.Check(c)
+	return x.add(onFail)
+}
+
 func (x *tx) add(onFail error) *tx {
 	x.errs = append(x.errs, onFail)
 	return x
