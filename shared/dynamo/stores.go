@@ -48,7 +48,7 @@ type storeItem struct {
 	Latitude         *float64          `dynamo:"latitude"`
 	Longitude        *float64          `dynamo:"longitude"`
 	LocationGiven    bool              `dynamo:"locationGiven"`
-	TaxRateBps       int               `dynamo:"taxRateBps"`
+	TaxRateMicros    int               `dynamo:"taxRateMicros"`
 	CustomDomain     string            `dynamo:"customDomain"`
 	DomainStatus     string            `dynamo:"domainStatus"`
 	DomainTenantID   string            `dynamo:"domainTenantId"`
@@ -72,7 +72,7 @@ func toStoreItem(s *stores.Store) storeItem {
 		ID: s.ID, Slug: s.Slug, Name: s.Name, Description: s.Description, LogoURL: s.LogoURL, BannerURL: s.BannerURL,
 		PrimaryColor: s.PrimaryColor, AddressLine1: s.AddressLine1, AddressLine2: s.AddressLine2, City: s.City,
 		State: s.State, PostalCode: s.PostalCode, Country: s.Country, Phone: s.Phone, Email: s.Email, Website: s.Website,
-		Hours: s.Hours, LocationGiven: s.LocationGiven, TaxRateBps: s.TaxRateBps,
+		Hours: s.Hours, LocationGiven: s.LocationGiven, TaxRateMicros: s.TaxRateMicros,
 		CustomDomain: s.Domain.Name, DomainStatus: string(s.Domain.Status), DomainTenantID: s.Domain.TenantID, DomainVerifiedAt: s.Domain.VerifiedAt,
 		FollowerCount: s.FollowerCount, InventoryCount: s.InventoryCount, StaffCount: s.StaffCount,
 		OwnerUserID: s.OwnerUserID, Version: s.Version, CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC(),
@@ -92,7 +92,7 @@ func (it storeItem) toStore() *stores.Store {
 			PostalCode: it.PostalCode, Country: it.Country,
 		},
 		Phone: it.Phone, Email: it.Email, Website: it.Website, Hours: stores.Hours(it.Hours),
-		LocationGiven: it.LocationGiven, TaxRateBps: it.TaxRateBps,
+		LocationGiven: it.LocationGiven, TaxRateMicros: it.TaxRateMicros,
 		Domain: stores.Domain{
 			Name: it.CustomDomain, Status: stores.DomainStatus(it.DomainStatus), TenantID: it.DomainTenantID, VerifiedAt: it.DomainVerifiedAt,
 		},
@@ -341,8 +341,8 @@ func (s *Bookstores) UpdateStore(ctx context.Context, prev, next *stores.Store) 
 	if prev.LocationGiven != next.LocationGiven {
 		upd = upd.Set("locationGiven", next.LocationGiven)
 	}
-	if prev.TaxRateBps != next.TaxRateBps {
-		upd = upd.Set("taxRateBps", next.TaxRateBps)
+	if prev.TaxRateMicros != next.TaxRateMicros {
+		upd = upd.Set("taxRateMicros", next.TaxRateMicros)
 	}
 	x := s.t.tx().update(upd, stores.ErrChanged)
 	if moved || prev.Name != next.Name {

@@ -38,10 +38,11 @@ type Store struct {
 	// LocationGiven: the owner gave the coordinates, so a new postal code
 	// does not replace them with the code's centroid.
 	LocationGiven bool
-	// TaxRateBps is the sales tax in basis points (825 is 8.25%): the
-	// owner sets it, orders and the point of sale apply it.
-	TaxRateBps int
-	Domain     Domain
+	// TaxRateMicros is the sales tax rate in millionths (82500 is 8.25%,
+	// 86250 is 8.625%): the owner sets it, orders and the point of sale
+	// apply it to integer cents.
+	TaxRateMicros int
+	Domain        Domain
 	// Counters, changed only in the transactions of what they count.
 	FollowerCount, InventoryCount, StaffCount int
 	OwnerUserID                               string

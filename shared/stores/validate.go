@@ -214,9 +214,9 @@ func (p Profile) apply(s *Store, creating bool) error {
 		s.Hours = h
 	}
 	if p.TaxRate != nil {
-		bps, msg := taxRateBps(*p.TaxRate)
+		micros, msg := taxRateMicros(*p.TaxRate)
 		f.Add("taxRate", msg)
-		s.TaxRateBps = bps
+		s.TaxRateMicros = micros
 	}
 
 	// Coordinates: given (both), or derived from a US ZIP code when the
@@ -311,18 +311,19 @@ func normalizeHours(in map[string]string) (Hours, map[string]string) {
 	return out, problems
 }
 
-// taxRateBps reads a tax rate as a fraction (0.0825 is 8.25%) into basis
-// points: 0 to 0.25, at most four decimal places.
-func taxRateBps(r float64) (int, string) {
+// taxRateMicros reads a tax rate as a fraction (0.0825 is 8.25%) into
+// millionths: 0 to 0.25, at most six decimal places (sales tax rates go
+// to thousandths of a percent: 8.625%).
+func taxRateMicros(r float64) (int, string) {
 	if math.IsNaN(r) || r < 0 || r > MaxTaxRate {
 		return 0, "must be a fraction from 0 to 0.25 (0.0825 is 8.25%)"
 	}
-	bps := math.Round(r * 10000)
-	if math.Abs(r*10000-bps) > 1e-6 {
-		return 0, "must have at most four decimal places (whole basis points)"
+	micros := math.Round(r * 1e6)
+	if math.Abs(r*1e6-micros) > 1e-4 {
+		return 0, "must have at most six decimal places"
 	}
-	return int(bps), ""
+	return int(micros), ""
 }
 
-// TaxRate is the rate of bps basis points as a fraction.
-func TaxRate(bps int) float64 { return float64(bps) / 10000 }
+// TaxRate is the rate of micros millionths as a fraction.
+func TaxRate(micros int) float64 { return float64(micros) / 1e6 }

@@ -6,8 +6,8 @@ package imagejson
 
 import (
 	"net/http"
-	"time"
 
+	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/images"
 )
 
@@ -15,18 +15,18 @@ import (
 // no form) to uploadUrl before expiresAt, then send uploadKey to the
 // image's attach route, which checks the file as the multipart route does.
 type Upload struct {
-	UploadURL    string    `json:"uploadUrl"`
-	Method       string    `json:"method"`
-	UploadKey    string    `json:"uploadKey"`
-	ExpiresAt    time.Time `json:"expiresAt"`
-	MaxBytes     int       `json:"maxBytes"`
-	ContentTypes []string  `json:"contentTypes"`
+	UploadURL    string   `json:"uploadUrl"`
+	Method       string   `json:"method"`
+	UploadKey    string   `json:"uploadKey"`
+	ExpiresAt    string   `json:"expiresAt"`
+	MaxBytes     int      `json:"maxBytes"`
+	ContentTypes []string `json:"contentTypes"`
 }
 
 // NewUpload is the slot of u for an image of kind k.
 func NewUpload(u images.Upload, k images.Kind) Upload {
 	return Upload{
-		UploadURL: u.URL, Method: http.MethodPut, UploadKey: u.Key, ExpiresAt: u.ExpiresAt,
+		UploadURL: u.URL, Method: http.MethodPut, UploadKey: u.Key, ExpiresAt: userjson.Time(u.ExpiresAt),
 		MaxBytes: images.MaxBytes, ContentTypes: k.ContentTypes(),
 	}
 }

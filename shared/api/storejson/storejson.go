@@ -74,7 +74,7 @@ func New(s *stores.Store) Store {
 
 // NewOwned is the owner's view of s.
 func NewOwned(s *stores.Store) Owned {
-	return Owned{Store: New(s), TaxRate: stores.TaxRate(s.TaxRateBps), StaffCount: s.StaffCount}
+	return Owned{Store: New(s), TaxRate: stores.TaxRate(s.TaxRateMicros), StaffCount: s.StaffCount}
 }
 
 func nullable(s string) *string {

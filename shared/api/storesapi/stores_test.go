@@ -155,7 +155,7 @@ func TestStores_CreateValidation(t *testing.T) {
 		{"longitude out of range", func(b map[string]any) { b["latitude"], b["longitude"] = 45.0, -190.0 }, "longitude"},
 		{"tax rate negative", func(b map[string]any) { b["taxRate"] = -0.01 }, "taxRate"},
 		{"tax rate a percentage", func(b map[string]any) { b["taxRate"] = 8.25 }, "taxRate"},
-		{"tax rate too precise", func(b map[string]any) { b["taxRate"] = 0.08255 }, "taxRate"},
+		{"tax rate too precise", func(b map[string]any) { b["taxRate"] = 0.0862501 }, "taxRate"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -316,7 +316,7 @@ func TestStores_Update(t *testing.T) {
 	assert.InDelta(t, 0.07, res.JSON["taxRate"], 1e-9)
 	assert.Equal(t, created["name"], res.JSON["name"], "a field left out keeps its value")
 	assert.NotEqual(t, created["updatedAt"], res.JSON["updatedAt"])
-	assert.EqualValues(t, 700, env.Item(t, dynamo.StoreKey(created["id"].(string)))["taxRateBps"])
+	assert.EqualValues(t, 70000, env.Item(t, dynamo.StoreKey(created["id"].(string)))["taxRateMicros"])
 
 	t.Run("the slug never changes; the same slug is fine", func(t *testing.T) {
 		res := env.Do("PUT", "/v1/stores/upd-shop", map[string]any{"slug": "new-slug"}, owner.Token)
