@@ -193,9 +193,12 @@ type Upload struct {
 	ExpiresAt time.Time
 }
 
-// uploadPrefix is where presigned uploads land, per kind and owner; the
-// bucket's lifecycle rule removes what is never attached.
-func uploadPrefix(k Kind, owner string) string { return "uploads/" + k.Field + "/" + owner + "/" }
+// UploadsPrefix is where presigned uploads land; the bucket's lifecycle
+// rule (infra) removes what is never attached after a day.
+const UploadsPrefix = "uploads/"
+
+// uploadPrefix is the slots' prefix of one kind and owner.
+func uploadPrefix(k Kind, owner string) string { return UploadsPrefix + k.Field + "/" + owner + "/" }
 
 // Presign returns a new upload slot for an image of kind k for owner.
 func (s *Service) Presign(ctx context.Context, k Kind, owner string) (Upload, error) {
