@@ -14,13 +14,15 @@
 //	go run ./local/bench calls      (runs go test ./local/bench -run TestCallCounts)
 //	go run ./local/bench load       [-me-duration 10s] [-login-duration 10s] ...
 //	go run ./local/bench catalog    [-sizes 1000,2000,5000,10000] [-rounds 40] (runs go test ./local/bench -run TestCatalogBench)
+//	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
 // catalog_test.go) because the test environment (local/testenv) is built on
 // testing.TB; running the first under `go test ./...` also keeps the rule
 // that every route has a scenario. The catalog one runs only with
-// BENCH_SEARCH=1: it imports 18,000 books.
+// BENCH_SEARCH=1: it imports 18,000 books; the stores one only with
+// BENCH_STORES=1: it writes 5,000 stores.
 package main
 
 import (
@@ -63,6 +65,8 @@ func main() {
 		run = runLoad
 	case "catalog":
 		run = runCatalog
+	case "stores":
+		run = runStores
 	case "all":
 		run = runAll
 	default:
@@ -75,7 +79,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|stores|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -122,6 +126,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"calls", runCalls, nil},
 		{"load", runLoad, []string{"-me-duration", meDur.String(), "-login-duration", loginDur.String()}},
 		{"catalog", runCatalog, nil},
+		{"stores", runStores, nil},
 	}
 	var failed []string
 	for _, s := range sections {

@@ -38,6 +38,7 @@ const (
 	typeStore         = "Store"
 	typeSlugClaim     = "StoreSlugClaim"
 	typeStoreListing  = "StoreListing"
+	typeStoreCell     = "StoreCell"
 	typeStaff         = "StoreStaff"
 	typeHomeOf        = "HomeStoreOf"
 	typeDomainClaim   = "StoreDomainClaim"
@@ -203,26 +204,21 @@ func StoreKey(id string) Key { return Key{"STORE#" + id, "STORE"} }
 // partition also holds the store's staff memberships (StaffKey).
 func StoreSlugClaimKey(slug string) Key { return Key{"STORESLUG#" + slug, "SLUG"} }
 
-// StoreListingKey is a store's entry in the two store lists: by position
-// (GSI1, storeGeoPartition, when it has coordinates) and by name (GSI2,
-// storeDirectory). It is small (id and coordinates), so a search reads
-// many of them cheaply and only the page's stores whole.
+// StoreListingKey is a store's entry in the list of stores by name (GSI2,
+// storeDirectory): small (its id), so a page of the directory reads many
+// of them cheaply and only the page's stores whole.
 func StoreListingKey(storeID string) Key { return Key{StoreKey(storeID).PK, "LISTING"} }
 
-// storeGeoPartition is the GSI1 partition of the stores in one geohash
-// cell of geo.PartitionPrecision characters; the sort key is the store's
-// full geohash and id (storeGeoSK), so a range of cells is one Query.
-func storeGeoPartition(cell string) string   { return "STOREGEO#" + cell }
-func storeGeoSK(cell, storeID string) string { return cell + "#" + storeID }
+// StoreCellKey is the index item of one geohash cell (geo.Cell): one
+// attribute per store in the cell (storeCellAttr), so a search by
+// position reads the cells its radius meets, one key each, whatever the
+// number of stores in them.
+func StoreCellKey(cell string) Key { return Key{"STORECELL#" + cell, "CELL"} }
 
-// storeGeoRange is the list of one geo.Range: a whole partition, or the
-// sort keys from lo to hi (prefixes: every key starting with hi is in).
-func storeGeoRange(partition, lo, hi string) (pk, from, to string) {
-	if lo == "" {
-		return storeGeoPartition(partition), "", ""
-	}
-	return storeGeoPartition(partition), lo, hi + "~" // "~" sorts after the geohash alphabet and "#"
-}
+// storeCellAttr is the attribute of a store in its cell's item: "s" and
+// the id's hex digits (a plain name, no placeholder needed), holding
+// "<id>,<latitude>,<longitude>".
+func storeCellAttr(storeID string) string { return "s" + strings.ReplaceAll(storeID, "-", "") }
 
 // storeDirectory is the GSI2 list of every store by name: one partition
 // (a directory of thousands of stores; see data-model.md for scale).

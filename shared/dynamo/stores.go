@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/stores"
@@ -121,32 +123,43 @@ type slugClaimItem struct {
 	OwnerUserID string `dynamo:"ownerUserId"`
 }
 
-// listingItem is a store's entry in the store lists (StoreListingKey).
+// listingItem is a store's entry in the directory by name
+// (StoreListingKey).
 type listingItem struct {
-	PK        string   `dynamo:"PK"`
-	SK        string   `dynamo:"SK"`
-	Type      string   `dynamo:"type"`
-	GSI1PK    string   `dynamo:"GSI1PK"` // absent without coordinates
-	GSI1SK    string   `dynamo:"GSI1SK"`
-	GSI2PK    string   `dynamo:"GSI2PK"`
-	GSI2SK    string   `dynamo:"GSI2SK"`
-	StoreID   string   `dynamo:"storeId"`
-	Latitude  *float64 `dynamo:"latitude"`
-	Longitude *float64 `dynamo:"longitude"`
+	PK      string `dynamo:"PK"`
+	SK      string `dynamo:"SK"`
+	Type    string `dynamo:"type"`
+	GSI2PK  string `dynamo:"GSI2PK"`
+	GSI2SK  string `dynamo:"GSI2SK"`
+	StoreID string `dynamo:"storeId"`
 }
 
 func toListingItem(s *stores.Store) listingItem {
 	k := StoreListingKey(s.ID)
-	it := listingItem{
+	return listingItem{
 		PK: k.PK, SK: k.SK, Type: typeStoreListing, StoreID: s.ID,
 		GSI2PK: storeDirectory, GSI2SK: storeDirectorySK(s.Name, s.ID),
 	}
-	if p := s.Location; p != nil {
-		cell := geo.Cell(*p)
-		it.GSI1PK, it.GSI1SK = storeGeoPartition(cell[:geo.PartitionPrecision]), storeGeoSK(cell, s.ID)
-		it.Latitude, it.Longitude = &p.Lat, &p.Lng
+}
+
+// cellEntry is a store's value in its cell's item.
+func cellEntry(s *stores.Store) string {
+	return s.ID + "," + strconv.FormatFloat(s.Location.Lat, 'f', -1, 64) + "," + strconv.FormatFloat(s.Location.Lng, 'f', -1, 64)
+}
+
+// enterCell adds to x the update that puts s in its cell's item (none
+// without a position).
+func (s *Bookstores) enterCell(x *tx, st *stores.Store) {
+	if st.Location != nil {
+		x.update(s.t.update(StoreCellKey(geo.Cell(*st.Location))).Set(storeCellAttr(st.ID), cellEntry(st)).Set("type", typeStoreCell), nil)
 	}
-	return it
+}
+
+// leaveCell adds to x the update that takes s out of its cell's item.
+func (s *Bookstores) leaveCell(x *tx, storeID string, at *geo.Point) {
+	if at != nil {
+		x.update(s.t.update(StoreCellKey(geo.Cell(*at))).Remove(storeCellAttr(storeID)), nil)
+	}
 }
 
 // staffItem is a staff membership (StaffKey).
@@ -206,15 +219,15 @@ func (e storeError) Error() string { return string(e) }
 // users.ErrNotFound.
 func (s *Bookstores) CreateStore(ctx context.Context, st *stores.Store) error {
 	claim := StoreSlugClaimKey(st.Slug)
-	err := s.t.tx().
+	x := s.t.tx().
 		put(s.t.put(slugClaimItem{PK: claim.PK, SK: claim.SK, Type: typeSlugClaim, StoreID: st.ID, OwnerUserID: st.OwnerUserID}).
 			If("attribute_not_exists(PK)"), stores.ErrSlugTaken).
 		update(s.t.update(UserKey(st.OwnerUserID)).Set("storeId", st.ID).
 			If("attribute_exists(PK) AND attribute_not_exists(storeId)"), stores.ErrAlreadyOwner).
 		put(s.t.put(toStoreItem(st)).If("attribute_not_exists(PK)"), errStoreIDTaken).
-		put(s.t.put(toListingItem(st)).If("attribute_not_exists(PK)"), errListingExists).
-		run(ctx)
-	if err != nil {
+		put(s.t.put(toListingItem(st)).If("attribute_not_exists(PK)"), errListingExists)
+	s.enterCell(x, st)
+	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("create store %s: %w", st.Slug, err)
 	}
 	return nil
@@ -345,8 +358,16 @@ func (s *Bookstores) UpdateStore(ctx context.Context, prev, next *stores.Store) 
 		upd = upd.Set("taxRateMicros", next.TaxRateMicros)
 	}
 	x := s.t.tx().update(upd, stores.ErrChanged)
-	if moved || prev.Name != next.Name {
+	if prev.Name != next.Name {
 		x.put(s.t.put(toListingItem(next)), nil)
+	}
+	if moved {
+		// One transaction may change an item once: a move within a cell
+		// is one update of its entry.
+		if prev.Location == nil || next.Location == nil || geo.Cell(*prev.Location) != geo.Cell(*next.Location) {
+			s.leaveCell(x, prev.ID, prev.Location)
+		}
+		s.enterCell(x, next)
 	}
 	if prev.Name != next.Name && next.Domain.Name != "" {
 		x.update(s.t.update(StoreDomainClaimKey(next.Domain.Name)).Set("name", next.Name).If("storeId = ?", next.ID), stores.ErrChanged)
@@ -410,6 +431,9 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	if it.CustomDomain != "" {
 		x.delete(s.t.del(StoreDomainClaimKey(it.CustomDomain)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged)
 	}
+	if it.Latitude != nil && it.Longitude != nil {
+		s.leaveCell(x, st.ID, &geo.Point{Lat: *it.Latitude, Lng: *it.Longitude})
+	}
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("delete store %s: %w", st.ID, err)
 	}
@@ -465,39 +489,61 @@ func (s *Bookstores) releaseChildren(ctx context.Context, storeID, slug string) 
 	return nil
 }
 
-// ListingsIn reads the listings of every range, the ranges side by side
-// (geo.Cover gives a handful for a 25-mile radius).
-func (s *Bookstores) ListingsIn(ctx context.Context, ranges []geo.Range) ([]stores.Listing, error) {
-	results := make([][]listingItem, len(ranges))
+// ListingsIn reads the stores of every cell: one BatchGetItem per 100
+// cells, side by side (a 25-mile radius meets a few dozen cells, 100
+// miles a few hundred). A cell without stores has no item.
+func (s *Bookstores) ListingsIn(ctx context.Context, cells []string) ([]stores.Listing, error) {
+	var chunks [][]dynamo.Keyed
+	for i, c := range cells {
+		if i%100 == 0 {
+			chunks = append(chunks, nil)
+		}
+		k := StoreCellKey(c)
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], dynamo.Keys{k.PK, k.SK})
+	}
+	results := make([][]dynamo.Item, len(chunks))
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(16)
-	for i, r := range ranges {
+	for i, keys := range chunks {
 		g.Go(func() error {
-			pk, from, to := storeGeoRange(r.Partition, r.Lo, r.Hi)
-			q := s.t.table.Get(GSI1.PartitionKey, pk).Index(GSI1.Name).Project("storeId", "latitude", "longitude")
-			if from != "" {
-				q = q.Range(GSI1.SortKey, dynamo.Between, from, to)
+			err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(gctx, &results[i])
+			if errors.Is(err, dynamo.ErrNotFound) {
+				return nil
 			}
-			if err := q.All(gctx, &results[i]); err != nil {
-				return fmt.Errorf("query %s %s..%s: %w", pk, from, to, err)
-			}
-			return nil
+			return err
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("store listings: %w", err)
+		return nil, fmt.Errorf("read %d store cells: %w", len(cells), err)
 	}
 	var out []stores.Listing
 	for _, items := range results {
-		for _, it := range items {
-			l := stores.Listing{StoreID: it.StoreID}
-			if it.Latitude != nil && it.Longitude != nil {
-				l.Location = &geo.Point{Lat: *it.Latitude, Lng: *it.Longitude}
+		for _, item := range items {
+			for name, av := range item {
+				v, ok := av.(*types.AttributeValueMemberS)
+				if !ok || len(name) != 33 || name[0] != 's' {
+					continue
+				}
+				if l, ok := parseCellEntry(v.Value); ok {
+					out = append(out, l)
+				}
 			}
-			out = append(out, l)
 		}
 	}
 	return out, nil
+}
+
+// parseCellEntry reads "<id>,<latitude>,<longitude>".
+func parseCellEntry(v string) (stores.Listing, bool) {
+	parts := strings.Split(v, ",")
+	if len(parts) != 3 {
+		return stores.Listing{}, false
+	}
+	lat, err1 := strconv.ParseFloat(parts[1], 64)
+	lng, err2 := strconv.ParseFloat(parts[2], 64)
+	if err1 != nil || err2 != nil {
+		return stores.Listing{}, false
+	}
+	return stores.Listing{StoreID: parts[0], Location: &geo.Point{Lat: lat, Lng: lng}}, true
 }
 
 // ListByName reads one offset page of the directory (GSI2, by folded

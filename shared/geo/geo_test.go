@@ -3,7 +3,6 @@ package geo
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/mmcloughlin/geohash"
@@ -37,15 +36,18 @@ func TestZIP(t *testing.T) {
 }
 
 // Cover is exact where it matters: every point within the radius lies in
-// a range it returns, for radii on both sides of the switch to whole
-// partitions and near the poles.
+// a cell it returns, for radii from half a mile to the widest search and
+// near the poles.
 func TestCover_ContainsEveryPointInTheRadius(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	centers := []Point{{45.52, -122.68}, {40.75, -73.99}, {0.01, 0.01}, {-33.9, 151.2}, {64.8, -147.7}, {89.5, 10}}
 	for _, c := range centers {
 		for _, radius := range []float64{0.5, 5, 25, 59, 60, 100} {
-			ranges := Cover(c, radius)
-			require.NotEmpty(t, ranges)
+			cells := map[string]bool{}
+			for _, cell := range Cover(c, radius) {
+				cells[cell] = true
+			}
+			require.NotEmpty(t, cells)
 			for range 300 {
 				// A random point at most radius miles away.
 				d := radius * math.Sqrt(rng.Float64())
@@ -54,37 +56,21 @@ func TestCover_ContainsEveryPointInTheRadius(t *testing.T) {
 				if Miles(c, p) > radius {
 					continue
 				}
-				assert.True(t, covered(ranges, Cell(p)), "center %v radius %v: %v (cell %s) not covered by %v", c, radius, p, Cell(p), ranges)
+				assert.True(t, cells[Cell(p)], "center %v radius %v: %v (cell %s) not covered", c, radius, p, Cell(p))
 			}
 		}
 	}
 }
 
-// A 25-mile query reads a handful of ranges, not every cell of the box.
-func TestCover_MergesConsecutiveCells(t *testing.T) {
-	ranges := Cover(Point{45.52, -122.68}, 25)
-	assert.LessOrEqual(t, len(ranges), 16)
-	for _, r := range ranges {
-		assert.Len(t, r.Partition, PartitionPrecision)
-		assert.True(t, strings.HasPrefix(r.Lo, r.Partition) && strings.HasPrefix(r.Hi, r.Partition))
-		assert.LessOrEqual(t, r.Lo, r.Hi)
+// A query reads a bounded number of cells: a few dozen for the default
+// radius, a few hundred for the widest.
+func TestCover_Size(t *testing.T) {
+	assert.LessOrEqual(t, len(Cover(Point{45.52, -122.68}, 25)), 40)
+	assert.LessOrEqual(t, len(Cover(Point{45.52, -122.68}, 100)), 300)
+	assert.LessOrEqual(t, len(Cover(Point{64.8, -147.7}, 100)), 500)
+	for _, c := range Cover(Point{45.52, -122.68}, 25) {
+		assert.Len(t, c, CellPrecision)
 	}
-	wide := Cover(Point{45.52, -122.68}, 100)
-	for _, r := range wide {
-		assert.Empty(t, r.Lo+r.Hi, "a wide radius reads whole partitions")
-	}
-}
-
-func covered(ranges []Range, cell string) bool {
-	for _, r := range ranges {
-		if !strings.HasPrefix(cell, r.Partition) {
-			continue
-		}
-		if r.Lo == "" || (cell >= r.Lo && cell <= r.Hi+"~") {
-			return true
-		}
-	}
-	return false
 }
 
 // destination is the point d miles from p on the initial bearing b.
@@ -103,6 +89,5 @@ func destination(p Point, d, b float64) Point {
 
 func TestCell(t *testing.T) {
 	p := Point{45.52, -122.68}
-	assert.Len(t, Cell(p), CellPrecision)
-	assert.Equal(t, geohash.EncodeWithPrecision(p.Lat, p.Lng, 3), Partition(p))
+	assert.Equal(t, geohash.EncodeWithPrecision(p.Lat, p.Lng, 4), Cell(p))
 }

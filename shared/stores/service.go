@@ -45,8 +45,8 @@ type Storer interface {
 	// reads as not found and a repeated call finishes. Errors:
 	// ErrNotFound.
 	DeleteStore(ctx context.Context, s *Store) error
-	// ListingsIn reads the listings in the ranges (in parallel).
-	ListingsIn(ctx context.Context, ranges []geo.Range) ([]Listing, error)
+	// ListingsIn reads the stores of the geohash cells (geo.Cover).
+	ListingsIn(ctx context.Context, cells []string) ([]Listing, error)
 	// ListByName reads one offset page of store ids in name order and
 	// the number of stores.
 	ListByName(ctx context.Context, o page.Offset) ([]string, int, error)
@@ -278,7 +278,7 @@ type Found struct {
 }
 
 // Search lists stores (GET /stores). Near a point it reads only the
-// index cells the radius reaches (geo.Cover), measures each candidate's
+// geohash cells the radius reaches (geo.Cover), measures each candidate's
 // distance exactly, cuts at the radius and orders by distance: total is
 // exact and offset pages are slices of one order. Without a point the
 // stores come by name.

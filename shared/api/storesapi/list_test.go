@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/geo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -117,6 +118,19 @@ func TestStores_List(t *testing.T) {
 		assert.EqualValues(t, 0, res.JSON["total"])
 		assert.Equal(t, []any{}, res.JSON["stores"])
 	})
+	t.Run("a move and a deletion show at once, in the index cells too", func(t *testing.T) {
+		// forty-miles's owner moves it next to the centre (another cell).
+		owner := env.Login(t, testenv.Account{Username: "geo_owner_7", Email: ownerEmail(t, env, "forty-miles")})
+		res := env.Do("PUT", "/v1/stores/forty-miles", map[string]any{"latitude": center.Lat + 0.001, "longitude": center.Lng}, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		res = env.Do("GET", query, nil, "")
+		assert.EqualValues(t, 7, res.JSON["total"])
+		assert.Equal(t, "forty-miles", res.JSON["stores"].([]any)[0].(map[string]any)["slug"])
+		assert.EqualValues(t, 8, env.Do("GET", query+"&radius=50", nil, "").JSON["total"], "counted once: at its new place, not also at its old one")
+		require.Equal(t, http.StatusOK, env.Do("DELETE", "/v1/stores/forty-miles", nil, owner.Token).Status)
+		assert.EqualValues(t, 6, env.Do("GET", query, nil, "").JSON["total"])
+		assert.EqualValues(t, 9, env.Do("GET", "/v1/stores", nil, "").JSON["total"])
+	})
 	t.Run("bad queries are 400", func(t *testing.T) {
 		for _, q := range []string{
 			"latitude=45", "longitude=-122", "radius=10", "latitude=91&longitude=0", "latitude=45&longitude=-181",
@@ -127,4 +141,11 @@ func TestStores_List(t *testing.T) {
 			testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
 		}
 	})
+}
+
+// ownerEmail is the email of the owner of the store with slug.
+func ownerEmail(t *testing.T, env *testenv.Env, slug string) string {
+	t.Helper()
+	owner := env.Do("GET", "/v1/stores/"+slug, nil, "").JSON["ownerUserId"].(string)
+	return env.Item(t, dynamo.UserKey(owner))["email"].(string)
 }
