@@ -131,8 +131,10 @@ func (r Role) check(route *Route) error {
 		}
 	case InQuery:
 	case InBody:
-		if route.Doc.Body == nil {
-			return fmt.Errorf("route %s %s names its store in a body it does not document", route.Method, route.Path)
+		if route.Doc.Body == nil || route.early() {
+			// An early GET's handler would read the body beside the role
+			// check reading it.
+			return fmt.Errorf("route %s %s names its store in a body it does not document, or is a GET", route.Method, route.Path)
 		}
 	default:
 		return fmt.Errorf("route %s %s: store reference in %q", route.Method, route.Path, ref.In)
