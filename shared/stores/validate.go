@@ -158,14 +158,11 @@ func (p Profile) apply(s *Store, creating bool) error {
 		s.Country = v
 	}
 	optional("state", p.State, &s.State, MaxCityLen, false)
-	if s.Country == "US" {
-		s.State = strings.ToUpper(s.State)
-		switch {
-		case s.State == "":
-			f.Add("state", "is required for a US address")
-		case !usStates[s.State]:
-			f.Add("state", "must be a two-letter USPS state code (OR, NY, ...)")
-		}
+	if len(s.State) == 2 {
+		s.State = strings.ToUpper(s.State) // a code: "or" is OR
+	}
+	if s.Country == "US" && s.State == "" {
+		f.Add("state", "is required for a US address")
 	}
 	if v, given := str(p.PostalCode); given || creating {
 		s.PostalCode = v
@@ -266,12 +263,18 @@ func validatePhone(v string) string {
 	return ""
 }
 
+// validateWebsite: an http or https URL; a bare host ("shop.example.com")
+// is read as https and kept as written.
 func validateWebsite(v string) string {
+	if !strings.Contains(v, "://") {
+		v = "https://" + v
+	}
 	u, err := url.Parse(v)
 	switch {
 	case len(v) > MaxWebsiteLen:
 		return fmt.Sprintf("must be at most %d characters", MaxWebsiteLen)
-	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil:
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.Contains(u.Hostname(), ".") || u.User != nil ||
+		strings.ContainsAny(u.Host, " \t"):
 		return "must be an http or https URL"
 	}
 	return ""

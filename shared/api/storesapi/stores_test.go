@@ -137,7 +137,7 @@ func TestStores_CreateValidation(t *testing.T) {
 		{"country not ISO", func(b map[string]any) { b["country"] = "USA" }, "country"},
 		{"country unknown", func(b map[string]any) { b["country"] = "XX" }, "country"},
 		{"US without state", func(b map[string]any) { delete(b, "state") }, "state"},
-		{"US state unknown", func(b map[string]any) { b["state"] = "Oregon" }, "state"},
+		{"US state blank", func(b map[string]any) { b["state"] = "  " }, "state"},
 		{"US ZIP malformed", func(b map[string]any) { b["postalCode"] = "9720" }, "postalCode"},
 		{"no postal code", func(b map[string]any) { delete(b, "postalCode") }, "postalCode"},
 		{"email malformed", func(b map[string]any) { b["email"] = "not-an-email" }, "email"},
@@ -147,6 +147,7 @@ func TestStores_CreateValidation(t *testing.T) {
 		{"colour short form", func(b map[string]any) { b["primaryColor"] = "#abc" }, "primaryColor"},
 		{"colour name", func(b map[string]any) { b["primaryColor"] = "red" }, "primaryColor"},
 		{"website not http", func(b map[string]any) { b["website"] = "ftp://x.example.com" }, "website"},
+		{"website not a host", func(b map[string]any) { b["website"] = "my store" }, "website"},
 		{"hours unknown day", func(b map[string]any) { b["hours"] = map[string]any{"funday": "9-5"} }, "hours.funday"},
 		{"hours capitalised day", func(b map[string]any) { b["hours"] = map[string]any{"Monday": "9-5"} }, "hours.Monday"},
 		{"hours empty value", func(b map[string]any) { b["hours"] = map[string]any{"monday": " "} }, "hours.monday"},
@@ -184,6 +185,16 @@ func TestStores_CreateValidation(t *testing.T) {
 	assert.Nil(t, env.Item(t, dynamo.StoreSlugClaimKey("valid-shop")), "no refused body stored anything")
 	assert.Nil(t, env.Item(t, dynamo.UserKey(owner.ID))["storeId"])
 
+	t.Run("a state code is upper-cased, a state name kept; a bare website host is fine", func(t *testing.T) {
+		other := bookseller(t, env, "val_books2")
+		b := storeBody("state-shop")
+		b["state"], b["website"] = "Oregon", "www.state-shop.example.com"
+		s := newStore(t, env, other, b)
+		assert.Equal(t, "Oregon", s["state"])
+		assert.Equal(t, "www.state-shop.example.com", s["website"])
+		res := env.Do("PUT", "/v1/stores/state-shop", map[string]any{"state": "or"}, other.Token)
+		assert.Equal(t, "OR", res.JSON["state"])
+	})
 	t.Run("a non-US address needs no state and keeps its postal code; no coordinates without a US ZIP", func(t *testing.T) {
 		b := storeBody("librairie-paris")
 		b["country"], b["postalCode"], b["city"], b["addressLine1"] = "fr", "75005", "Paris", "37 Rue de la Bûcherie"
