@@ -123,14 +123,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // tenantRequest is the body of CreateDistributionTenant and
 // UpdateDistributionTenant.
+// The SDK writes the domain list's items as <member> where the API
+// reference shows <DomainItem>: both are read.
 type tenantRequest struct {
-	DistributionID string `xml:"DistributionId"`
-	Name           string `xml:"Name"`
-	Domains        []struct {
-		Domain string `xml:"Domain"`
-	} `xml:"Domains>member"`
-	Enabled *bool `xml:"Enabled"`
+	DistributionID string       `xml:"DistributionId"`
+	Name           string       `xml:"Name"`
+	Members        []domainItem `xml:"Domains>member"`
+	Items          []domainItem `xml:"Domains>DomainItem"`
+	Enabled        *bool        `xml:"Enabled"`
 }
+
+type domainItem struct {
+	Domain string `xml:"Domain"`
+}
+
+func (r tenantRequest) domains() []domainItem { return append(r.Members, r.Items...) }
 
 func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	var req tenantRequest
@@ -141,7 +148,8 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		apiError(w, http.StatusNotFound, "EntityNotFound", "no distribution "+req.DistributionID)
 		return
 	}
-	if req.Name == "" || len(req.Domains) != 1 || req.Domains[0].Domain == "" {
+	domains := req.domains()
+	if req.Name == "" || len(domains) != 1 || domains[0].Domain == "" {
 		apiError(w, http.StatusBadRequest, "InvalidArgument", "a name and one domain are required by the stand-in")
 		return
 	}
@@ -152,13 +160,13 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 			apiError(w, http.StatusConflict, "EntityAlreadyExists", "a tenant named "+req.Name+" exists")
 			return
 		}
-		if t.domain == req.Domains[0].Domain {
+		if t.domain == domains[0].Domain {
 			apiError(w, http.StatusConflict, "CNAMEAlreadyExists", "another tenant serves "+t.domain)
 			return
 		}
 	}
 	t := &tenant{
-		id: "dt_" + random(8), name: req.Name, domain: req.Domains[0].Domain,
+		id: "dt_" + random(8), name: req.Name, domain: domains[0].Domain,
 		enabled: req.Enabled == nil || *req.Enabled, etag: random(6), created: s.now().UTC(),
 	}
 	s.tenants[t.id] = t
