@@ -28,8 +28,11 @@ func main() {
 
 	a := awscdk.NewApp(nil)
 	NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
-		StackProps: awscdk.StackProps{Env: env()},
-		BuildDir:   buildDir,
+		StackProps:              awscdk.StackProps{Env: env()},
+		BuildDir:                buildDir,
+		StorefrontOrigin:        contextString(a, "storefrontOrigin"),
+		StoreDomainTargetSuffix: contextString(a, "storeDomainTargetSuffix"),
+		PlatformDomain:          contextString(a, "platformDomain"),
 	})
 	a.Synth(nil)
 }
@@ -55,4 +58,13 @@ func env() *awscdk.Environment {
 		return nil
 	}
 	return &awscdk.Environment{Account: jsii.String(account), Region: jsii.String(region)}
+}
+
+// contextString reads a CDK context value (cdk.json or -c name=value), ""
+// when unset.
+func contextString(a awscdk.App, name string) string {
+	if v, ok := a.Node().TryGetContext(jsii.String(name)).(string); ok {
+		return v
+	}
+	return ""
 }

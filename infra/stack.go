@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
 )
 
@@ -43,7 +44,20 @@ type BackendStackProps struct {
 	// tests add synthetic ones (a worker, a sender) before any group has
 	// them.
 	Functions []app.Function
+	// StorefrontOrigin is the host the stores' custom domains are served
+	// from (the storefront web app, outside this backend); empty means
+	// DefaultStorefrontOrigin.
+	StorefrontOrigin string
+	// StoreDomainTargetSuffix and PlatformDomain: the functions'
+	// STORE_DOMAIN_TARGET_SUFFIX and PLATFORM_DOMAIN; empty means the
+	// config package's defaults.
+	StoreDomainTargetSuffix string
+	PlatformDomain          string
 }
+
+// DefaultStorefrontOrigin is the storefront's host until a deployment
+// names its own (cdk.json context "storefrontOrigin").
+const DefaultStorefrontOrigin = "storefront.bookplatform.example"
 
 // Function settings. API Gateway HTTP APIs give up on an integration after
 // 30 s, so a longer Lambda timeout would only bill for answers nobody reads.
@@ -68,6 +82,8 @@ const (
 	OutputTableName    = "TableName"
 	OutputBucketName   = "MediaBucketName"
 	OutputMediaBaseURL = "MediaBaseUrl"
+	OutputStoreDist    = "StoreDomainsDistributionId"
+	OutputStoreDistDNS = "StoreDomainsDistributionDomain"
 )
 
 // NewBackendStack defines the whole backend: the table, the media bucket
@@ -86,6 +102,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	table := newTable(stack)
 	bucket, mediaBaseURL := newMedia(stack)
 	workQueues := newQueues(stack)
+	origin := props.StorefrontOrigin
+	if origin == "" {
+		origin = DefaultStorefrontOrigin
+	}
+	storeDomains := newStoreDomains(stack, origin)
 
 	// Deploy-time resolution: the template carries a Secrets Manager
 	// dynamic reference ({{resolve:secretsmanager:...}}), CloudFormation
@@ -113,11 +134,17 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// Every function but the authorizer builds the whole app
 	// (config.Load requires all of these).
 	appEnv := map[string]*string{
-		config.EnvTableName:    table.TableName(),
-		config.EnvMediaBucket:  bucket.BucketName(),
-		config.EnvMediaBaseURL: mediaBaseURL,
-		config.EnvJWTSecret:    jwtSecret,
-		config.EnvLogLevel:     jsii.String(logLevel),
+		config.EnvTableName:         table.TableName(),
+		config.EnvMediaBucket:       bucket.BucketName(),
+		config.EnvMediaBaseURL:      mediaBaseURL,
+		config.EnvJWTSecret:         jwtSecret,
+		config.EnvLogLevel:          jsii.String(logLevel),
+		config.EnvCDNDistributionID: storeDomains.Ref(),
+	}
+	for name, v := range map[string]string{config.EnvStoreDomainTarget: props.StoreDomainTargetSuffix, config.EnvPlatformDomain: props.PlatformDomain} {
+		if v != "" {
+			appEnv[name] = jsii.String(v)
+		}
 	}
 	// The authorizer reads only the token settings (functions/authorizer).
 	authorizerEnv := map[string]*string{
@@ -144,7 +171,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			env[q.URLEnv()] = queueOf(workQueues, f, q).QueueUrl()
 		}
 		fn := newFunction(stack, f, props.BuildDir, env, timeout)
-		grant(fn, f, table, bucket, workQueues)
+		grant(fn, f, table, bucket, workQueues, storeDomains)
 		if f.Worker != nil {
 			consume(fn, f, workQueues)
 		}
@@ -160,6 +187,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	output(stack, OutputTableName, table.TableName(), "DynamoDB table")
 	output(stack, OutputBucketName, bucket.BucketName(), "Private media bucket")
 	output(stack, OutputMediaBaseURL, mediaBaseURL, "Public URL prefix of media objects (CloudFront)")
+	output(stack, OutputStoreDist, storeDomains.Ref(), "Multi-tenant distribution of the stores' custom domains (one tenant per domain)")
+	output(stack, OutputStoreDistDNS, storeDomains.AttrDomainName(),
+		"Point the wildcard record *.<STORE_DOMAIN_TARGET_SUFFIX> at the distribution's routing endpoint (the default connection group's)")
 	return stack
 }
 
@@ -256,6 +286,10 @@ func consume(fn awslambda.Function, f app.Function, work map[queues.Name]awssqs.
 // that serves it, and returns the bucket and MEDIA_BASE_URL. Clients never
 // reach the bucket itself: CloudFront signs its reads with Origin Access
 // Control, and the bucket policy admits only that distribution.
+//
+// Presigned uploads (shared/images) land under images.UploadsPrefix: a
+// lifecycle rule removes what is never attached after a day, and CORS
+// lets a browser PUT a file there straight from the page.
 func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 	bucket := awss3.NewBucket(scope, jsii.String("MediaBucket"), &awss3.BucketProps{
 		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
@@ -264,6 +298,17 @@ func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
 		// Users' avatars and logos: kept if the stack goes.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
+		LifecycleRules: &[]*awss3.LifecycleRule{{
+			Id:         jsii.String("UnattachedUploads"),
+			Prefix:     jsii.String(images.UploadsPrefix),
+			Expiration: awscdk.Duration_Days(jsii.Number(1)),
+		}},
+		Cors: &[]*awss3.CorsRule{{
+			AllowedMethods: &[]awss3.HttpMethods{awss3.HttpMethods_PUT},
+			AllowedOrigins: jsii.Strings("*"),
+			AllowedHeaders: jsii.Strings("*"),
+			MaxAge:         jsii.Number(3000),
+		}},
 	})
 	cdn := awscloudfront.NewDistribution(scope, jsii.String("MediaCDN"), &awscloudfront.DistributionProps{
 		Comment: jsii.String("bookplatform media"),
@@ -276,6 +321,40 @@ func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
 	})
 	return bucket, jsii.String("https://" + *cdn.DistributionDomainName())
+}
+
+// newStoreDomains is the multi-tenant distribution of the stores' custom
+// domains (CloudFront SaaS Manager): no domain of its own
+// (connection mode tenant-only); the stores function creates one
+// distribution tenant per verified domain, with a CloudFront-managed
+// certificate (shared/cdn). It serves the storefront app, which reads the
+// Host header (forwarded: the AllViewer origin request policy) and asks
+// GET /v1/stores/lookup-by-domain which store it is; nothing is cached
+// across viewers.
+func newStoreDomains(scope constructs.Construct, origin string) awscloudfront.CfnDistribution {
+	const originID = "storefront"
+	return awscloudfront.NewCfnDistribution(scope, jsii.String("StoreDomains"), &awscloudfront.CfnDistributionProps{
+		DistributionConfig: &awscloudfront.CfnDistribution_DistributionConfigProperty{
+			Enabled:        jsii.Bool(true),
+			Comment:        jsii.String("bookplatform store domains (multi-tenant)"),
+			ConnectionMode: jsii.String("tenant-only"),
+			HttpVersion:    jsii.String("http2and3"),
+			Origins: &[]*awscloudfront.CfnDistribution_OriginProperty{{
+				Id:         jsii.String(originID),
+				DomainName: jsii.String(origin),
+				CustomOriginConfig: &awscloudfront.CfnDistribution_CustomOriginConfigProperty{
+					OriginProtocolPolicy: jsii.String("https-only"),
+					HttpsPort:            jsii.Number(443),
+				},
+			}},
+			DefaultCacheBehavior: &awscloudfront.CfnDistribution_DefaultCacheBehaviorProperty{
+				TargetOriginId:        jsii.String(originID),
+				ViewerProtocolPolicy:  jsii.String("redirect-to-https"),
+				CachePolicyId:         awscloudfront.CachePolicy_CACHING_DISABLED().CachePolicyId(),
+				OriginRequestPolicyId: awscloudfront.OriginRequestPolicy_ALL_VIEWER().OriginRequestPolicyId(),
+			},
+		},
+	})
 }
 
 // newFunction creates one Lambda from its prebuilt bootstrap, with its own
@@ -317,7 +396,13 @@ func FunctionDescription(name string) string { return "bookplatform " + name }
 // whole families of actions (ReadWriteData includes Scan and
 // BatchWriteItem, GrantSendMessages adds GetQueueUrl and
 // GetQueueAttributes), and the list in app.Functions is the reviewed one.
-func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue) {
+//
+// CDNActions apply to the custom domains' distribution and its tenants
+// only. A tenant's CloudFront-managed certificate is an ACM certificate
+// requested with the caller's rights, so a function with CDN actions may
+// also request and describe certificates (ACM names no certificate before
+// it exists: those two actions cannot be scoped to one).
+func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue, dist awscloudfront.CfnDistribution) {
 	if len(f.TableActions) > 0 {
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("Table"),
@@ -330,6 +415,25 @@ func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucke
 			Sid:       jsii.String("MediaObjects"),
 			Actions:   jsii.Strings(f.MediaActions...),
 			Resources: jsii.Strings(*bucket.ArnForObjects(jsii.String("*"))),
+		}))
+	}
+	if len(f.CDNActions) > 0 {
+		stack := awscdk.Stack_Of(fn)
+		arn := func(resource, name string) string {
+			return *stack.FormatArn(&awscdk.ArnComponents{
+				Service: jsii.String("cloudfront"), Region: jsii.String(""), Resource: jsii.String(resource),
+				ResourceName: jsii.String(name), ArnFormat: awscdk.ArnFormat_SLASH_RESOURCE_NAME,
+			})
+		}
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("StoreDomainTenants"),
+			Actions:   jsii.Strings(f.CDNActions...),
+			Resources: jsii.Strings(arn("distribution", *dist.Ref()), arn("distribution-tenant", "*")),
+		}))
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("StoreDomainCertificates"),
+			Actions:   jsii.Strings("acm:DescribeCertificate", "acm:RequestCertificate"),
+			Resources: jsii.Strings("*"),
 		}))
 	}
 	if len(f.Sends) > 0 {

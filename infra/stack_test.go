@@ -18,6 +18,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
 )
 
@@ -645,4 +646,109 @@ func queueGrants(t *testing.T, name string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+func TestStoreDomains(t *testing.T) {
+	// WHEN the custom domains' distribution is read from the template
+	// THEN it is one multi-tenant distribution serving the storefront over HTTPS, caching nothing across viewers
+	must(t, "a tenant-only distribution", func() {
+		template.HasResourceProperties(jsii.String("AWS::CloudFront::Distribution"), obj{
+			"DistributionConfig": assertions.Match_ObjectLike(&obj{
+				"ConnectionMode": "tenant-only",
+				"Enabled":        true,
+				"Origins": arr(assertions.Match_ObjectLike(&obj{
+					"DomainName":         DefaultStorefrontOrigin,
+					"CustomOriginConfig": assertions.Match_ObjectLike(&obj{"OriginProtocolPolicy": "https-only"}),
+				})),
+				"DefaultCacheBehavior": assertions.Match_ObjectLike(&obj{
+					"ViewerProtocolPolicy": "redirect-to-https",
+					"CachePolicyId":        "4135ea2d-6df8-44a3-9df3-4b5a84be39ad", // CachingDisabled
+				}),
+			}),
+		})
+	})
+	// AND no tenant is in the template: the stores function creates one per verified domain
+	must(t, "no tenant in the stack", func() {
+		template.ResourceCountIs(jsii.String("AWS::CloudFront::DistributionTenant"), jsii.Number(0))
+	})
+	dist := *template.FindResources(jsii.String("AWS::CloudFront::Distribution"), obj{
+		"Properties": obj{"DistributionConfig": obj{"ConnectionMode": "tenant-only"}},
+	})
+	if len(dist) != 1 {
+		t.Fatalf("%d multi-tenant distributions", len(dist))
+	}
+	var distID string
+	for id := range dist {
+		distID = id
+	}
+	// AND every app function is told its id
+	for _, f := range functions {
+		if f.Authorizer {
+			continue
+		}
+		_, fn := function(t, f.Name)
+		v := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[config.EnvCDNDistributionID]
+		if fmt.Sprint(v) != fmt.Sprint(obj{"Ref": distID}) {
+			t.Errorf("%s: %s = %v, want the distribution's id", f.Name, config.EnvCDNDistributionID, v)
+		}
+	}
+	// AND only the functions whose group lists CDN actions may touch tenants: exactly those actions, on that distribution and its tenants
+	sawCDN := false
+	for _, f := range functions {
+		var tenants, certs obj
+		for _, st := range roleStatements(t, f.Name) {
+			switch st["Sid"] {
+			case "StoreDomainTenants":
+				tenants = st
+			case "StoreDomainCertificates":
+				certs = st
+			}
+		}
+		if len(f.CDNActions) == 0 {
+			if tenants != nil || certs != nil {
+				t.Errorf("%s may touch CDN tenants without listing CDN actions", f.Name)
+			}
+			continue
+		}
+		sawCDN = true
+		if tenants == nil || certs == nil {
+			t.Errorf("%s lists CDN actions but is not granted them", f.Name)
+			continue
+		}
+		got := strs(tenants["Action"])
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(f.CDNActions))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: CloudFront actions %v, want %v", f.Name, got, want)
+		}
+		res := fmt.Sprint(tenants["Resource"])
+		if !strings.Contains(res, ":distribution/") || !strings.Contains(res, distID) || !strings.Contains(res, ":distribution-tenant/*") {
+			t.Errorf("%s: CloudFront resources %s, want the distribution and its tenants", f.Name, res)
+		}
+		if got := strs(certs["Action"]); !slices.Equal(got, []string{"acm:DescribeCertificate", "acm:RequestCertificate"}) {
+			t.Errorf("%s: ACM actions %v", f.Name, got)
+		}
+	}
+	if !sawCDN {
+		t.Error("no function may manage custom domains")
+	}
+	must(t, "outputs", func() {
+		template.HasOutput(jsii.String(OutputStoreDist), obj{"Value": obj{"Ref": distID}})
+		template.HasOutput(jsii.String(OutputStoreDistDNS), obj{"Value": assertions.Match_AnyValue()})
+	})
+}
+
+func TestMediaBucket_Uploads(t *testing.T) {
+	// WHEN the bucket is read from the template
+	// THEN presigned uploads that are never attached expire, and browsers may PUT them
+	must(t, "lifecycle and CORS", func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
+			"LifecycleConfiguration": obj{"Rules": arr(assertions.Match_ObjectLike(&obj{
+				"Prefix": images.UploadsPrefix, "ExpirationInDays": 1, "Status": "Enabled",
+			}))},
+			"CorsConfiguration": obj{"CorsRules": arr(assertions.Match_ObjectLike(&obj{
+				"AllowedMethods": arr("PUT"), "AllowedOrigins": arr("*"),
+			}))},
+		})
+	})
 }

@@ -7,7 +7,11 @@
 //   - SQS: goaws in process, in memory (messages do not survive a restart),
 //     with every queue of shared/queues and its dead-letter queue; each
 //     worker group consumes its queue through a poller (worker.Poll)
-//     running the handler its Lambda runs.
+//     running the handler its Lambda runs;
+//   - CloudFront (custom domains' tenants): local/cdnlocal in process, over
+//     a DNS stand-in (local/dnslocal) whose records a developer sets at
+//     /_local/dns/{host}, so a custom domain can be walked from PENDING to
+//     ACTIVE (README, "Custom domains locally"); in memory.
 //
 // Each stand-in listens on its own free loopback port, and the process sets
 // AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
@@ -45,7 +49,9 @@ import (
 	"time"
 
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/shared/app"
@@ -72,6 +78,10 @@ const (
 	envIdleTimeout       = "LOCAL_IDLE_TIMEOUT"        // Go duration, default 120s
 	envRequestTimeout    = "LOCAL_REQUEST_TIMEOUT"     // Go duration, default 30s: each request's deadline
 	envMaxHeaderBytes    = "LOCAL_MAX_HEADER_BYTES"    // bytes, default 10240: request line and headers
+	// How long after a custom domain's certificate is issued the
+	// CloudFront stand-in starts serving it (VERIFIED, then ACTIVE).
+	envCDNDeployDelay     = "LOCAL_CDN_DEPLOY_DELAY" // Go duration, default 10s
+	defaultCDNDeployDelay = 10 * time.Second
 )
 
 func main() {
@@ -100,6 +110,7 @@ func run() error {
 	setDefault(config.EnvMediaBucket, defaultBucket)
 	setDefault(config.EnvMediaBaseURL, baseURL+strings.TrimSuffix(devserver.MediaPrefix, "/"))
 	setDefault(config.EnvJWTSecret, defaultJWTSecret)
+	setDefault(config.EnvCDNDistributionID, cdnlocal.DistributionID)
 	cfg, err := config.Load()
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -107,6 +118,12 @@ func run() error {
 	settings, err := serverSettings(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
+	}
+	deployDelay := defaultCDNDeployDelay
+	if v := strings.TrimSpace(os.Getenv(envCDNDeployDelay)); v != "" {
+		if deployDelay, err = time.ParseDuration(v); err != nil || deployDelay < 0 {
+			return fmt.Errorf("configuration: %s must be a Go duration such as 10s, got %q", envCDNDeployDelay, v)
+		}
 	}
 
 	// Take the port first: if it is busy, say so before starting a JVM.
@@ -155,19 +172,28 @@ func run() error {
 		return fmt.Errorf("SQS stand-in: %w", err)
 	}
 	stops = append(stops, stopSQS)
+
+	// Custom domains: the DNS stand-in and CloudFront's tenant API over it.
+	dns := dnslocal.New()
+	cdnURL, stopCDN, err := serveLoopback(cdnlocal.New(dns, cfg.StoreDomainTargetSuffix, deployDelay))
+	if err != nil {
+		return fmt.Errorf("CloudFront stand-in: %w", err)
+	}
+	stops = append(stops, stopCDN)
 	front.Starting("creating the queues, the table and the demo accounts")
 
 	// The endpoints are forced (this process started them); the dummy
 	// credentials too, so a developer's real AWS credentials are never
 	// used to sign requests of the local run.
 	setAll(map[string]string{
-		"AWS_ENDPOINT_URL_DYNAMODB": ddb.Endpoint,
-		"AWS_ENDPOINT_URL_S3":       s3URL,
-		"AWS_ENDPOINT_URL_SQS":      sqsURL,
-		"AWS_ACCESS_KEY_ID":         "local",
-		"AWS_SECRET_ACCESS_KEY":     "local",
-		"AWS_SESSION_TOKEN":         "",
-		"AWS_PROFILE":               "",
+		"AWS_ENDPOINT_URL_DYNAMODB":   ddb.Endpoint,
+		"AWS_ENDPOINT_URL_S3":         s3URL,
+		"AWS_ENDPOINT_URL_SQS":        sqsURL,
+		"AWS_ENDPOINT_URL_CLOUDFRONT": cdnURL,
+		"AWS_ACCESS_KEY_ID":           "local",
+		"AWS_SECRET_ACCESS_KEY":       "local",
+		"AWS_SESSION_TOKEN":           "",
+		"AWS_PROFILE":                 "",
 		// gofakes3 cannot verify the trailing checksums the SDK would
 		// otherwise add to streamed uploads.
 		"AWS_REQUEST_CHECKSUM_CALCULATION": "when_required",
@@ -193,6 +219,7 @@ func run() error {
 		return err
 	}
 	a := app.New(cfg, clients, logger, nil)
+	a.DNS = dns // before any router is built
 
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
 		return err
@@ -229,7 +256,7 @@ func run() error {
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
 	front.Ready(devserver.Handler(a))
-	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL,
+	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL,
 		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {

@@ -22,6 +22,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/worker"
@@ -56,6 +57,38 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 	again, err := env.App.Stores.Users.GetUserByEmail(ctx, "premium@example.com")
 	require.NoError(t, err)
 	assert.Equal(t, premium.ID, again.ID, "the account is not created twice")
+
+	t.Run("the demo stores and their roles", func(t *testing.T) {
+		login := func(email string) string {
+			res := env.Do("POST", "/v1/auth/login", map[string]any{"email": email, "password": DemoPassword}, "")
+			require.Equal(t, http.StatusOK, res.Status, res.String())
+			return res.JSON["token"].(string)
+		}
+		mine := env.Do("GET", "/v1/stores/my", nil, login("owner@example.com"))
+		require.Equal(t, http.StatusOK, mine.Status, mine.String())
+		other := env.Do("GET", "/v1/stores/my", nil, login("owner2@example.com"))
+		require.Equal(t, http.StatusOK, other.Status, other.String())
+		assert.NotEqual(t, mine.JSON["city"], other.JSON["city"], "two cities")
+		for _, st := range []map[string]any{mine.JSON, other.JSON} {
+			assert.NotEmpty(t, st["addressLine1"])
+			assert.NotNil(t, st["latitude"])
+			assert.NotNil(t, st["longitude"])
+			assert.Len(t, st["hours"], 7)
+			assert.Greater(t, st["taxRate"], 0.0)
+		}
+		staff := login("staff@example.com")
+		me := env.Do("GET", "/v1/users/me", nil, staff).JSON
+		assert.Equal(t, "free", me["tier"])
+		assert.Equal(t, []string{mine.JSON["id"].(string)}, env.Item(t, dynamo.UserKey(me["id"].(string)))["staffAt"])
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/my", nil, staff), http.StatusNotFound, "NotFound", "")
+		seller := login("bookseller@example.com")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/my", nil, seller), http.StatusNotFound, "NotFound", "")
+		assert.Equal(t, "bookstore", env.Do("GET", "/v1/users/me", nil, seller).JSON["tier"])
+		res := env.Do("GET", "/v1/stores/"+mine.JSON["slug"].(string)+"/staff", nil, login("owner@example.com"))
+		assert.Len(t, res.JSON["items"], 1)
+		require.NoError(t, seedDemo(ctx, env.App), "a third run changes no store")
+		assert.Len(t, env.Do("GET", "/v1/stores/"+mine.JSON["slug"].(string)+"/staff", nil, login("owner@example.com")).JSON["items"], 1)
+	})
 }
 
 func TestStartS3_keepsObjectsAcrossRestarts(t *testing.T) {

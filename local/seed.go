@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -18,11 +19,69 @@ type demoAccount struct {
 	Tier                         users.Tier
 }
 
-// demoAccounts cover the three tiers, whose quotas and rate limits differ.
+// demoAccounts cover the three tiers, whose quotas and rate limits
+// differ, and the roles of stores (DESIGN.md, "Demo data").
 var demoAccounts = []demoAccount{
 	{Email: "reader@example.com", Username: "reader", DisplayName: "Demo Reader", Tier: users.TierFree},
 	{Email: "premium@example.com", Username: "premium", DisplayName: "Demo Premium Reader", Tier: users.TierPremium},
 	{Email: "owner@example.com", Username: "owner", DisplayName: "Demo Bookstore Owner", Tier: users.TierBookstore},
+	{Email: "owner2@example.com", Username: "owner2", DisplayName: "Demo Second Bookstore Owner", Tier: users.TierBookstore},
+	{Email: "staff@example.com", Username: "staff_member", DisplayName: "Demo Store Staff", Tier: users.TierFree},
+	{Email: "bookseller@example.com", Username: "bookseller", DisplayName: "Demo Bookseller Without A Store", Tier: users.TierBookstore},
+}
+
+// demoStore is a store a demo owner has, with the demo accounts that are
+// its staff.
+type demoStore struct {
+	OwnerEmail string
+	Profile    stores.Profile
+	Staff      []string // emails
+}
+
+// demoStores: two real street addresses in two cities (the stores are
+// made up), with coordinates, opening hours and the local sales tax rate.
+var demoStores = []demoStore{
+	{
+		OwnerEmail: "owner@example.com",
+		Profile: profile(map[string]string{
+			"name": "Demo Corner Books", "slug": "demo-corner-books",
+			"description":  "New and used books on Capitol Hill, with a reading room upstairs.",
+			"addressLine1": "1521 10th Ave", "city": "Seattle", "state": "WA", "postalCode": "98122", "country": "US",
+			"phone": "+1 206-624-6600", "email": "hello@demo-corner-books.example", "website": "https://demo-corner-books.example",
+			"primaryColor": "#2E5E4E",
+		}, 47.6147, -122.3193, 0.1035, stores.Hours{
+			"monday": "10:00-20:00", "tuesday": "10:00-20:00", "wednesday": "10:00-20:00", "thursday": "10:00-20:00",
+			"friday": "10:00-22:00", "saturday": "10:00-22:00", "sunday": "11:00-18:00",
+		}),
+		Staff: []string{"staff@example.com"},
+	},
+	{
+		OwnerEmail: "owner2@example.com",
+		Profile: profile(map[string]string{
+			"name": "Demo Harbor Books", "slug": "demo-harbor-books",
+			"description":  "A North Beach shop for poetry, politics and paperbacks.",
+			"addressLine1": "261 Columbus Ave", "city": "San Francisco", "state": "CA", "postalCode": "94133", "country": "US",
+			"phone": "+1 415-362-8193", "email": "hello@demo-harbor-books.example", "primaryColor": "#8C2F39",
+		}, 37.7976, -122.4066, 0.08625, stores.Hours{
+			"monday": "10:00-22:00", "tuesday": "10:00-22:00", "wednesday": "10:00-22:00", "thursday": "10:00-22:00",
+			"friday": "10:00-23:00", "saturday": "10:00-23:00", "sunday": "10:00-21:00",
+		}),
+	},
+}
+
+func profile(f map[string]string, lat, lng, tax float64, hours stores.Hours) stores.Profile {
+	str := func(k string) *string {
+		if v, ok := f[k]; ok {
+			return &v
+		}
+		return nil
+	}
+	return stores.Profile{
+		Name: str("name"), Slug: str("slug"), Description: str("description"), AddressLine1: str("addressLine1"),
+		City: str("city"), State: str("state"), PostalCode: str("postalCode"), Country: str("country"),
+		Phone: str("phone"), Email: str("email"), Website: str("website"), PrimaryColor: str("primaryColor"),
+		Hours: hours, HoursGiven: true, Latitude: &lat, Longitude: &lng, TaxRate: &tax,
+	}
 }
 
 // seedDemo creates the demo accounts that are missing, through the user
@@ -48,6 +107,32 @@ func seedDemo(ctx context.Context, a *app.App) error {
 		if u.Tier != d.Tier {
 			if _, err := a.Users.SetTier(ctx, u.ID, d.Tier); err != nil {
 				return fmt.Errorf("demo account %s: set tier %s: %w", d.Email, d.Tier, err)
+			}
+		}
+	}
+	return seedStores(ctx, a)
+}
+
+// seedStores creates the demo stores whose owners have none, through the
+// store service, and makes their staff staff. A store that exists is left
+// as it is (its owner may have changed it on purpose).
+func seedStores(ctx context.Context, a *app.App) error {
+	svc := a.Deps().Bookstores()
+	for _, d := range demoStores {
+		owner, err := a.Stores.Users.GetUserByEmail(ctx, d.OwnerEmail)
+		if err != nil {
+			return fmt.Errorf("demo store of %s: %w", d.OwnerEmail, err)
+		}
+		if owner.StoreID != "" {
+			continue
+		}
+		st, err := svc.Create(ctx, owner, d.Profile)
+		if err != nil {
+			return fmt.Errorf("demo store of %s: %w", d.OwnerEmail, err)
+		}
+		for _, email := range d.Staff {
+			if _, err := svc.AddStaff(ctx, st.ID, st.Slug, owner.ID, stores.NewStaff{Email: email}); err != nil && !errors.Is(err, stores.ErrAlreadyStaff) {
+				return fmt.Errorf("demo staff %s at %s: %w", email, st.Slug, err)
 			}
 		}
 	}

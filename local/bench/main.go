@@ -17,6 +17,7 @@
 //	go run ./local/bench catalog    [-sizes 1000,2000,5000,10000] [-rounds 40] (runs go test ./local/bench -run TestCatalogBench)
 //	go run ./local/bench clublines  [-rounds 300] (runs go test ./local/bench -run TestClubLinesBench)
 //	go run ./local/bench wishlist   [-items 200] [-rounds 300] (runs go test ./local/bench -run TestWishlistViewLatency)
+//	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
@@ -24,7 +25,8 @@
 // testing.TB; running the first under `go test ./...` also keeps the rule
 // that every route has a scenario. The catalog one runs only with
 // BENCH_SEARCH=1: it imports 18,000 books; the wishlist one only with
-// BENCH_WISHLIST=1.
+// BENCH_WISHLIST=1; the stores one only with BENCH_STORES=1: it writes
+// 5,000 stores.
 package main
 
 import (
@@ -71,6 +73,8 @@ func main() {
 		run = runClubLines
 	case "wishlist":
 		run = runWishlist
+	case "stores":
+		run = runStores
 	case "all":
 		run = runAll
 	default:
@@ -83,7 +87,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -132,6 +136,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"catalog", runCatalog, nil},
 		{"clublines", runClubLines, nil},
 		{"wishlist", runWishlist, nil},
+		{"stores", runStores, nil},
 	}
 	var failed []string
 	for _, s := range sections {

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -34,15 +35,24 @@ const MediaPrefix = "/media/"
 // bucket. It matches the prefix itself rather than through http.ServeMux:
 // ServeMux cleans and redirects paths, which API Gateway does not, and the
 // router must see every other path exactly as sent.
+//
+// When the app's DNS is the local stand-in (dnslocal), its records are
+// served under dnslocal.Prefix, so a developer can point a custom domain
+// at a store the way a DNS provider would (README, "Custom domains
+// locally"). That path exists only on the local server.
 func Handler(a *app.App) http.Handler {
 	router := a.Router()
 	media := Media(a.Media, a.Logger)
+	dns, _ := a.DNS.(*dnslocal.Resolver)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, MediaPrefix) {
+		switch {
+		case strings.HasPrefix(r.URL.Path, MediaPrefix):
 			media.ServeHTTP(w, r)
-			return
+		case dns != nil && strings.HasPrefix(r.URL.Path, dnslocal.Prefix):
+			dns.ServeHTTP(w, r)
+		default:
+			router.ServeHTTP(w, r)
 		}
-		router.ServeHTTP(w, r)
 	})
 }
 

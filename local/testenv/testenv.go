@@ -34,8 +34,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
@@ -189,6 +192,11 @@ type Env struct {
 	Clock *Clock
 	// AWS is the SDK configuration of the local endpoints.
 	AWS aws.Config
+	// DNS and CDN are the custom domains' stand-ins: the DNS records a
+	// test sets, and CloudFront's tenants (deployed when the test says:
+	// CDN.DeployAll).
+	DNS *dnslocal.Resolver
+	CDN *cdnlocal.Server
 
 	tb      testing.TB
 	handler http.Handler
@@ -225,7 +233,13 @@ func New(tb testing.TB, opts ...Option) *Env {
 	}
 	s3srv := httptest.NewServer(gofakes3.New(s3backend, gofakes3.WithTimeSkewLimit(0)).Server())
 
-	awsCfg := AWSConfig(map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL})
+	// CloudFront: the stand-in of its tenant API, over the DNS stand-in.
+	dns := dnslocal.New()
+	cdn := cdnlocal.New(dns, config.DefaultStoreDomainTarget, time.Hour)
+	cdnSrv := httptest.NewServer(cdn)
+	tb.Cleanup(cdnSrv.Close)
+
+	awsCfg := AWSConfig(map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL})
 
 	// The server is created before the app so that MEDIA_BASE_URL can name
 	// its address; it starts serving once the app is wired.
@@ -239,6 +253,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 		config.EnvMediaBaseURL: baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
 		config.EnvJWTSecret:    JWTSecret,
 		config.EnvBcryptCost:   strconv.Itoa(BcryptCost),
+
+		config.EnvCDNDistributionID: cdnlocal.DistributionID,
 	}
 	cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
 	if err != nil {
@@ -257,6 +273,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	if s.storeHosts != nil {
 		a.StoreHosts = s.storeHosts
 	}
+	a.DNS = dns
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
@@ -278,7 +295,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
-	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, tb: tb, handler: h}
+	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, DNS: dns, CDN: cdn, tb: tb, handler: h}
 }
 
 // AWSConfig returns an SDK configuration with static dummy credentials and

@@ -15,11 +15,13 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/wishlists"
 	"github.com/bookplatform/backend/shared/worker"
@@ -39,6 +41,9 @@ type Group struct {
 	Table []string
 	// Media lists the S3 actions on objects of the media bucket.
 	Media []string
+	// CDN lists the CloudFront actions on the multi-tenant distribution
+	// and its tenants (custom domains).
+	CDN []string
 	// Sends lists the queues the group sends messages to.
 	Sends []queues.Name
 	// Worker, on a group without routes, makes its function a queue
@@ -66,6 +71,7 @@ type Deps struct {
 	Config config.Config
 	Stores dynamo.Stores
 	Media  *s3media.Store
+	Images *images.Service
 	Tokens *auth.Tokens
 	// Users is the account service, shared by the auth and users groups
 	// and the router's identity.
@@ -77,8 +83,34 @@ type Deps struct {
 	StoreHosts storehost.Directory
 	// WishlistLimits are the per-tier wishlist limits (configuration).
 	WishlistLimits wishlists.Limits
-	Logger         *slog.Logger
-	Now            func() time.Time
+	// Tenants and DNS are the custom domains' CDN and resolver (nil
+	// Tenants: custom domains are off).
+	Tenants stores.Tenants
+	DNS     stores.Resolver
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// TenantActions are the CloudFront actions of custom domains
+// (stores.Tenants in shared/cdn): a tenant's creation, reads, disabling
+// and deletion. CreateDistributionTenant with a CloudFront-managed
+// certificate also asks ACM for the certificate on the caller's behalf
+// (infra grants acm:RequestCertificate beside these).
+var TenantActions = []string{
+	"cloudfront:CreateDistributionTenant", "cloudfront:DeleteDistributionTenant", "cloudfront:GetDistributionTenant",
+	"cloudfront:GetManagedCertificateDetails", "cloudfront:UpdateDistributionTenant",
+}
+
+// Bookstores is the store service of the stores group.
+func (d Deps) Bookstores() *stores.Service {
+	return stores.NewService(stores.Deps{
+		Store: d.Stores.Bookstores, Users: d.Stores.Users, Briefs: d.Stores.Briefs, Images: d.Images,
+		Domains: stores.DomainDeps{
+			Tenants: d.Tenants, DNS: d.DNS,
+			TargetSuffix: d.Config.StoreDomainTargetSuffix, PlatformDomain: d.Config.PlatformDomain,
+		},
+		Now: d.Now,
+	})
 }
 
 // Build is a group's constructor.

@@ -16,17 +16,21 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/cdn"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/wishlists"
 )
@@ -40,6 +44,8 @@ type App struct {
 	// Stores are the table's stores, one per aggregate.
 	Stores dynamo.Stores
 	Media  *s3media.Store
+	// Images is the one upload mechanism of avatars, logos and banners.
+	Images *images.Service
 	Tokens *auth.Tokens
 	// Users is the account service (the auth and users groups, the
 	// router's identity, the demo data).
@@ -57,13 +63,19 @@ type App struct {
 	// Counter counts requests for the rate limits; nil turns them off
 	// (the test environment does, unless a test turns them on).
 	Counter ratelimit.Counter
+	// Tenants are the custom domains' CDN tenants (nil when no
+	// distribution is configured) and DNS their resolver. The local run
+	// and the tests replace both with stand-ins before building routers.
+	Tenants stores.Tenants
+	DNS     stores.Resolver
 	Now     func() time.Time
 }
 
 // Clients are the AWS clients the app runs on.
 type Clients struct {
-	DynamoDB *dynamodb.Client
-	S3       *s3.Client
+	DynamoDB   *dynamodb.Client
+	S3         *s3.Client
+	CloudFront *cloudfront.Client
 }
 
 // LoadClients builds the AWS clients from the SDK's default chain; the
@@ -78,7 +90,7 @@ func LoadClients(ctx context.Context) (Clients, error) {
 
 // NewClients builds the clients from an AWS configuration.
 func NewClients(awsCfg aws.Config) Clients {
-	return Clients{DynamoDB: dynamo.NewClient(awsCfg), S3: s3media.NewClient(awsCfg)}
+	return Clients{DynamoDB: dynamo.NewClient(awsCfg), S3: s3media.NewClient(awsCfg), CloudFront: cdn.NewClient(awsCfg)}
 }
 
 // New wires the app. now may be nil for the wall clock.
@@ -92,9 +104,10 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	a := &App{Config: cfg, Logger: logger, DB: clients.DynamoDB, S3: clients.S3, Now: now}
 	a.Stores = dynamo.NewStores(clients.DynamoDB, cfg.TableName, now)
 	a.Media = s3media.NewStore(clients.S3, cfg.MediaBucket, cfg.MediaBaseURL)
+	a.Images = images.NewService(a.Media, now)
 	a.Tokens = auth.NewTokens(cfg.JWTSecret, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
-		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens, Media: a.Media,
+		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens, Images: a.Images,
 		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
 		PasswordTries: users.AttemptPolicy{Limit: cfg.PasswordAttempts, Window: cfg.PasswordAttemptWindow},
 		Now:           now,
@@ -106,14 +119,19 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 		Free: cfg.WishlistsFree, Premium: cfg.WishlistsPremium, Bookstore: cfg.WishlistsBookstore, Items: cfg.WishlistMaxItems,
 	}
 	a.Counter = a.Stores.Counters
+	if cfg.CDNDistributionID != "" {
+		a.Tenants = cdn.NewTenants(clients.CloudFront, cfg.CDNDistributionID)
+	}
+	a.DNS = cdn.DNS{}
 	return a
 }
 
 // Deps is what the app's groups are built from.
 func (a *App) Deps() api.Deps {
 	return api.Deps{
-		Config: a.Config, Stores: a.Stores, Media: a.Media, Tokens: a.Tokens, Users: a.Users,
-		Quota: a.Quota, StoreHosts: a.StoreHosts, WishlistLimits: a.WishlistLimits, Logger: a.Logger, Now: a.Now,
+		Config: a.Config, Stores: a.Stores, Media: a.Media, Images: a.Images, Tokens: a.Tokens, Users: a.Users,
+		Quota: a.Quota, StoreHosts: a.StoreHosts, WishlistLimits: a.WishlistLimits,
+		Tenants: a.Tenants, DNS: a.DNS, Logger: a.Logger, Now: a.Now,
 	}
 }
 

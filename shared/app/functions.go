@@ -24,6 +24,9 @@ type Function struct {
 	TableActions []string
 	// MediaActions are the S3 actions on objects of the media bucket.
 	MediaActions []string
+	// CDNActions are the CloudFront actions on the custom domains'
+	// distribution and its tenants.
+	CDNActions []string
 	// Sends are the queues the function sends to.
 	Sends []queues.Name
 	// Worker, when set, makes the function a consumer of its queue.
@@ -45,7 +48,7 @@ var (
 func Functions() []Function {
 	var out []Function
 	for _, g := range Groups(api.Deps{}) {
-		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, MediaActions: g.Media, Sends: g.Sends, Worker: g.Worker}
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {
 			if !r.Unmetered || r.Auth != httpapi.AuthNone {

@@ -17,10 +17,13 @@ import (
 	"github.com/bookplatform/backend/shared/api/notesapi"
 	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -42,6 +45,7 @@ var groups = []api.Build{
 	followsapi.Group,
 	notesapi.Group,
 	reportsapi.Group,
+	storesapi.Group,
 	docsapi.Group,
 }
 
@@ -91,6 +95,7 @@ func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
 		Idempotency:  a.Stores.Idempotency,
 		// Its own key: a cursor's key never opens a kept answer.
 		IdempotencySecret: derivedKey(a.Config.JWTSecret, labelIdempotency),
+		Stores:            storeDirectory{a.Stores.Bookstores},
 		Now:               a.Now,
 	}, routes)
 }
@@ -128,4 +133,22 @@ func (i identity) VerifyAccessToken(token string) (auth.Claims, error) {
 
 func (i identity) GetUser(ctx context.Context, id string) (*users.User, error) {
 	return i.a.Stores.Users.GetUser(ctx, id)
+}
+
+// storeDirectory adapts the stores' storage to httpapi.StoreDirectory:
+// the role checks' one read (a slug claim, or a store's id, slug and
+// owner).
+type storeDirectory struct{ s *dynamo.Bookstores }
+
+func (d storeDirectory) FindStore(ctx context.Context, by httpapi.StoreKey, v string) (httpapi.StoreHeader, error) {
+	if by == httpapi.BySlug {
+		if v = stores.NormalizeSlug(v); stores.ValidateSlug(v) != "" {
+			return httpapi.StoreHeader{}, stores.ErrNotFound // cannot name a store: no read
+		}
+	}
+	id, slug, owner, err := d.s.StoreHeader(ctx, by == httpapi.BySlug, v)
+	if err != nil {
+		return httpapi.StoreHeader{}, err
+	}
+	return httpapi.StoreHeader{ID: id, Slug: slug, OwnerID: owner}, nil
 }

@@ -20,7 +20,8 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"POST /v1/auth/refresh": nil, "POST /v1/auth/migrate-guest": nil, "POST /v1/auth/logout": nil,
 
 		"GET /v1/users/me": nil, "PUT /v1/users/me": nil, "PUT /v1/users/me/password": nil,
-		"POST /v1/users/me/avatar": nil, "GET /v1/users/{userId}": nil, "GET /v1/users/username/{username}": nil,
+		"POST /v1/users/me/avatar": nil, "POST /v1/users/me/avatar/upload-url": nil, "PUT /v1/users/me/avatar": nil,
+		"GET /v1/users/{userId}": nil, "GET /v1/users/username/{username}": nil,
 
 		"GET /v1/books":             {"search"},
 		"GET /v1/books/{id}":        nil,
@@ -88,6 +89,16 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"DELETE /v1/notes/{id}": nil,
 
 		"POST /v1/reports": {"report"},
+		// Stores: the spec names no action for them; the tier rate
+		// applies (lookup-by-domain is unmetered: a storefront's lookup).
+		"GET /v1/stores": nil, "POST /v1/stores": nil, "GET /v1/stores/my": nil, "GET /v1/stores/lookup-by-domain": nil,
+		"GET /v1/stores/{slug}": nil, "PUT /v1/stores/{slug}": nil, "DELETE /v1/stores/{slug}": nil,
+		"GET /v1/stores/{slug}/website-config": nil,
+		"POST /v1/stores/{slug}/logo":          nil, "POST /v1/stores/{slug}/logo/upload-url": nil, "PUT /v1/stores/{slug}/logo": nil,
+		"POST /v1/stores/{slug}/banner": nil, "POST /v1/stores/{slug}/banner/upload-url": nil, "PUT /v1/stores/{slug}/banner": nil,
+		"POST /v1/stores/{slug}/domain/verify": nil, "GET /v1/stores/{slug}/domain/status": nil, "DELETE /v1/stores/{slug}/domain": nil,
+		"POST /v1/stores/{slug}/staff": nil, "GET /v1/stores/{slug}/staff": nil, "DELETE /v1/stores/{slug}/staff/{userId}": nil,
+		"GET /v1/users/me/home-store": nil, "PUT /v1/users/me/home-store": nil, "DELETE /v1/users/me/home-store": nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

@@ -48,6 +48,14 @@ const (
 	// Books one wishlist may hold (default 500, at most 1000): its single
 	// view shows them all, so the bound keeps that one bounded read.
 	EnvWishlistMaxItems = "WISHLIST_MAX_ITEMS"
+	// Custom domains: the multi-tenant CloudFront distribution that
+	// serves stores' domains (set by the CDK stack; unset turns custom
+	// domains off), the suffix of each store's CNAME target
+	// ({slug}.<suffix>), and the platform's own domain, which no store
+	// may claim.
+	EnvCDNDistributionID = "STORE_DISTRIBUTION_ID"
+	EnvStoreDomainTarget = "STORE_DOMAIN_TARGET_SUFFIX"
+	EnvPlatformDomain    = "PLATFORM_DOMAIN"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -68,6 +76,7 @@ var Names = []string{
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
 	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
 	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
+	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -90,6 +99,8 @@ const (
 	DefaultWishlistsBookstore    = 0 // unlimited
 	DefaultWishlistMaxItems      = 500
 	MaxWishlistMaxItems          = 1000
+	DefaultStoreDomainTarget     = "stores.bookplatform.example"
+	DefaultPlatformDomain        = "bookplatform.example"
 )
 
 // tierNames are the account tiers a tier list may name (shared/users).
@@ -126,6 +137,12 @@ type Config struct {
 	WishlistsFree, WishlistsPremium, WishlistsBookstore int
 	// WishlistMaxItems is how many books one wishlist may hold.
 	WishlistMaxItems int
+	// CDNDistributionID is the multi-tenant distribution of custom
+	// domains ("": custom domains off).
+	CDNDistributionID string
+	// StoreDomainTargetSuffix and PlatformDomain: see the variables.
+	StoreDomainTargetSuffix string
+	PlatformDomain          string
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -212,6 +229,10 @@ func LoadFrom(get func(string) string) (Config, error) {
 		WishlistsPremium:   int(integer(EnvWishlistsPremium, DefaultWishlistsPremium, 0, 1_000_000)),
 		WishlistsBookstore: int(integer(EnvWishlistsBookstore, DefaultWishlistsBookstore, 0, 1_000_000)),
 		WishlistMaxItems:   int(integer(EnvWishlistMaxItems, DefaultWishlistMaxItems, 1, MaxWishlistMaxItems)),
+
+		CDNDistributionID:       strings.TrimSpace(get(EnvCDNDistributionID)),
+		StoreDomainTargetSuffix: hostName(get, EnvStoreDomainTarget, DefaultStoreDomainTarget, &errs),
+		PlatformDomain:          hostName(get, EnvPlatformDomain, DefaultPlatformDomain, &errs),
 	}
 	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
 		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))
@@ -226,4 +247,18 @@ func LoadFrom(get func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s must be longer than %s", EnvRefreshTokenTTL, EnvAccessTokenTTL))
 	}
 	return c, errors.Join(errs...)
+}
+
+// hostName reads a host-name variable: lower case, no scheme, path or
+// trailing dot.
+func hostName(get func(string) string, name, def string, errs *[]error) string {
+	v := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(get(name))), ".")
+	if v == "" {
+		return def
+	}
+	if strings.ContainsAny(v, "/: ") || !strings.Contains(v, ".") {
+		*errs = append(*errs, fmt.Errorf("%s must be a host name such as %s, got %q", name, def, v))
+		return def
+	}
+	return v
 }

@@ -51,3 +51,26 @@ func TestLoad_CreatorTiers(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), EnvClubCreatorTiers)
 }
+
+func TestLoad_CustomDomains(t *testing.T) {
+	base := map[string]string{
+		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+	}
+	c, err := LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Empty(t, c.CDNDistributionID, "custom domains are off without a distribution")
+	assert.Equal(t, DefaultStoreDomainTarget, c.StoreDomainTargetSuffix)
+	assert.Equal(t, DefaultPlatformDomain, c.PlatformDomain)
+
+	base[EnvCDNDistributionID], base[EnvStoreDomainTarget], base[EnvPlatformDomain] = " E2ABC ", "Shops.Example.NET.", "example.net"
+	c, err = LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Equal(t, "E2ABC", c.CDNDistributionID)
+	assert.Equal(t, "shops.example.net", c.StoreDomainTargetSuffix, "lower case, no trailing dot")
+
+	for _, bad := range []string{"https://shops.example.net", "shops.example.net/x", "localhost", "shops example.net"} {
+		base[EnvStoreDomainTarget] = bad
+		_, err := LoadFrom(env(base))
+		assert.ErrorContains(t, err, EnvStoreDomainTarget, bad)
+	}
+}

@@ -76,6 +76,7 @@ type Stores struct {
 	Follows     *Follows
 	Notes       *Notes
 	Reports     *Reports
+	Bookstores  *Bookstores
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -102,5 +103,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Follows:     &Follows{t},
 		Notes:       &Notes{t},
 		Reports:     &Reports{t},
+		Bookstores:  &Bookstores{t},
 	}
 }

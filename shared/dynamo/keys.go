@@ -50,6 +50,13 @@ const (
 	typeFollow        = "Follow"
 	typeNote          = "Note"
 	typeReport        = "Report"
+	typeStore         = "Store"
+	typeSlugClaim     = "StoreSlugClaim"
+	typeStoreListing  = "StoreListing"
+	typeStoreCell     = "StoreCell"
+	typeStaff         = "StoreStaff"
+	typeHomeOf        = "HomeStoreOf"
+	typeDomainClaim   = "StoreDomainClaim"
 )
 
 // UserKey is a user's profile item.
@@ -428,3 +435,61 @@ func ReportKey(t reports.Target, reporterID string) Key {
 // reportQueue is the moderation queue of reports of one status, oldest
 // first (GSI1), for the moderation tools to come.
 func reportQueue(status string) list { return list{index: GSI1, pk: "REPORTQUEUE#" + status} }
+
+// StoreKey is a store's item. Its partition also holds its listing and
+// the marks of the readers who chose it as home store, so deleting a
+// store finds them with one Query.
+func StoreKey(id string) Key { return Key{"STORE#" + id, "STORE"} }
+
+// StoreSlugClaimKey claims a slug for one store; it holds the store's id
+// and owner, all a role check needs (httpapi.StoreDirectory). Its
+// partition also holds the store's staff memberships (StaffKey).
+func StoreSlugClaimKey(slug string) Key { return Key{"STORESLUG#" + slug, "SLUG"} }
+
+// StoreListingKey is a store's entry in the list of stores by name (GSI2,
+// storeDirectory): small (its id), so a page of the directory reads many
+// of them cheaply and only the page's stores whole.
+func StoreListingKey(storeID string) Key { return Key{StoreKey(storeID).PK, "LISTING"} }
+
+// StoreCellKey is the index item of one geohash cell (geo.Cell): one
+// attribute per store in the cell (storeCellAttr), so a search by
+// position reads the cells its radius meets, one key each, whatever the
+// number of stores in them.
+func StoreCellKey(cell string) Key { return Key{"STORECELL#" + cell, "CELL"} }
+
+// storeCellAttr is the attribute of a store in its cell's item: "s" and
+// the id's hex digits (a plain name, no placeholder needed), holding
+// "<id>,<latitude>,<longitude>".
+func storeCellAttr(storeID string) string { return "s" + strings.ReplaceAll(storeID, "-", "") }
+
+// storeDirectory is the GSI2 list of every store by name: one partition
+// (a directory of thousands of stores; see data-model.md for scale).
+const storeDirectory = "STOREDIR"
+
+// storeDirectorySK orders a store by its folded name, then id.
+func storeDirectorySK(name, storeID string) string { return books.Fold(name) + "#" + storeID }
+
+// staffPrefix begins the sort key of every staff membership of a store.
+const staffPrefix = "STAFF#"
+
+// StaffKey is userID's staff membership at the store with slug. It lives
+// in the slug claim's partition (slugs never change), so the owner's
+// staff list is read by slug beside the role check rather than after it.
+func StaffKey(slug, userID string) Key { return Key{StoreSlugClaimKey(slug).PK, staffPrefix + userID} }
+
+// storeStaff is the list of a store's staff (by user id), read
+// consistently.
+func storeStaff(slug string) list {
+	return list{index: Primary, pk: StoreSlugClaimKey(slug).PK, prefix: staffPrefix, consistent: true}
+}
+
+// homeOfPrefix begins the sort key of every home-store mark of a store.
+const homeOfPrefix = "HOMEOF#"
+
+// HomeOfKey marks that userID chose the store as home store.
+func HomeOfKey(storeID, userID string) Key { return Key{StoreKey(storeID).PK, homeOfPrefix + userID} }
+
+// StoreDomainClaimKey claims a custom domain (normalized: lower case,
+// punycode) for one store; it carries what the storefront's lookup
+// answers.
+func StoreDomainClaimKey(domain string) Key { return Key{"STOREDOMAIN#" + domain, "DOMAIN"} }

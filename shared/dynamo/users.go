@@ -32,6 +32,8 @@ type userItem struct {
 	Tier           string    `dynamo:"tier"`
 	IsGuest        bool      `dynamo:"isGuest"`
 	HomeStoreID    string    `dynamo:"homeStoreId"`
+	StoreID        string    `dynamo:"storeId"`
+	StaffStoreIDs  []string  `dynamo:"staffAt,set,omitempty"`
 	FollowerCount  int       `dynamo:"followerCount"`
 	FollowingCount int       `dynamo:"followingCount"`
 	WishlistCount  int       `dynamo:"wishlistCount"`
@@ -70,7 +72,7 @@ func (it userItem) toUser() *users.User {
 	return &users.User{
 		ID: it.ID, Username: it.Username, Email: it.Email, PasswordHash: it.PasswordHash,
 		DisplayName: it.DisplayName, Bio: it.Bio, AvatarURL: it.AvatarURL, Tier: users.Tier(it.Tier),
-		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID,
+		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID, StoreID: it.StoreID, StaffStoreIDs: it.StaffStoreIDs,
 		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount, WishlistCount: it.WishlistCount,
 		QuotaMonth: it.QuotaMonth, MonthlyPosts: it.MonthlyPosts, MonthlyReviews: it.MonthlyReviews,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,

@@ -15,6 +15,7 @@ type Caller struct {
 	ID, SessionID string
 
 	user  *users.User
+	store StoreHeader
 	route string
 	early bool
 }
@@ -39,3 +40,14 @@ func (c Caller) User() *users.User {
 
 // CallerOf returns the request's caller.
 func CallerOf(r *http.Request) Caller { return state(r).caller }
+
+// Store returns the store the route's role named, as the router read it
+// to check that role (its id, slug and owner); the zero StoreHeader on a
+// route without a store role. Like User, it exists only for handlers
+// that start after admission.
+func (c Caller) Store() StoreHeader {
+	if c.early && c.ID != "" {
+		panic(fmt.Sprintf("httpapi: %s reads the role's store but starts before it is read; mark its route AfterAdmission", c.route))
+	}
+	return c.store
+}

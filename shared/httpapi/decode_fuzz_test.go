@@ -41,7 +41,7 @@ func FuzzDecode(f *testing.F) {
 	for i, r := range routes {
 		typ := reflect.TypeOf(r.Doc.Body)
 		rt := r
-		rt.Auth, rt.Actions, rt.Unmetered, rt.Idempotent, rt.Quota = httpapi.AuthNone, nil, true, false, ""
+		rt.Auth, rt.Actions, rt.Unmetered, rt.Idempotent, rt.Quota, rt.Role = httpapi.AuthNone, nil, true, false, "", httpapi.Role{}
 		rt.Handler = func(w http.ResponseWriter, req *http.Request) error {
 			if err := httpapi.Decode(w, req, reflect.New(typ).Interface()); err != nil {
 				return err

@@ -65,7 +65,12 @@ type Route struct {
 	// report that quota in X-Monthly-*, a refusal included, and its 403
 	// may carry the stated monthly-limit body; every other route's
 	// answers report the posts quota.
-	Quota   quota.Kind
+	Quota quota.Kind
+	// Role is the standing the caller must hold beyond Auth: the
+	// bookstore tier, or the owner's or staff's of the store the route
+	// names (role.go). The router checks it during admission: 403 for
+	// the wrong standing, 404 for an unknown store.
+	Role    Role
 	Handler HandlerFunc
 	// Doc describes the route for the API reference.
 	Doc Doc

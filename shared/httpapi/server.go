@@ -60,6 +60,8 @@ type Options struct {
 	// IdempotencySecret keys the records Idempotency keeps (32 bytes;
 	// idempotency.Sealer): their request fingerprints and sealed answers.
 	IdempotencySecret []byte
+	// Stores finds the stores that routes' roles name (Route.Role).
+	Stores StoreDirectory
 }
 
 // Router serves a set of routes.
@@ -84,6 +86,9 @@ func NewRouter(opts Options, routes []Route) *Router {
 	}
 	for i := range routes {
 		if _, err := routeRules(&routes[i]); err != nil {
+			panic(err)
+		}
+		if err := routes[i].Role.check(&routes[i]); err != nil {
 			panic(err)
 		}
 	}
@@ -205,6 +210,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // rate-limit results for the headers, and whether it may go on.
 type admission struct {
 	user    *users.User
+	store   StoreHeader // the store of the route's role
 	results []ratelimit.Result
 	err     error // nil: admitted
 	// scope and windows are where the request was counted, for a refund
@@ -256,7 +262,7 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		rt.finish(w, r, route, st, a, nil, buf)
 		return
 	}
-	st.caller.user = a.user
+	st.caller.user, st.caller.store = a.user, a.store
 	var herr error
 	if route.Idempotent && rt.opts.Idempotency != nil {
 		herr = rt.serveIdempotent(buf, r, route, st)
@@ -335,12 +341,26 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		counts   []int64
 		admitted = true
 		userErr  error
+		roleErr  error
 		g        errgroup.Group
 	)
 	if claims != nil {
 		g.Go(func() error { a.user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID); return nil })
 	}
 	g.Go(func() error { counts, admitted = rt.count(ctx, a.scope, a.windows, st); return nil })
+	if route.Role.isStore() {
+		// The role's store is read beside the caller and the counters:
+		// a store route pays no extra round trip for its check.
+		value, err := storeValue(r, route)
+		switch {
+		case err != nil:
+			roleErr = err
+		case rt.opts.Stores == nil:
+			roleErr = errNoStoreDirectory
+		default:
+			g.Go(func() error { a.store, roleErr = rt.opts.Stores.FindStore(ctx, route.Role.Store.By, value); return nil })
+		}
+	}
 	_ = g.Wait()
 	a.counted = admitted && counts != nil
 
@@ -362,6 +382,19 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 	a.results = ratelimit.Results(a.windows, counts, admitted)
 	if refused, ok := ratelimit.Refusal(a.results); ok {
 		a.err = rateLimited(refused, st.now)
+		return a
+	}
+	if route.Role.Need != NeedNone {
+		// A refusal by role is the route's answer to an admitted
+		// request: the tier rate keeps its count, the action budgets
+		// get theirs back (as for a handler's error).
+		if roleErr == nil {
+			roleErr = roleDecision(route.Role, a.user, a.store)
+		}
+		if roleErr != nil {
+			a.err = roleErr
+			rt.refundActions(ctx, &a, route, st)
+		}
 	}
 	return a
 }

@@ -268,3 +268,32 @@ func TestDocument_ComponentNames(t *testing.T) {
 		t.Errorf("BadRequest does not name its codes: %v", desc)
 	}
 }
+
+// Every route's role is in the reference, as data (x-role) and prose, with
+// the statuses its check answers; a route without one has none.
+func TestDocument_Roles(t *testing.T) {
+	doc := document(t)
+	n := 0
+	for _, r := range app.Routes() {
+		op := doc.Paths.Value(r.Path).GetOperation(r.Method)
+		role, has := op.Extensions["x-role"].(map[string]any)
+		if r.Role.Need == httpapi.NeedNone {
+			assert.False(t, has, "%s %s has no role", r.Method, r.Path)
+			continue
+		}
+		n++
+		if !assert.True(t, has, "%s %s: no x-role", r.Method, r.Path) {
+			continue
+		}
+		assert.Equal(t, r.Role.Need.String(), role["need"])
+		assert.Contains(t, op.Description, "Role: **"+r.Role.Need.String()+"**")
+		assert.NotNil(t, op.Responses.Value("403"), "%s %s: 403", r.Method, r.Path)
+		if r.Role.Store != (httpapi.StoreRef{}) {
+			store := role["store"].(map[string]any)
+			assert.Equal(t, r.Role.Store.Name, store["name"])
+			assert.Equal(t, string(r.Role.Store.In), store["in"])
+			assert.NotNil(t, op.Responses.Value("404"), "%s %s: 404 for an unknown store", r.Method, r.Path)
+		}
+	}
+	assert.NotZero(t, n, "no route declares a role")
+}

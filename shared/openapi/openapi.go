@@ -4,7 +4,8 @@
 // handler tests are contract tests.
 //
 // What the document says of a route comes from its table entry: method,
-// path and path parameters, auth level (security), rate-limit actions
+// path and path parameters, auth level (security), role (x-role, with
+// the 403 and 404 its check answers), rate-limit actions
 // (x-rate-limit-actions, with their limits), Idempotent (the
 // Idempotency-Key header); and from its httpapi.Doc: summary, query
 // parameters, request body, success status and body, the error statuses
@@ -189,6 +190,16 @@ func operation(s *schemas, group string, r httpapi.Route) (*openapi3.Operation, 
 		}
 		op.Extensions = map[string]any{"x-rate-limit-actions": limits}
 	}
+	if r.Role.Need != httpapi.NeedNone {
+		role := map[string]any{"need": r.Role.Need.String()}
+		if ref := r.Role.Store; ref != (httpapi.StoreRef{}) {
+			role["store"] = map[string]any{"in": string(ref.In), "name": ref.Name, "by": string(ref.By)}
+		}
+		if op.Extensions == nil {
+			op.Extensions = map[string]any{}
+		}
+		op.Extensions["x-role"] = role
+	}
 	if err := parameters(op, r); err != nil {
 		return nil, err
 	}
@@ -322,6 +333,12 @@ func errorStatuses(r httpapi.Route) []int {
 	if r.Auth != httpapi.AuthNone {
 		out = append(out, http.StatusUnauthorized)
 	}
+	switch r.Role.Need {
+	case httpapi.NeedBookstoreTier:
+		out = append(out, http.StatusForbidden)
+	case httpapi.NeedStoreOwner, httpapi.NeedStoreStaff:
+		out = append(out, http.StatusForbidden, http.StatusNotFound)
+	}
 	if metered(r) {
 		out = append(out, http.StatusTooManyRequests)
 	}
@@ -364,6 +381,9 @@ func describe(r httpapi.Route) string {
 	case httpapi.AuthOptional:
 		parts = append(parts, "A bearer token is optional; with one, the answer is the caller's view.")
 	}
+	if r.Role.Need != httpapi.NeedNone {
+		parts = append(parts, roleSentence(r.Role))
+	}
 	if len(r.Actions) > 0 {
 		var limits []string
 		for _, a := range r.Actions {
@@ -379,6 +399,17 @@ func describe(r httpapi.Route) string {
 		parts = append(parts, "Honours `Idempotency-Key`.")
 	}
 	return strings.Join(parts, " ")
+}
+
+// roleSentence says a route's role in prose, as x-role says it in data.
+func roleSentence(role httpapi.Role) string {
+	if role.Need == httpapi.NeedBookstoreTier {
+		return "Role: **bookstore tier** (403 for other tiers)."
+	}
+	ref := role.Store
+	where := map[httpapi.Source]string{httpapi.InPath: "path parameter", httpapi.InQuery: "query parameter", httpapi.InBody: "body field"}[ref.In]
+	return fmt.Sprintf("Role: **%s** of the store whose %s is in the %s `%s` (403 for anyone else, 404 for an unknown store).",
+		role.Need, ref.By, where, ref.Name)
 }
 
 // window writes a rate-limit window as the spec does: "minute", "hour".

@@ -9,13 +9,16 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/images"
 )
 
 // NewClient builds the S3 client. The endpoint comes from the SDK's
@@ -27,6 +30,10 @@ func NewClient(cfg aws.Config) *s3.Client {
 		o.APIOptions = append(o.APIOptions, callstats.Middleware("s3"))
 	})
 }
+
+// imageCacheControl: every image has its own key per upload, so its URL
+// never changes content.
+const imageCacheControl = "public, max-age=31536000, immutable"
 
 // Store writes media objects and builds their public URLs.
 type Store struct {
@@ -48,7 +55,7 @@ func (s *Store) PutImage(ctx context.Context, key, contentType string, data []by
 		Body:          bytes.NewReader(data),
 		ContentType:   aws.String(contentType),
 		ContentLength: aws.Int64(int64(len(data))),
-		CacheControl:  aws.String("public, max-age=31536000, immutable"),
+		CacheControl:  aws.String(imageCacheControl),
 	})
 	if err != nil {
 		return "", fmt.Errorf("put object %s: %w", key, err)
@@ -88,3 +95,75 @@ func (s *Store) Get(ctx context.Context, key string) (*Object, error) {
 	}
 	return &Object{Body: out.Body, ContentType: aws.ToString(out.ContentType), ContentLength: aws.ToInt64(out.ContentLength)}, nil
 }
+
+// PresignPut returns a URL that accepts one PUT of an object to key for
+// ttl (images.Objects). The URL signs no content type: the object's type
+// is decided from its bytes when it is attached (images.Service.Attach),
+// and the upload itself is never served.
+func (s *Store) PresignPut(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	req, err := s3.NewPresignClient(s.client, s3.WithPresignExpires(ttl)).PresignPutObject(ctx, &s3.PutObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(key),
+	})
+	if err != nil {
+		return "", fmt.Errorf("presign put %s: %w", key, err)
+	}
+	return req.URL, nil
+}
+
+// Stat returns the size of the object at key and its first n bytes, read
+// with one ranged GET (images.Objects). Errors: images.ErrNoUpload.
+func (s *Store) Stat(ctx context.Context, key string, n int) (int64, []byte, error) {
+	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(key), Range: aws.String(fmt.Sprintf("bytes=0-%d", n-1)),
+	})
+	var noKey *types.NoSuchKey
+	var invalidRange interface{ ErrorCode() string }
+	switch {
+	case errors.As(err, &noKey):
+		return 0, nil, fmt.Errorf("stat %s: %w", key, images.ErrNoUpload)
+	case errors.As(err, &invalidRange) && invalidRange.ErrorCode() == "InvalidRange":
+		return 0, nil, nil // an empty object: no byte to range over
+	case err != nil:
+		return 0, nil, fmt.Errorf("stat %s: %w", key, err)
+	}
+	defer out.Body.Close()
+	head, err := io.ReadAll(io.LimitReader(out.Body, int64(n)))
+	if err != nil {
+		return 0, nil, fmt.Errorf("stat %s: %w", key, err)
+	}
+	return objectSize(out), head, nil
+}
+
+// objectSize is the whole object's size from a ranged GET's answer
+// ("bytes 0-15/52341"), or its length when the answer is not partial.
+func objectSize(out *s3.GetObjectOutput) int64 {
+	if cr := aws.ToString(out.ContentRange); cr != "" {
+		if i := strings.LastIndexByte(cr, '/'); i >= 0 {
+			if n, err := strconv.ParseInt(cr[i+1:], 10, 64); err == nil {
+				return n
+			}
+		}
+	}
+	return aws.ToInt64(out.ContentLength)
+}
+
+// Promote copies src to dst with contentType and the images' cache
+// policy, deletes src, and returns dst's URL (images.Objects).
+func (s *Store) Promote(ctx context.Context, src, dst, contentType string) (string, error) {
+	_, err := s.client.CopyObject(ctx, &s3.CopyObjectInput{
+		Bucket: aws.String(s.bucket), Key: aws.String(dst),
+		CopySource:        aws.String(s.bucket + "/" + src),
+		MetadataDirective: types.MetadataDirectiveReplace,
+		ContentType:       aws.String(contentType),
+		CacheControl:      aws.String(imageCacheControl),
+	})
+	if err != nil {
+		return "", fmt.Errorf("copy %s to %s: %w", src, dst, err)
+	}
+	if _, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(src)}); err != nil {
+		return "", fmt.Errorf("delete upload %s: %w", src, err)
+	}
+	return s.URL(dst), nil
+}
+
+var _ images.Objects = (*Store)(nil)

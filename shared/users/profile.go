@@ -1,20 +1,16 @@
 package users
 
 import (
-	"bytes"
 	"context"
 	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/text"
-	"github.com/google/uuid"
 	"golang.org/x/sync/errgroup"
 )
-
-// MaxAvatarBytes is the avatar size limit (spec: 5 MB).
-const MaxAvatarBytes = 5 << 20
 
 // Get returns a user by id. Errors: NotFound.
 func (s *Service) Get(ctx context.Context, id string) (*User, error) {
@@ -119,45 +115,37 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 	return s.d.Sessions.RevokeAllSessions(ctx, caller.ID, sessionID)
 }
 
-// ImageType returns the content type and extension of a JPEG, PNG or GIF
-// by its magic bytes, or "" when it is none of them. The file name and the
-// declared type are not trusted.
-func ImageType(head []byte) (contentType, ext string) {
-	switch {
-	case bytes.HasPrefix(head, []byte{0xFF, 0xD8, 0xFF}):
-		return "image/jpeg", "jpg"
-	case bytes.HasPrefix(head, []byte("\x89PNG\r\n\x1a\n")):
-		return "image/png", "png"
-	case bytes.HasPrefix(head, []byte("GIF87a")), bytes.HasPrefix(head, []byte("GIF89a")):
-		return "image/gif", "gif"
-	}
-	return "", ""
-}
-
-// SetAvatar stores a new avatar image and points the caller's profile at
-// it. Errors: ValidationError (not JPG/PNG/GIF, empty, over 5 MB).
+// SetAvatar stores a new avatar image, read from a multipart upload, and
+// points the caller's profile at it. Errors: ValidationError (not JPG,
+// PNG or GIF, empty, over 5 MB).
 func (s *Service) SetAvatar(ctx context.Context, caller *User, data []byte) (string, error) {
-	if len(data) == 0 {
-		return "", apperr.Validation("avatar file is empty", map[string]string{"avatar": "is empty"})
-	}
-	if len(data) > MaxAvatarBytes {
-		return "", apperr.Validation("avatar must be at most 5 MB", map[string]string{"avatar": "must be at most 5 MB"})
-	}
-	ct, ext := ImageType(data)
-	if ct == "" {
-		return "", apperr.Validation("avatar must be a JPG, PNG or GIF image", map[string]string{"avatar": "must be a JPG, PNG or GIF image"})
-	}
-	// A new key per upload: URLs are cacheable forever and never go stale.
-	url, err := s.d.Media.PutImage(ctx, "avatars/"+caller.ID+"/"+uuid.NewString()+"."+ext, ct, data)
+	url, err := s.d.Images.Put(ctx, images.Avatar, caller.ID, data)
 	if err != nil {
 		return "", err
 	}
-	u := *caller
-	u.AvatarURL, u.UpdatedAt = url, s.d.Now().UTC()
-	if err := s.d.Store.UpdateUser(ctx, caller, &u); err != nil {
+	return url, s.pointAvatar(ctx, caller, url)
+}
+
+// AvatarUpload returns a presigned upload slot for the caller's next
+// avatar (images.Service.Presign).
+func (s *Service) AvatarUpload(ctx context.Context, caller *User) (images.Upload, error) {
+	return s.d.Images.Presign(ctx, images.Avatar, caller.ID)
+}
+
+// AttachAvatar makes the file uploaded at key the caller's avatar, after
+// the checks SetAvatar makes. Errors: ValidationError, images.ErrNoUpload.
+func (s *Service) AttachAvatar(ctx context.Context, caller *User, key string) (string, error) {
+	url, err := s.d.Images.Attach(ctx, images.Avatar, caller.ID, key)
+	if err != nil {
 		return "", err
 	}
-	return url, nil
+	return url, s.pointAvatar(ctx, caller, url)
+}
+
+func (s *Service) pointAvatar(ctx context.Context, caller *User, url string) error {
+	u := *caller
+	u.AvatarURL, u.UpdatedAt = url, s.d.Now().UTC()
+	return s.d.Store.UpdateUser(ctx, caller, &u)
 }
 
 // SetTier changes a user's tier (operations and demo data; there is no

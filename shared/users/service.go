@@ -7,6 +7,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/ratelimit"
 )
 
@@ -87,18 +88,13 @@ type Session struct {
 	ExpiresAt time.Time
 }
 
-// MediaStore stores uploaded images and returns their public URL.
-type MediaStore interface {
-	PutImage(ctx context.Context, key, contentType string, data []byte) (string, error)
-}
-
 // Deps are the service's collaborators.
 type Deps struct {
 	Store    Storer
 	Sessions SessionStorer
 	Attempts Attempts
 	Tokens   *auth.Tokens
-	Media    MediaStore
+	Images   *images.Service
 	// RefreshTTL is a refresh token's life; RefreshReuse how long after
 	// its first use it may be presented again without ending its session.
 	RefreshTTL    time.Duration

@@ -28,16 +28,23 @@ func (t Tier) Valid() bool {
 
 // User is a stored account, guest or full.
 type User struct {
-	ID             string
-	Username       string
-	Email          string // empty for guests
-	PasswordHash   string // empty for guests
-	DisplayName    string
-	Bio            string
-	AvatarURL      string // empty when none
-	Tier           Tier
-	IsGuest        bool
-	HomeStoreID    string // empty when none
+	ID           string
+	Username     string
+	Email        string // empty for guests
+	PasswordHash string // empty for guests
+	DisplayName  string
+	Bio          string
+	AvatarURL    string // empty when none
+	Tier         Tier
+	IsGuest      bool
+	HomeStoreID  string // empty when none
+	// StoreID is the store the user owns (one at most), empty when none;
+	// StaffStoreIDs the stores where the user is staff. Both change only
+	// in the stores' own transactions (creating or deleting a store,
+	// adding or removing staff), never in a profile update; the router's
+	// role checks read them with the caller (httpapi.Role).
+	StoreID        string
+	StaffStoreIDs  []string
 	FollowerCount  int
 	FollowingCount int
 	// WishlistCount is how many wishlists the user keeps: the tier limit
@@ -50,6 +57,17 @@ type User struct {
 	MonthlyReviews int
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
+}
+
+// StaffAt reports whether u is staff at the store (the owner is not
+// staff: httpapi's roles grant owners every staff right).
+func (u *User) StaffAt(storeID string) bool {
+	for _, id := range u.StaffStoreIDs {
+		if id == storeID {
+			return true
+		}
+	}
+	return false
 }
 
 // Errors of accounts and sessions. Storage returns them wrapped with

@@ -1,14 +1,12 @@
 package usersapi
 
 import (
-	"errors"
-	"io"
-	"mime"
 	"net/http"
 
+	"github.com/bookplatform/backend/shared/api/imagejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -69,14 +67,9 @@ func (h *handler) changePassword(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Password changed; other sessions were signed out"})
 }
 
-// multipartSlack is room for the multipart framing around a 5 MB file.
-const multipartSlack = 64 << 10
-
-var errAvatarTooLarge = apperr.Validation("avatar must be at most 5 MB", map[string]string{"avatar": "must be at most 5 MB"})
-
 // uploadAvatar serves POST /v1/users/me/avatar (multipart field avatar).
 func (h *handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
-	data, err := readAvatar(w, r)
+	data, err := httpapi.ReadFile(w, r, images.Avatar.Field, images.MaxBytes, images.Avatar.ErrTooLarge())
 	if err != nil {
 		return err
 	}
@@ -87,50 +80,28 @@ func (h *handler) uploadAvatar(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusOK, avatarResponse{AvatarURL: url})
 }
 
-// readAvatar reads the file of field avatar from a multipart/form-data
-// body. The body is streamed: an oversized upload is refused after at
-// most 5 MB + framing has been read, never buffered whole. Errors:
-// ValidationError (not multipart, malformed, no avatar field, too large).
-func readAvatar(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > users.MaxAvatarBytes+multipartSlack {
-		return nil, errAvatarTooLarge
-	}
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "multipart/form-data" {
-		return nil, apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, users.MaxAvatarBytes+multipartSlack)
-	mr, err := r.MultipartReader()
+// avatarUploadURL serves POST /v1/users/me/avatar/upload-url: a
+// presigned slot for a file too large for API Gateway's payload limit.
+func (h *handler) avatarUploadURL(w http.ResponseWriter, r *http.Request) error {
+	u, err := h.users.AvatarUpload(r.Context(), httpapi.CallerOf(r).User())
 	if err != nil {
-		return nil, apperr.Validation("Upload must be multipart/form-data with the image in field avatar", nil)
+		return err
 	}
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil, apperr.Validation("Missing file field avatar", map[string]string{"avatar": "is required"})
-		}
-		if err != nil {
-			return nil, uploadReadError(err)
-		}
-		if part.FormName() != "avatar" {
-			continue // the reader skips the rest of this part
-		}
-		data, err := io.ReadAll(io.LimitReader(part, users.MaxAvatarBytes+1))
-		if err != nil {
-			return nil, uploadReadError(err)
-		}
-		if len(data) > users.MaxAvatarBytes {
-			return nil, errAvatarTooLarge
-		}
-		return data, nil
-	}
+	return httpapi.JSON(w, http.StatusOK, imagejson.NewUpload(u, images.Avatar))
 }
 
-func uploadReadError(err error) error {
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return errAvatarTooLarge
+// attachAvatar serves PUT /v1/users/me/avatar: { uploadKey } of a slot
+// whose file was uploaded becomes the avatar.
+func (h *handler) attachAvatar(w http.ResponseWriter, r *http.Request) error {
+	var req imagejson.Attach
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
 	}
-	return apperr.Validation("Malformed multipart body", nil)
+	url, err := h.users.AttachAvatar(r.Context(), httpapi.CallerOf(r).User(), req.UploadKey)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, avatarResponse{AvatarURL: url})
 }
 
 // getByID serves GET /v1/users/{userId}: the public profile.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/imagejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
@@ -25,7 +26,10 @@ func Group(d api.Deps) api.Group {
 	return api.Group{
 		Name:  "users",
 		Table: []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
-		Media: []string{"s3:PutObject"},
+		// PutObject for multipart avatars; the presigned path reads the
+		// upload (GetObject), copies it to its final key (GetObject on the
+		// source, PutObject on the target) and removes it (DeleteObject).
+		Media: []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"},
 		Routes: []httpapi.Route{
 			// The answer is the caller's record, read by the router: the
 			// handler starts once it is there.
@@ -37,6 +41,10 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Change the password; other sessions end", Body: passwordRequest{}, Response: httpapi.Success{}, Errors: []int{400, 409}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.uploadAvatar,
 				Doc: httpapi.Doc{Summary: "Upload an avatar (JPG, PNG or GIF, at most 5 MB)", Multipart: "avatar", Response: avatarResponse{}, Errors: []int{400}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/users/me/avatar/upload-url"), Auth: httpapi.AuthBearer, Handler: h.avatarUploadURL,
+				Doc: httpapi.Doc{Summary: "A presigned URL to upload an avatar to directly (files too large for a request body)", Response: imagejson.Upload{}}},
+			{Method: http.MethodPut, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.attachAvatar,
+				Doc: httpapi.Doc{Summary: "Make a presigned upload the avatar, after the multipart route's checks", Body: imagejson.Attach{}, Response: avatarResponse{}, Errors: []int{400}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{userId}"), Auth: httpapi.AuthNone, Handler: h.getByID,
 				Doc: httpapi.Doc{Summary: "A public profile by id", Response: userjson.Public{}, Errors: []int{404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/username/{username}"), Auth: httpapi.AuthNone, Handler: h.getByUsername,

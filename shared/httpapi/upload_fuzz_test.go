@@ -1,4 +1,4 @@
-package usersapi
+package httpapi
 
 import (
 	"bytes"
@@ -8,13 +8,12 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/users"
 )
 
-// The multipart avatar reader takes any body and content type: it never
-// panics, and it either gives the avatar field's bytes (at most 5 MB) or
-// a 400 ValidationError.
-func FuzzReadAvatar(f *testing.F) {
+// The multipart file reader of every image route takes any body and
+// content type: it never panics, and it either gives the field's bytes
+// (at most the limit) or a 400 ValidationError.
+func FuzzReadFile(f *testing.F) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	_ = mw.WriteField("caption", "me")
@@ -31,14 +30,15 @@ func FuzzReadAvatar(f *testing.F) {
 	f.Fuzz(func(t *testing.T, contentType string, data []byte) {
 		r := httptest.NewRequest(http.MethodPost, "/v1/users/me/avatar", bytes.NewReader(data))
 		r.Header.Set("Content-Type", contentType)
-		got, err := readAvatar(httptest.NewRecorder(), r)
+		const max = 5 << 20
+		got, err := ReadFile(httptest.NewRecorder(), r, "avatar", max, apperr.Validation("too large", nil))
 		if err != nil {
 			if apperr.CodeOf(err) != apperr.CodeValidation {
 				t.Fatalf("error %v is not a ValidationError", err)
 			}
 			return
 		}
-		if len(got) > users.MaxAvatarBytes {
+		if len(got) > max {
 			t.Fatalf("read %d bytes, over the limit", len(got))
 		}
 		// (The bytes need not appear in the body as sent: a part may be

@@ -1,0 +1,187 @@
+package storesapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A custom domain's whole life: verify (PENDING, CNAME instructions, a
+// CDN tenant), DNS pointed (VERIFIED, verifiedAt), deployed (ACTIVE), the
+// storefront's lookup, removal (tenant gone, name free, NONE).
+func TestDomains_Lifecycle(t *testing.T) {
+	env := testenv.New(t)
+	owner := bookseller(t, env, "dom_owner")
+	store := newStore(t, env, owner, storeBody("dom-shop"))
+
+	res := env.Do("POST", "/v1/stores/dom-shop/domain/verify", map[string]any{"domain": "  Books.Example.COM. "}, owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, map[string]any{"id": store["id"], "customDomain": "books.example.com", "customDomainStatus": "PENDING"}, res.JSON["store"])
+	in := res.JSON["instructions"].(map[string]any)
+	target := "dom-shop." + env.Config.StoreDomainTargetSuffix
+	assert.Equal(t, map[string]any{"type": "CNAME", "name": "books.example.com", "value": target}, in["record"])
+	assert.Contains(t, in["message"], target)
+	assert.NotEmpty(t, in["note"])
+	assert.Equal(t, []string{"books.example.com"}, env.CDN.Domains(), "one tenant for the domain")
+
+	status := func() map[string]any {
+		t.Helper()
+		res := env.Do("GET", "/v1/stores/dom-shop/domain/status", nil, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		return res.JSON
+	}
+	s := status()
+	assert.Equal(t, "PENDING", s["status"])
+	assert.Equal(t, "books.example.com", s["domain"])
+	assert.Nil(t, s["verifiedAt"])
+	assert.Contains(t, s["message"], target, "says what DNS still lacks")
+
+	t.Run("a CNAME elsewhere does not verify", func(t *testing.T) {
+		env.DNS.SetCNAME("books.example.com", "somewhere.else.example.net")
+		assert.Equal(t, "PENDING", status()["status"])
+	})
+
+	env.DNS.SetCNAME("books.example.com", target)
+	s = status()
+	assert.Equal(t, "VERIFIED", s["status"], "CNAME resolves and the certificate is issued")
+	require.NotNil(t, s["verifiedAt"])
+	verifiedAt := s["verifiedAt"]
+	assert.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/dom-shop", nil, "").JSON["customDomainStatus"])
+
+	env.CDN.DeployAll()
+	s = status()
+	assert.Equal(t, "ACTIVE", s["status"])
+	assert.Equal(t, verifiedAt, s["verifiedAt"], "verifiedAt is when it was first verified")
+
+	t.Run("the storefront's lookup", func(t *testing.T) {
+		for _, d := range []string{"books.example.com", "BOOKS.example.com.", " books.example.com "} {
+			res := env.Do("GET", "/v1/stores/lookup-by-domain?domain="+urlEscape(d), nil, "")
+			require.Equal(t, http.StatusOK, res.Status, "%s", res)
+			assert.Equal(t, map[string]any{"id": store["id"], "slug": "dom-shop", "name": store["name"],
+				"customDomain": "books.example.com", "customDomainStatus": "ACTIVE"}, res.JSON["store"])
+		}
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/lookup-by-domain?domain=unknown.example.com", nil, ""), http.StatusNotFound, "NotFound", "")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/lookup-by-domain?domain=", nil, ""), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/lookup-by-domain?domain=http%3A%2F%2Fx", nil, ""), http.StatusNotFound, "NotFound", "")
+	})
+	t.Run("a rename shows in the lookup", func(t *testing.T) {
+		require.Equal(t, http.StatusOK, env.Do("PUT", "/v1/stores/dom-shop", map[string]any{"name": "Renamed Books"}, owner.Token).Status)
+		res := env.Do("GET", "/v1/stores/lookup-by-domain?domain=books.example.com", nil, "")
+		assert.Equal(t, "Renamed Books", res.JSON["store"].(map[string]any)["name"])
+	})
+	t.Run("the public views show the domain, not its internals", func(t *testing.T) {
+		res := env.Do("GET", "/v1/stores/dom-shop/website-config", nil, "")
+		assert.Equal(t, map[string]any{"custom": "books.example.com", "status": "ACTIVE"}, res.JSON["store"].(map[string]any)["domain"])
+		assert.NotContains(t, string(res.Body), "dt_", "no tenant id")
+	})
+
+	res = env.Do("DELETE", "/v1/stores/dom-shop/domain", nil, owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, true, res.JSON["success"])
+	assert.Zero(t, env.CDN.Count(), "the tenant is deleted")
+	assert.Equal(t, "NONE", status()["status"])
+	assert.Nil(t, status()["domain"])
+	testenv.AssertError(t, env.Do("GET", "/v1/stores/lookup-by-domain?domain=books.example.com", nil, ""), http.StatusNotFound, "NotFound", "")
+	assert.Nil(t, env.Item(t, dynamo.StoreDomainClaimKey("books.example.com")), "the name is free")
+	testenv.AssertError(t, env.Do("DELETE", "/v1/stores/dom-shop/domain", nil, owner.Token), http.StatusNotFound, "NotFound", "")
+
+	t.Run("the freed name can be claimed by another store", func(t *testing.T) {
+		other := bookseller(t, env, "dom_other")
+		newStore(t, env, other, storeBody("dom-other"))
+		res := env.Do("POST", "/v1/stores/dom-other/domain/verify", map[string]any{"domain": "books.example.com"}, other.Token)
+		assert.Equal(t, http.StatusOK, res.Status, "%s", res)
+	})
+}
+
+func TestDomains_Validation(t *testing.T) {
+	env := testenv.New(t)
+	owner := bookseller(t, env, "domv_owner")
+	newStore(t, env, owner, storeBody("domv-shop"))
+	bad := map[string]string{
+		"empty":               "",
+		"a scheme":            "https://books.example.com",
+		"a path":              "books.example.com/shop",
+		"a port":              "books.example.com:8443",
+		"an IPv4 address":     "192.0.2.10",
+		"an IPv6 address":     "[2001:db8::1]",
+		"one label":           "localhost",
+		"a reserved TLD":      "books.test",
+		"a public suffix":     "co.uk",
+		"an underscore":       "my_books.example.com",
+		"a leading hyphen":    "-books.example.com",
+		"a label too long":    fmt.Sprintf("%065d.example.com", 0),
+		"the platform itself": "bookplatform.example",
+		"under the platform":  "shop.bookplatform.example",
+		"under the targets":   "x.stores.bookplatform.example",
+		"an email":            "me@example.com",
+		"spaces inside":       "books example.com",
+	}
+	for name, d := range bad {
+		t.Run(name, func(t *testing.T) {
+			res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": d}, owner.Token)
+			testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+			assert.Contains(t, testenv.FieldErrors(t, res), "domain")
+		})
+	}
+	assert.Zero(t, env.CDN.Count(), "no refused domain got a tenant")
+
+	t.Run("an internationalized name is stored in punycode", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": "Bücher.example.de"}, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Equal(t, "xn--bcher-kva.example.de", res.JSON["store"].(map[string]any)["customDomain"])
+		res = env.Do("GET", "/v1/stores/lookup-by-domain?domain="+urlEscape("bücher.example.de"), nil, "")
+		assert.Equal(t, http.StatusOK, res.Status, "the lookup normalizes the same way")
+	})
+	t.Run("changing the domain frees the old one and replaces its tenant", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": "shop.example.org"}, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Nil(t, env.Item(t, dynamo.StoreDomainClaimKey("xn--bcher-kva.example.de")))
+		assert.Equal(t, []string{"shop.example.org"}, env.CDN.Domains())
+	})
+	t.Run("verifying the same domain again keeps its tenant and restarts at PENDING", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": "shop.example.org"}, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Equal(t, 1, env.CDN.Count())
+	})
+}
+
+// Of two stores claiming one domain at once, exactly one gets it, and
+// only the winner has a tenant.
+func TestDomains_ConcurrentClaimsHaveOneWinner(t *testing.T) {
+	env := testenv.New(t)
+	const n = 6
+	owners := make([]testenv.Account, n)
+	for i := range owners {
+		owners[i] = bookseller(t, env, fmt.Sprintf("domrace_%d", i))
+		newStore(t, env, owners[i], storeBody(fmt.Sprintf("domrace-%d", i)))
+	}
+	statuses := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range owners {
+		wg.Go(func() {
+			res := env.Do("POST", fmt.Sprintf("/v1/stores/domrace-%d/domain/verify", i), map[string]any{"domain": "contested.example.com"}, owners[i].Token)
+			statuses[i] = res.Status
+		})
+	}
+	wg.Wait()
+	won := -1
+	for i, s := range statuses {
+		if s == http.StatusOK {
+			require.Equal(t, -1, won, "two winners: %v", statuses)
+			won = i
+		} else {
+			assert.Equal(t, http.StatusBadRequest, s, "the losers are told it is taken")
+		}
+	}
+	require.NotEqual(t, -1, won, "%v", statuses)
+	claim := env.Item(t, dynamo.StoreDomainClaimKey("contested.example.com"))
+	winnerStore := env.Do("GET", fmt.Sprintf("/v1/stores/domrace-%d", won), nil, "").JSON
+	assert.Equal(t, winnerStore["id"], claim["storeId"])
+	assert.Equal(t, []string{"contested.example.com"}, env.CDN.Domains())
+}

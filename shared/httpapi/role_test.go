@@ -1,0 +1,197 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Store "corner" (id storeID) is owned by user "owner"; "staff" is staff
+// there; "reader" is neither; "seller" has the bookstore tier.
+const storeID = "0b1e6a8e-5d3c-4f7a-9a43-2f9c1b0d7e11"
+
+type roleWorld struct{ reads atomic.Int32 }
+
+func (*roleWorld) VerifyAccessToken(token string) (auth.Claims, error) {
+	if token == "" {
+		return auth.Claims{}, auth.ErrInvalidToken
+	}
+	return auth.Claims{UserID: token}, nil
+}
+
+func (*roleWorld) GetUser(_ context.Context, id string) (*users.User, error) {
+	time.Sleep(5 * time.Millisecond)
+	switch id {
+	case "owner":
+		return &users.User{ID: id, Tier: users.TierBookstore, StoreID: storeID}, nil
+	case "staff":
+		return &users.User{ID: id, Tier: users.TierFree, StaffStoreIDs: []string{"other", storeID}}, nil
+	case "reader":
+		return &users.User{ID: id, Tier: users.TierPremium}, nil
+	case "seller":
+		return &users.User{ID: id, Tier: users.TierBookstore}, nil
+	}
+	return nil, users.ErrNotFound
+}
+
+func (w *roleWorld) FindStore(_ context.Context, by StoreKey, v string) (StoreHeader, error) {
+	w.reads.Add(1)
+	time.Sleep(5 * time.Millisecond)
+	if (by == BySlug && v == "corner") || (by == ByID && v == storeID) {
+		return StoreHeader{ID: storeID, Slug: "corner", OwnerID: "owner"}, nil
+	}
+	return StoreHeader{}, apperr.NotFound("Store not found")
+}
+
+type storeBody struct {
+	StoreID string `json:"storeId"`
+	Note    string `json:"note"`
+}
+
+func roleRouter(w *roleWorld) *Router {
+	// Each handler answers the store the router resolved, and the body it
+	// decodes, so a test sees both the check and what the handler got.
+	h := func(w http.ResponseWriter, r *http.Request) error {
+		var b storeBody
+		if r.Method != http.MethodGet {
+			if err := Decode(w, r, &b); err != nil {
+				return err
+			}
+		}
+		return JSON(w, http.StatusOK, map[string]string{"store": CallerOf(r).Store().ID, "note": b.Note})
+	}
+	return NewRouter(Options{Identity: w, Stores: w, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
+		{Method: "POST", Path: "/v1/stores", Auth: AuthBearer, Role: BookstoreTier, Handler: h, Doc: Doc{Body: storeBody{}}},
+		{Method: "PUT", Path: "/v1/stores/{slug}", Auth: AuthBearer, Role: StoreOwner(SlugInPath("slug")), Handler: h, Doc: Doc{Body: storeBody{}}},
+		{Method: "GET", Path: "/v1/stores/{slug}/staff", Auth: AuthBearer, AfterAdmission: true, Role: StoreOwner(SlugInPath("slug")), Handler: h},
+		{Method: "GET", Path: "/v1/inventory", Auth: AuthBearer, AfterAdmission: true, Role: StoreStaff(IDInQuery("storeId")), Handler: h},
+		{Method: "POST", Path: "/v1/pos/sales", Auth: AuthBearer, Role: StoreStaff(IDInBody("storeId")), Handler: h, Doc: Doc{Body: storeBody{}}},
+	})
+}
+
+func roleCall(rt http.Handler, method, path, token, body string) (int, map[string]any) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req := httptest.NewRequest(method, path, rd)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	rt.ServeHTTP(rec, req)
+	var out map[string]any
+	_ = json.Unmarshal(rec.Body.Bytes(), &out)
+	return rec.Code, out
+}
+
+// The role matrix of one mechanism, over the three places a store can be
+// named: the owner passes every store role, staff only the staff role,
+// anyone else none; an unknown store is 404 for all; the handler gets the
+// store the router read, and the body intact.
+func TestRoles_Matrix(t *testing.T) {
+	w := &roleWorld{}
+	rt := roleRouter(w)
+	body := `{"storeId":"` + storeID + `","note":"kept"}`
+	cases := []struct {
+		name, method, path, body string
+		want                     map[string]int // caller → status
+	}{
+		{"tier", "POST", "/v1/stores", `{"note":"kept"}`, map[string]int{"seller": 200, "owner": 200, "staff": 403, "reader": 403}},
+		{"owner by slug in path", "PUT", "/v1/stores/corner", `{"note":"kept"}`, map[string]int{"owner": 200, "staff": 403, "reader": 403, "seller": 403}},
+		{"owner, a GET after admission", "GET", "/v1/stores/corner/staff", "", map[string]int{"owner": 200, "staff": 403, "reader": 403}},
+		{"staff by id in query", "GET", "/v1/inventory?storeId=" + strings.ToUpper(storeID), "", map[string]int{"owner": 200, "staff": 200, "reader": 403}},
+		{"staff by id in body", "POST", "/v1/pos/sales", body, map[string]int{"owner": 200, "staff": 200, "reader": 403}},
+		{"unknown slug", "PUT", "/v1/stores/elsewhere", `{}`, map[string]int{"owner": 404, "staff": 404, "reader": 404}},
+		{"unknown id in query", "GET", "/v1/inventory?storeId=00000000-0000-4000-8000-000000000000", "", map[string]int{"owner": 404, "reader": 404}},
+		{"no id in query", "GET", "/v1/inventory", "", map[string]int{"owner": 400, "reader": 400}},
+		{"id in query not a UUID", "GET", "/v1/inventory?storeId=corner", "", map[string]int{"owner": 400}},
+		{"no id in body", "POST", "/v1/pos/sales", `{"note":"x"}`, map[string]int{"staff": 400}},
+		{"id in body not a string", "POST", "/v1/pos/sales", `{"storeId":7}`, map[string]int{"staff": 400}},
+	}
+	for _, c := range cases {
+		for caller, want := range c.want {
+			t.Run(c.name+"/"+caller, func(t *testing.T) {
+				status, out := roleCall(rt, c.method, c.path, caller, c.body)
+				require.Equal(t, want, status, "%v", out)
+				if status == http.StatusOK {
+					if strings.Contains(c.path, "stores") && c.method == "POST" {
+						assert.Equal(t, "", out["store"], "a tier role names no store")
+					} else {
+						assert.Equal(t, storeID, out["store"], "the handler gets the store the role read")
+					}
+					if c.body != "" {
+						assert.Equal(t, "kept", out["note"], "the body reaches the handler whole")
+					}
+				}
+			})
+		}
+		t.Run(c.name+"/no token", func(t *testing.T) {
+			status, _ := roleCall(rt, c.method, c.path, "", c.body)
+			assert.Equal(t, http.StatusUnauthorized, status)
+		})
+	}
+	t.Run("a deleted caller is 401 before any role", func(t *testing.T) {
+		status, _ := roleCall(rt, "PUT", "/v1/stores/elsewhere", "gone", `{}`)
+		assert.Equal(t, http.StatusUnauthorized, status)
+	})
+}
+
+// The store is read beside the caller, not after it: a role costs no
+// extra round trip (each read sleeps 5 ms here).
+func TestRoles_StoreReadBesideTheCaller(t *testing.T) {
+	w := &roleWorld{}
+	rt := roleRouter(w)
+	roleCall(rt, "PUT", "/v1/stores/corner", "owner", `{}`) // warm up
+	start := time.Now()
+	const n = 10
+	for range n {
+		status, _ := roleCall(rt, "PUT", "/v1/stores/corner", "owner", `{}`)
+		require.Equal(t, http.StatusOK, status)
+	}
+	per := time.Since(start) / n
+	assert.Less(t, per, 10*time.Millisecond, "caller and store read one after the other")
+	assert.EqualValues(t, n+1, w.reads.Load(), "one store read per request")
+}
+
+// A refused request never runs its handler.
+func TestRoles_RefusedRequestsDoNotRunTheHandler(t *testing.T) {
+	var runs atomic.Int32
+	w := &roleWorld{}
+	rt := NewRouter(Options{Identity: w, Stores: w, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
+		{Method: "DELETE", Path: "/v1/stores/{slug}", Auth: AuthBearer, Role: StoreOwner(SlugInPath("slug")),
+			Handler: func(http.ResponseWriter, *http.Request) error { runs.Add(1); return nil }},
+	})
+	for _, who := range []string{"staff", "reader", ""} {
+		status, _ := roleCall(rt, "DELETE", "/v1/stores/corner", who, "")
+		assert.Contains(t, []int{401, 403}, status)
+	}
+	assert.Zero(t, runs.Load())
+}
+
+// A role the table cannot mean stops the router at start.
+func TestRoles_MisdeclaredRolesStopTheRouter(t *testing.T) {
+	nop := func(http.ResponseWriter, *http.Request) error { return nil }
+	bad := []Route{
+		{Method: "GET", Path: "/v1/stores/{slug}", Auth: AuthNone, Role: StoreOwner(SlugInPath("slug")), Handler: nop},
+		{Method: "GET", Path: "/v1/stores/{slug}", Auth: AuthBearer, Role: StoreOwner(SlugInPath("id")), Handler: nop},
+		{Method: "POST", Path: "/v1/sales", Auth: AuthBearer, Role: StoreStaff(IDInBody("storeId")), Handler: nop},
+		{Method: "GET", Path: "/v1/x", Auth: AuthBearer, Role: Role{Store: SlugInPath("slug")}, Handler: nop},
+	}
+	for _, r := range bad {
+		assert.Panics(t, func() { NewRouter(Options{}, []Route{r}) }, "%s %s %+v", r.Method, r.Path, r.Role)
+	}
+}

@@ -1,0 +1,346 @@
+package stores
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"golang.org/x/net/idna"
+	"golang.org/x/net/publicsuffix"
+)
+
+// Custom domains (docs/decisions.md, "Custom domains"). A store's owner
+// names a domain; it is claimed uniquely across stores (PENDING), and the
+// CDN gets a tenant for it with a CDN-managed certificate. The owner
+// points the domain's CNAME at the store's own target host
+// ({slug}.{TargetSuffix}); once that resolves and the certificate is
+// issued the domain is VERIFIED, and once the CDN serves it, ACTIVE.
+// Removing it deletes the tenant and frees the name (NONE).
+
+// Tenants is the CDN's per-domain tenants: CloudFront SaaS Manager's
+// distribution tenants in AWS (shared/cdn), a stand-in locally.
+type Tenants interface {
+	// CreateTenant creates a tenant named name serving domain, with a
+	// CDN-managed certificate, and returns its id.
+	CreateTenant(ctx context.Context, name, domain string) (string, error)
+	// Tenant reads where a tenant stands. Errors: ErrNoTenant.
+	Tenant(ctx context.Context, id string) (TenantState, error)
+	// DeleteTenant disables and deletes a tenant; one already gone is
+	// not an error.
+	DeleteTenant(ctx context.Context, id string) error
+}
+
+// ErrNoTenant is a tenant the CDN does not have.
+var ErrNoTenant = errors.New("no such CDN tenant")
+
+// TenantState is a tenant's progress.
+type TenantState struct {
+	// CertificateIssued: the CDN-managed certificate of the domain was
+	// validated and issued.
+	CertificateIssued bool
+	// Serving: the tenant is deployed and enabled, and its domain active.
+	Serving bool
+}
+
+// Resolver looks domains up in DNS (the net package in AWS, a stand-in
+// locally).
+type Resolver interface {
+	// LookupCNAME returns the canonical name of host, following CNAME
+	// records (host itself when it has none).
+	LookupCNAME(ctx context.Context, host string) (string, error)
+}
+
+// DomainDeps are what custom domains need.
+type DomainDeps struct {
+	// Tenants is nil when custom domains are not configured.
+	Tenants Tenants
+	DNS     Resolver
+	// TargetSuffix: a store's CNAME target is its slug, a dot and this.
+	TargetSuffix string
+	// PlatformDomain is the platform's own domain, which no store may
+	// claim (nor any name under it).
+	PlatformDomain string
+}
+
+// Target is the host a store's custom domain must point at.
+func (d DomainDeps) Target(slug string) string { return slug + "." + d.TargetSuffix }
+
+// NormalizeDomain checks a custom domain as sent and returns it in the
+// form it is stored and looked up in: lower case, without a trailing dot,
+// internationalized labels in punycode (IDNA 2008). It must be a
+// registrable host name: no scheme, path, port or IP address, at least
+// two labels, not a public suffix itself, not a reserved top-level name.
+func NormalizeDomain(raw string) (string, string) {
+	d := strings.ToLower(strings.TrimSpace(raw))
+	switch {
+	case d == "":
+		return "", "is required"
+	case strings.Contains(d, "://"):
+		return "", "must be a host name without a scheme (shop.example.com, not https://shop.example.com)"
+	case strings.ContainsAny(d, "/?#"):
+		return "", "must be a host name without a path"
+	case strings.HasPrefix(d, "[") || net.ParseIP(d) != nil:
+		return "", "must be a host name, not an IP address"
+	case strings.Contains(d, ":"):
+		return "", "must be a host name without a port"
+	case strings.Contains(d, "@"):
+		return "", "must be a host name"
+	}
+	d = strings.TrimSuffix(d, ".")
+	ascii, err := idna.Lookup.ToASCII(d)
+	if err != nil {
+		return "", "must be a valid host name (letters, digits and hyphens in dot-separated labels)"
+	}
+	labels := strings.Split(ascii, ".")
+	if len(ascii) > 253 || len(labels) < 2 {
+		return "", "must be a full host name with a dot (shop.example.com)"
+	}
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || strings.HasPrefix(l, "-") || strings.HasSuffix(l, "-") || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz0123456789-") != "" {
+			return "", "must be a valid host name (letters, digits and hyphens in dot-separated labels)"
+		}
+	}
+	tld := labels[len(labels)-1]
+	if reservedTLDs[tld] || strings.Trim(tld, "0123456789") == "" {
+		return "", "must be a public host name (not ." + tld + ")"
+	}
+	if _, err := publicsuffix.EffectiveTLDPlusOne(ascii); err != nil {
+		return "", "is a public suffix, not a registrable host name"
+	}
+	return ascii, ""
+}
+
+// reservedTLDs never resolve publicly (RFC 2606, 6761, 6762, 7686).
+var reservedTLDs = map[string]bool{"localhost": true, "local": true, "test": true, "invalid": true, "internal": true, "arpa": true, "onion": true, "home": true, "lan": true}
+
+// under reports whether d is name or a name under it.
+func under(d, name string) bool {
+	return name != "" && (d == name || strings.HasSuffix(d, "."+name))
+}
+
+// checkDomain is NormalizeDomain plus the platform's own names.
+func (s *Service) checkDomain(raw string) (string, error) {
+	d, msg := NormalizeDomain(raw)
+	if msg == "" && (under(d, s.d.Domains.PlatformDomain) || under(d, s.d.Domains.TargetSuffix)) {
+		msg = "must not be the platform's own domain or a name under it"
+	}
+	if msg != "" {
+		return "", apperr.Validation("Invalid domain", map[string]string{"domain": msg})
+	}
+	return d, nil
+}
+
+// Instructions are what the owner must do in DNS.
+type Instructions struct {
+	Message string
+	Type    string // CNAME
+	Name    string // the custom domain
+	Value   string // the store's target host
+	Note    string
+}
+
+// VerifyDomain starts (or restarts) the verification of a custom domain
+// for the store: claimed for it alone, PENDING, with a CDN tenant, and the
+// DNS record to create. A domain the store had before is freed and its
+// tenant deleted. Errors: ValidationError, ErrDomainTaken, ErrNotFound,
+// ErrDomainsOff.
+func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store, Instructions, error) {
+	dd := s.d.Domains
+	if dd.Tenants == nil {
+		return nil, Instructions{}, ErrDomainsOff
+	}
+	domain, err := s.checkDomain(raw)
+	if err != nil {
+		return nil, Instructions{}, err
+	}
+	st, err := s.d.Store.GetStore(ctx, storeID)
+	if err != nil {
+		return nil, Instructions{}, err
+	}
+	prev := st.clone()
+	now := s.d.Now().UTC()
+	if err := s.d.Store.ClaimDomain(ctx, st, domain, now); err != nil {
+		return nil, Instructions{}, err
+	}
+	if prev.Domain.TenantID != "" && prev.Domain.Name != domain {
+		// The old domain's tenant goes; its name was freed with the claim.
+		if err := dd.Tenants.DeleteTenant(ctx, prev.Domain.TenantID); err != nil {
+			return nil, Instructions{}, err
+		}
+	}
+	st.Domain = Domain{Name: domain, Status: DomainPending}
+	if prev.Domain.Name == domain {
+		st.Domain.TenantID = prev.Domain.TenantID
+	}
+	if err := s.ensureTenant(ctx, st); err != nil {
+		return nil, Instructions{}, err
+	}
+	target := dd.Target(st.Slug)
+	return st, Instructions{
+		Message: fmt.Sprintf("Create a CNAME record for %s pointing to %s at your DNS provider.", domain, target),
+		Type:    "CNAME", Name: domain, Value: target,
+		Note: "DNS changes can take up to 48 hours to propagate. Check GET /v1/stores/" + st.Slug +
+			"/domain/status: the domain becomes VERIFIED once the record resolves and its certificate is issued, then ACTIVE once it is served.",
+	}, nil
+}
+
+// ensureTenant gives st's domain its CDN tenant if it has none yet (its
+// creation failed or was cut short before): verification never waits on
+// a tenant that does not exist.
+func (s *Service) ensureTenant(ctx context.Context, st *Store) error {
+	if st.Domain.TenantID != "" {
+		return nil
+	}
+	id, err := s.d.Domains.Tenants.CreateTenant(ctx, tenantName(st.ID, st.Domain.Name), st.Domain.Name)
+	if err != nil {
+		return fmt.Errorf("create CDN tenant for %s: %w", st.Domain.Name, err)
+	}
+	if err := s.d.Store.SetDomainTenant(ctx, st, id); err != nil {
+		return err
+	}
+	st.Domain.TenantID = id
+	return nil
+}
+
+// tenantName is unique per store and domain (a CDN tenant's name is
+// unique in the account and never changes).
+func tenantName(storeID, domain string) string {
+	h := uint32(2166136261)
+	for i := 0; i < len(domain); i++ {
+		h = (h ^ uint32(domain[i])) * 16777619
+	}
+	return fmt.Sprintf("store-%s-%08x", storeID, h)
+}
+
+// DomainReport is GET /domain/status.
+type DomainReport struct {
+	Domain     string // "" when none
+	Status     DomainStatus
+	VerifiedAt *time.Time
+	Message    string
+}
+
+// DomainStatus checks where the store's custom domain stands and moves
+// its status: VERIFIED once its CNAME resolves to the store's target and
+// the certificate is issued, ACTIVE once the CDN serves it; back to
+// PENDING if the record goes away. verifiedAt is when it was first
+// verified. Errors: ErrNotFound.
+func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainReport, error) {
+	st, err := s.d.Store.GetStore(ctx, storeID)
+	if err != nil {
+		return DomainReport{}, err
+	}
+	dd := s.d.Domains
+	if st.Domain.Name == "" {
+		return DomainReport{Status: DomainNone, Message: "No custom domain: POST /v1/stores/" + st.Slug + "/domain/verify starts one."}, nil
+	}
+	if dd.Tenants == nil {
+		return DomainReport{}, ErrDomainsOff
+	}
+	if err := s.ensureTenant(ctx, st); err != nil {
+		return DomainReport{}, err
+	}
+	target := dd.Target(st.Slug)
+	var (
+		state   TenantState
+		pointed bool
+	)
+	state, err = dd.Tenants.Tenant(ctx, st.Domain.TenantID)
+	if errors.Is(err, ErrNoTenant) {
+		// Deleted behind the service's back: make a new one.
+		st.Domain.TenantID = ""
+		if err := s.ensureTenant(ctx, st); err != nil {
+			return DomainReport{}, err
+		}
+		state, err = TenantState{}, nil
+	}
+	if err != nil {
+		return DomainReport{}, fmt.Errorf("read CDN tenant of %s: %w", st.Domain.Name, err)
+	}
+	pointed = s.resolvesTo(ctx, st.Domain.Name, target)
+
+	next := DomainPending
+	switch {
+	case pointed && state.CertificateIssued && state.Serving:
+		next = DomainActive
+	case pointed && state.CertificateIssued:
+		next = DomainVerified
+	}
+	verifiedAt := st.Domain.VerifiedAt
+	if next != DomainPending && verifiedAt == nil {
+		now := s.d.Now().UTC()
+		verifiedAt = &now
+	}
+	if next != st.Domain.Status || verifiedAt != st.Domain.VerifiedAt {
+		if err := s.d.Store.SetDomainStatus(ctx, st, next, verifiedAt, s.d.Now().UTC()); err != nil {
+			return DomainReport{}, err
+		}
+	}
+	r := DomainReport{Domain: st.Domain.Name, Status: next, VerifiedAt: verifiedAt}
+	switch {
+	case next == DomainActive:
+		r.Message = "The domain is active: " + st.Domain.Name + " serves the store's site."
+	case next == DomainVerified:
+		r.Message = "The domain is verified and its certificate issued; the CDN is deploying it (usually minutes)."
+	case !pointed:
+		r.Message = fmt.Sprintf("Waiting for DNS: %s must have a CNAME record pointing to %s (changes can take up to 48 hours).", st.Domain.Name, target)
+	default:
+		r.Message = "DNS points at the store; waiting for the certificate to be validated and issued."
+	}
+	return r, nil
+}
+
+// resolvesTo reports whether domain's CNAME chain reaches target: the
+// canonical names are equal, or domain's is target's own (target is
+// itself a CNAME of the CDN's host).
+func (s *Service) resolvesTo(ctx context.Context, domain, target string) bool {
+	canon := func(h string) string {
+		c, err := s.d.Domains.DNS.LookupCNAME(ctx, h)
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSuffix(strings.ToLower(c), ".")
+	}
+	got := canon(domain)
+	if got == "" || got == domain {
+		return false
+	}
+	return got == target || got == canon(target)
+}
+
+// RemoveDomain deletes the store's custom domain: its CDN tenant goes,
+// its name is free again and the status is NONE. Errors: ErrNoDomain,
+// ErrNotFound.
+func (s *Service) RemoveDomain(ctx context.Context, storeID string) error {
+	st, err := s.d.Store.GetStore(ctx, storeID)
+	if err != nil {
+		return err
+	}
+	if st.Domain.Name == "" {
+		return ErrNoDomain
+	}
+	if st.Domain.TenantID != "" && s.d.Domains.Tenants != nil {
+		if err := s.d.Domains.Tenants.DeleteTenant(ctx, st.Domain.TenantID); err != nil {
+			return err
+		}
+	}
+	return s.d.Store.ReleaseDomain(ctx, st, s.d.Now().UTC())
+}
+
+// LookupDomain finds the store serving a custom domain, with one read
+// (the storefront's per-request lookup). Errors: ValidationError (no
+// domain), ErrNotFound.
+func (s *Service) LookupDomain(ctx context.Context, raw string) (DomainClaim, error) {
+	if strings.TrimSpace(raw) == "" {
+		return DomainClaim{}, apperr.Validation("domain is required", map[string]string{"domain": "is required"})
+	}
+	d, msg := NormalizeDomain(raw)
+	if msg != "" {
+		return DomainClaim{}, ErrNotFound // no store can have it
+	}
+	return s.d.Store.GetDomainClaim(ctx, d)
+}

@@ -1,0 +1,57 @@
+package stores
+
+import (
+	"context"
+	"errors"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+// A reader's home store (docs/decisions.md, "Home store"): one at most,
+// kept on the account (homeStoreId) and indexed in the store's partition,
+// so that deleting a store takes the choice back from every reader who
+// made it instead of leaving them pointing at nothing.
+
+// errHomeStoreID: PUT /users/me/home-store with an id that is not one.
+var errHomeStoreID = apperr.Validation("storeId must be a store id (a UUID)", map[string]string{"storeId": "must be a UUID"})
+
+// SetHome makes the store the caller's home store. Errors:
+// ValidationError (storeId missing or not a UUID), ErrNotFound (no such
+// store), users.ErrChanged (a concurrent change won).
+func (s *Service) SetHome(ctx context.Context, caller *users.User, storeID string) (string, error) {
+	if storeID == "" {
+		return "", apperr.Validation("storeId is required", map[string]string{"storeId": "is required"})
+	}
+	id, ok := ids.Parse(storeID)
+	if !ok {
+		return "", errHomeStoreID
+	}
+	if caller.HomeStoreID == id {
+		return id, nil
+	}
+	return id, s.d.Store.SetHomeStore(ctx, caller, id)
+}
+
+// Home returns the caller's home store. Errors: ErrNoHomeStore.
+func (s *Service) Home(ctx context.Context, caller *users.User) (*Store, error) {
+	if caller.HomeStoreID == "" {
+		return nil, ErrNoHomeStore
+	}
+	st, err := s.d.Store.GetStore(ctx, caller.HomeStoreID)
+	if errors.Is(err, ErrNotFound) {
+		// Its deletion is taking the choice back right now.
+		return nil, ErrNoHomeStore
+	}
+	return st, err
+}
+
+// ClearHome removes the caller's home store; none set is not an error.
+// It reports whether there was one.
+func (s *Service) ClearHome(ctx context.Context, caller *users.User) (bool, error) {
+	if caller.HomeStoreID == "" {
+		return false, nil
+	}
+	return true, s.d.Store.ClearHomeStore(ctx, caller)
+}

@@ -1,0 +1,372 @@
+package stores
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/geo"
+	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+// Storer is the storage of stores. Implementations return the errors
+// named on each method wrapped with context, never (nil, nil).
+type Storer interface {
+	// CreateStore stores a new store with its listing, claims its slug
+	// and marks its owner, in one transaction. Errors: ErrSlugTaken,
+	// ErrAlreadyOwner.
+	CreateStore(ctx context.Context, s *Store) error
+	// GetStore and GetStoreBySlug read a store (strongly consistent).
+	// Errors: ErrNotFound, also for a store being deleted.
+	GetStore(ctx context.Context, id string) (*Store, error)
+	GetStoreBySlug(ctx context.Context, slug string) (*Store, error)
+	// GetStores reads the stores of ids that exist, in one batch.
+	GetStores(ctx context.Context, ids []string) (map[string]*Store, error)
+	// UpdateStore writes next's changed fields over prev, conditional on
+	// prev's version, with the listing and the domain claim when what
+	// they copy changed. Errors: ErrNotFound, ErrChanged.
+	UpdateStore(ctx context.Context, prev, next *Store) error
+	// SetImage points the store's logo or banner (field logoUrl,
+	// bannerUrl) at url. Errors: ErrNotFound.
+	SetImage(ctx context.Context, storeID, field, url string, now time.Time) error
+	// DeleteStore removes a store: it marks it deleted (so nothing new
+	// hangs off it), takes every staff membership and home-store choice
+	// back from its users, then removes the store, its claims and listing
+	// and frees its owner. A crash between the steps leaves a store that
+	// reads as not found and a repeated call finishes. Errors:
+	// ErrNotFound.
+	DeleteStore(ctx context.Context, s *Store) error
+	// ListingsIn reads the stores of the geohash cells (geo.Cover).
+	ListingsIn(ctx context.Context, cells []string) ([]Listing, error)
+	// ListByName reads one offset page of store ids in name order and
+	// the number of stores.
+	ListByName(ctx context.Context, o page.Offset) ([]string, int, error)
+
+	// AddStaff makes userID staff at the store: the membership, the
+	// user's copy of it (users.User.StaffStoreIDs) and the store's
+	// staffCount, in one transaction. Errors: ErrNotFound,
+	// users.ErrNotFound, ErrAlreadyStaff, ErrStaffLimit.
+	AddStaff(ctx context.Context, m StaffMember) error
+	// RemoveStaff undoes AddStaff. Errors: ErrNotStaff.
+	RemoveStaff(ctx context.Context, m StaffMember) error
+	// ListStaff reads a page of the staff of the store with slug.
+	ListStaff(ctx context.Context, slug string, c page.Cursor) (page.Page[StaffMember], error)
+
+	// SetHomeStore makes storeID u's home store, conditional on u's
+	// current one, keeping the store's index of the users who chose it.
+	// Errors: ErrNotFound (no such store), users.ErrChanged.
+	SetHomeStore(ctx context.Context, u *users.User, storeID string) error
+	// ClearHomeStore removes u's home store. Errors: users.ErrChanged.
+	ClearHomeStore(ctx context.Context, u *users.User) error
+
+	// ClaimDomain gives s the custom domain (status PENDING), freeing
+	// the one it had, in one transaction. Errors: ErrDomainTaken,
+	// ErrChanged.
+	ClaimDomain(ctx context.Context, s *Store, domain string, now time.Time) error
+	// SetDomainTenant records the CDN tenant of s's domain. Errors:
+	// ErrChanged (the domain changed meanwhile).
+	SetDomainTenant(ctx context.Context, s *Store, tenantID string) error
+	// SetDomainStatus moves s's domain from its current status to next
+	// (with verifiedAt when first verified), on the store and its claim.
+	// Errors: ErrChanged.
+	SetDomainStatus(ctx context.Context, s *Store, next DomainStatus, verifiedAt *time.Time, now time.Time) error
+	// ReleaseDomain removes s's custom domain and frees its name. Errors:
+	// ErrChanged.
+	ReleaseDomain(ctx context.Context, s *Store, now time.Time) error
+	// GetDomainClaim reads the claim of a domain (eventually
+	// consistent: the storefront's lookup). Errors: ErrNotFound.
+	GetDomainClaim(ctx context.Context, domain string) (DomainClaim, error)
+}
+
+// UserReader reads the accounts staff are chosen from.
+type UserReader interface {
+	GetUser(ctx context.Context, id string) (*users.User, error)
+	GetUserByEmail(ctx context.Context, email string) (*users.User, error)
+}
+
+// Deps are the service's collaborators.
+type Deps struct {
+	Store  Storer
+	Users  UserReader
+	Briefs posts.Reader
+	Images *images.Service
+	// Domains are the custom domains' CDN, DNS and settings.
+	Domains DomainDeps
+	Now     func() time.Time
+}
+
+// Service implements stores.
+type Service struct {
+	d Deps
+}
+
+// NewService returns the store service.
+func NewService(d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{d: d}
+}
+
+// Create creates the caller's store from p: the fields named required
+// must be there, the slug free, and the caller own no store yet.
+// customDomainStatus starts NONE. Errors: ValidationError (every bad
+// field), ErrSlugTaken, ErrAlreadyOwner.
+func (s *Service) Create(ctx context.Context, caller *users.User, p Profile) (*Store, error) {
+	now := s.d.Now().UTC()
+	st := &Store{
+		ID: ids.New(), OwnerUserID: caller.ID, Hours: Hours{}, Domain: Domain{Status: DomainNone},
+		Version: 1, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := p.apply(st, true); err != nil {
+		return nil, err
+	}
+	if caller.StoreID != "" {
+		// The record read with the request says so already; the
+		// transaction's condition decides under concurrency.
+		return nil, ErrAlreadyOwner
+	}
+	if err := s.d.Store.CreateStore(ctx, st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Get returns a store by slug. Errors: ErrNotFound.
+func (s *Service) Get(ctx context.Context, slug string) (*Store, error) {
+	slug = NormalizeSlug(slug)
+	if ValidateSlug(slug) != "" {
+		return nil, ErrNotFound // cannot name a store: no read
+	}
+	return s.d.Store.GetStoreBySlug(ctx, slug)
+}
+
+// GetByID returns a store by id. Errors: ErrNotFound.
+func (s *Service) GetByID(ctx context.Context, id string) (*Store, error) {
+	id, ok := ids.Parse(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return s.d.Store.GetStore(ctx, id)
+}
+
+// errNoStoreOwned is GET /stores/my for a caller without a store.
+var errNoStoreOwned = apperr.NotFound("You own no store")
+
+// Mine returns the caller's store. Errors: NotFound.
+func (s *Service) Mine(ctx context.Context, caller *users.User) (*Store, error) {
+	if caller.StoreID == "" {
+		return nil, errNoStoreOwned
+	}
+	st, err := s.d.Store.GetStore(ctx, caller.StoreID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, errNoStoreOwned
+	}
+	return st, err
+}
+
+// updateAttempts bounds the retries of an update that lost a race.
+const updateAttempts = 5
+
+// Update applies p to the store (the owner's PUT): a left-out field keeps
+// its value. A change that lost a race with another is applied again to
+// the store as it then is. Errors: ValidationError, ErrNotFound.
+func (s *Service) Update(ctx context.Context, storeID string, p Profile) (*Store, error) {
+	for attempt := 0; ; attempt++ {
+		prev, err := s.d.Store.GetStore(ctx, storeID)
+		if err != nil {
+			return nil, err
+		}
+		next := prev.clone()
+		if err := p.apply(next, false); err != nil {
+			return nil, err
+		}
+		if next.sameProfile(prev) {
+			return prev, nil
+		}
+		next.Version, next.UpdatedAt = prev.Version+1, s.d.Now().UTC()
+		err = s.d.Store.UpdateStore(ctx, prev, next)
+		if errors.Is(err, ErrChanged) && attempt < updateAttempts {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return next, nil
+	}
+}
+
+// Delete removes the store (the owner's DELETE), its custom domain's CDN
+// tenant, its staff memberships and the home-store choices of the users
+// who had it: nobody is left pointing at a store that is gone. Errors:
+// ErrNotFound.
+func (s *Service) Delete(ctx context.Context, storeID string) error {
+	st, err := s.d.Store.GetStore(ctx, storeID)
+	if errors.Is(err, ErrNotFound) {
+		// Perhaps a deletion that stopped half way: finish it.
+		st = &Store{ID: storeID}
+		err = nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Domain.TenantID != "" && s.d.Domains.Tenants != nil {
+		if err := s.d.Domains.Tenants.DeleteTenant(ctx, st.Domain.TenantID); err != nil {
+			return err
+		}
+	}
+	return s.d.Store.DeleteStore(ctx, st)
+}
+
+// ImageUpload returns a presigned upload slot for the store's logo or
+// banner.
+func (s *Service) ImageUpload(ctx context.Context, storeID string, k images.Kind) (images.Upload, error) {
+	return s.d.Images.Presign(ctx, k, storeID)
+}
+
+// SetImage stores a logo or banner read from a multipart upload and
+// points the store at it. Errors: the kind's ValidationErrors,
+// ErrNotFound.
+func (s *Service) SetImage(ctx context.Context, storeID string, k images.Kind, data []byte) (string, error) {
+	url, err := s.d.Images.Put(ctx, k, storeID, data)
+	if err != nil {
+		return "", err
+	}
+	return url, s.d.Store.SetImage(ctx, storeID, k.Field+"Url", url, s.d.Now().UTC())
+}
+
+// AttachImage makes the file uploaded at key the store's logo or banner,
+// after SetImage's checks. Errors: ValidationError, images.ErrNoUpload,
+// ErrNotFound.
+func (s *Service) AttachImage(ctx context.Context, storeID string, k images.Kind, key string) (string, error) {
+	url, err := s.d.Images.Attach(ctx, k, storeID, key)
+	if err != nil {
+		return "", err
+	}
+	return url, s.d.Store.SetImage(ctx, storeID, k.Field+"Url", url, s.d.Now().UTC())
+}
+
+// Search radius bounds (miles): the spec's default, and the widest a
+// query may ask for.
+const (
+	DefaultRadius = 25
+	MaxRadius     = 100
+)
+
+// Query is a list of stores: near a point within Radius miles, ordered
+// by distance (then id); or, without a point, every store by name.
+type Query struct {
+	Near   *geo.Point
+	Radius float64
+	page.Offset
+}
+
+// Found is a store of a list, with its distance from the query's point
+// (nil without one).
+type Found struct {
+	Store    *Store
+	Distance *float64
+}
+
+// Search lists stores (GET /stores). Near a point it reads only the
+// geohash cells the radius reaches (geo.Cover), measures each candidate's
+// distance exactly, cuts at the radius and orders by distance: total is
+// exact and offset pages are slices of one order. Without a point the
+// stores come by name.
+func (s *Service) Search(ctx context.Context, q Query) ([]Found, int, error) {
+	if q.Near == nil {
+		storeIDs, total, err := s.d.Store.ListByName(ctx, q.Offset)
+		if err != nil {
+			return nil, 0, err
+		}
+		found, err := s.read(ctx, storeIDs, nil)
+		return found, total, err
+	}
+	listings, err := s.d.Store.ListingsIn(ctx, geo.Cover(*q.Near, q.Radius))
+	if err != nil {
+		return nil, 0, err
+	}
+	type near struct {
+		id string
+		d  float64
+	}
+	var in []near
+	for _, l := range listings {
+		if l.Location == nil {
+			continue
+		}
+		if d := geo.Miles(*q.Near, *l.Location); d <= q.Radius {
+			in = append(in, near{l.StoreID, d})
+		}
+	}
+	sort.Slice(in, func(i, j int) bool {
+		if in[i].d != in[j].d {
+			return in[i].d < in[j].d
+		}
+		return in[i].id < in[j].id
+	})
+	total := len(in)
+	from, to := min(q.Offset.Offset, total), min(q.Offset.Offset+q.Limit, total)
+	storeIDs := make([]string, 0, to-from)
+	dist := map[string]float64{}
+	for _, n := range in[from:to] {
+		storeIDs = append(storeIDs, n.id)
+		dist[n.id] = n.d
+	}
+	found, err := s.read(ctx, storeIDs, dist)
+	return found, total, err
+}
+
+// read reads a page's stores in one batch, in the order of ids; a store
+// deleted since it was listed is left out.
+func (s *Service) read(ctx context.Context, storeIDs []string, dist map[string]float64) ([]Found, error) {
+	if len(storeIDs) == 0 {
+		return []Found{}, nil
+	}
+	byID, err := s.d.Store.GetStores(ctx, storeIDs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Found, 0, len(storeIDs))
+	for _, id := range storeIDs {
+		st, ok := byID[id]
+		if !ok {
+			continue
+		}
+		f := Found{Store: st}
+		if d, ok := dist[id]; ok {
+			f.Distance = &d
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// clone copies a store deeply enough for an update to change it.
+func (s *Store) clone() *Store {
+	c := *s
+	c.Hours = maps.Clone(s.Hours)
+	if s.Location != nil {
+		loc := *s.Location
+		c.Location = &loc
+	}
+	return &c
+}
+
+// sameProfile reports whether two stores have the same profile (what an
+// update can change).
+func (s *Store) sameProfile(o *Store) bool {
+	return reflect.DeepEqual(s, o)
+}
+
+// String names a store in logs and errors.
+func (s *Store) String() string { return fmt.Sprintf("store %s (%s)", s.ID, s.Slug) }
