@@ -10,6 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/text"
 )
 
@@ -130,8 +131,8 @@ func (s *Service) Search(ctx context.Context, q string, limit, offset int) (Sear
 		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "Query parameter q is longer than %d characters", MaxQueryRunes)
 	case limit < 1 || limit > MaxSearchLimit:
 		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "limit must be between 1 and %d", MaxSearchLimit)
-	case offset < 0:
-		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "offset must be 0 or more")
+	case offset < 0 || offset > page.MaxOffset:
+		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "offset must be from 0 to %d", page.MaxOffset)
 	}
 
 	if isbn13, _, err := NormalizeISBN(q); err == nil {

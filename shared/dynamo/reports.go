@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/reviews"
@@ -35,19 +36,20 @@ type reportItem struct {
 	CreatedAt  time.Time `dynamo:"createdAt"`
 }
 
-// reportedItem is what a report checks of its target: the target's key
-// and the error meaning it is missing. ok is false for a target this
-// service does not store yet (a club), which is not checked.
-func reportedItem(t reports.Target) (k Key, notFound error, ok bool) {
+// reportedItem is what a report checks of its target: the target's key,
+// the attribute naming its author (a club's is its host) and the error
+// meaning it is missing.
+func reportedItem(t reports.Target) (k Key, author string, notFound error) {
 	switch t.Type {
-	case reports.TargetLine:
-		return LineKey(t.ID), lines.ErrNotFound, true
 	case reports.TargetReply:
-		return ReplyKey(t.LineID, t.ID), lines.ErrReplyNotFound, true
+		return ReplyKey(t.LineID, t.ID), "userId", lines.ErrReplyNotFound
 	case reports.TargetReview:
-		return ReviewKey(t.ID), reviews.ErrNotFound, true
+		return ReviewKey(t.ID), "userId", reviews.ErrNotFound
+	case reports.TargetClub:
+		return ClubKey(t.ID), "hostId", clubs.ErrNotFound
+	default:
+		return LineKey(t.ID), "userId", lines.ErrNotFound
 	}
-	return Key{}, nil, false
 }
 
 // CreateReport puts the report (absent: one per reporter and target) in
@@ -65,17 +67,14 @@ func (s *Reports) CreateReport(ctx context.Context, r *reports.Report) error {
 		LineID: r.Target.LineID, Reason: r.Reason, Status: r.Status, CreatedAt: r.CreatedAt.UTC(),
 	}
 	errRefused := errors.New("target missing or the reporter's own")
-	x := s.t.tx()
-	target, notFound, checked := reportedItem(r.Target)
-	if checked {
-		x.check(s.t.check(target).If("attribute_exists(PK) AND userId <> ?", r.ReporterID), errRefused)
-	}
-	err := x.put(s.t.put(it).If("attribute_not_exists(PK)"), reports.ErrAlreadyReported).run(ctx)
+	target, authorAttr, notFound := reportedItem(r.Target)
+	err := s.t.tx().
+		check(s.t.check(target).If("attribute_exists(PK) AND $ <> ?", authorAttr, r.ReporterID), errRefused).
+		put(s.t.put(it).If("attribute_not_exists(PK)"), reports.ErrAlreadyReported).
+		run(ctx)
 	if errors.Is(err, errRefused) {
-		var author struct {
-			UserID string `dynamo:"userId"`
-		}
-		err := s.t.get(target).Project("userId").Consistent(true).One(ctx, &author)
+		var author map[string]any
+		err := s.t.get(target).Project(authorAttr).Consistent(true).One(ctx, &author)
 		switch {
 		case errors.Is(err, dynamo.ErrNotFound):
 			return fmt.Errorf("report %s %s: %w", r.Target.Type, r.Target.ID, notFound)

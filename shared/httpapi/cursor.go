@@ -154,8 +154,8 @@ func OffsetPage(r *http.Request, l OffsetLimits) (page.Offset, error) {
 	}
 	if q.Has("offset") {
 		n, err := strconv.Atoi(q.Get("offset"))
-		if err != nil || n < 0 {
-			msg := "must be an integer, 0 or more"
+		if err != nil || n < 0 || n > page.MaxOffset {
+			msg := "must be an integer from 0 to " + strconv.Itoa(page.MaxOffset)
 			return page.Offset{}, &apperr.Error{Code: code, Message: "offset " + msg, Details: map[string]any{"fields": map[string]string{"offset": msg}}}
 		}
 		o.Offset = n

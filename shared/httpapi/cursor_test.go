@@ -106,7 +106,10 @@ func TestOffsetPage(t *testing.T) {
 	o, err = get("limit=50&offset=7")
 	require.NoError(t, err)
 	assert.Equal(t, page.Offset{Limit: 50, Offset: 7}, o)
-	for _, q := range []string{"limit=0", "limit=51", "limit=x", "limit=", "offset=-1", "offset=1.5"} {
+	o, err = get("offset=10000")
+	require.NoError(t, err)
+	assert.Equal(t, page.MaxOffset, o.Offset)
+	for _, q := range []string{"limit=0", "limit=51", "limit=x", "limit=", "offset=-1", "offset=1.5", "offset=10001", "offset=9223372036854775807", "offset=99999999999999999999"} {
 		_, err := get(q)
 		assert.Equal(t, apperr.CodeValidation, apperr.CodeOf(err), q)
 	}

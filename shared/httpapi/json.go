@@ -139,10 +139,10 @@ func checkJSON(data []byte) error {
 			continue
 		case inObject && wantKey[top]:
 			k := tok.(string)
-			if open[top][k] {
+			if open[top][foldKey(k)] {
 				return apperr.Validation("Key "+text.Quote(k)+" appears twice in one object", nil)
 			}
-			open[top][k], wantKey[top] = true, false
+			open[top][foldKey(k)], wantKey[top] = true, false
 			continue
 		case inObject:
 			wantKey[top] = true // this value ends the pair
@@ -154,6 +154,15 @@ func checkJSON(data []byte) error {
 			open, wantKey = append(open, nil), append(wantKey, false)
 		}
 	}
+}
+
+// foldKey is a key as encoding/json matches it to a struct field: without
+// regard to case, with the two folds it adds (the long s and the Kelvin
+// sign). Two keys of one object that fold alike are the same key twice:
+// {"storeId": a, "StoreId": b} would otherwise reach the handler as b
+// after a role check read a.
+func foldKey(k string) string {
+	return strings.NewReplacer("\u017f", "s", "\u212a", "k").Replace(strings.ToLower(k))
 }
 
 // jsonValueKind names a top-level token that is not an object.

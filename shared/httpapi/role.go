@@ -207,9 +207,22 @@ func bodyField(r *http.Request, name string) (string, error) {
 	if json.Unmarshal(data, &obj) != nil {
 		return "", nil
 	}
-	raw, ok := obj[name]
-	if !ok {
+	// The handler's Decode matches keys as encoding/json does, without
+	// regard to case: so does the role check, and two spellings of the
+	// field are refused rather than read one way here and another there.
+	var raw json.RawMessage
+	found := 0
+	for k, v := range obj {
+		if foldKey(k) == foldKey(name) {
+			raw, found = v, found+1
+		}
+	}
+	switch found {
+	case 0:
 		return "", nil
+	case 1:
+	default:
+		return "", apperr.Validation("Key "+text.Quote(name)+" appears twice in one object", nil)
 	}
 	var s string
 	if json.Unmarshal(raw, &s) != nil {

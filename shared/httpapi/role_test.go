@@ -121,6 +121,10 @@ func TestRoles_Matrix(t *testing.T) {
 		{"id in query not a UUID", "GET", "/v1/inventory?storeId=corner", "", map[string]int{"owner": 400}},
 		{"no id in body", "POST", "/v1/pos/sales", `{"note":"x"}`, map[string]int{"staff": 400}},
 		{"id in body not a string", "POST", "/v1/pos/sales", `{"storeId":7}`, map[string]int{"staff": 400}},
+		// encoding/json would give the handler the other spelling's store.
+		{"id in body twice, in two cases", "POST", "/v1/pos/sales", `{"storeId":"` + storeID + `","StoreId":"00000000-0000-4000-8000-000000000000","note":"x"}`,
+			map[string]int{"owner": 400, "staff": 400, "reader": 400}},
+		{"id in body in another case", "POST", "/v1/pos/sales", `{"STOREID":"` + storeID + `","note":"kept"}`, map[string]int{"owner": 200, "staff": 200, "reader": 403}},
 	}
 	for _, c := range cases {
 		for caller, want := range c.want {

@@ -169,6 +169,8 @@ func TestDecode(t *testing.T) {
 		{"trailing data", jsonType, `{"name":"a"} {"name":"b"}`, false, 400, "single JSON object"},
 		{"duplicate key", jsonType, `{"name":"a","name":"b"}`, false, 400, `Key \"name\" appears twice`},
 		{"duplicate key spelled with an escape", jsonType, `{"name":"a","\u006eame":"b"}`, false, 400, "appears twice"},
+		{"the same key in two cases", jsonType, `{"name":"a","Name":"b"}`, false, 400, "appears twice"},
+		{"the same key with a long s", jsonType, "{\"name\":\"a\",\"name\u017f\":1,\"names\":2}", false, 400, "appears twice"},
 		{"duplicate key in a nested object", jsonType, `{"meta":{"x":1,"y":[{"z":1,"z":2}]}}`, false, 400, `Key \"z\" appears twice`},
 		{"invalid UTF-8", jsonType, "{\"name\":\"a\xffb\"}", false, 400, "not valid UTF-8"},
 		{"lone high surrogate", jsonType, `{"name":"\ud800"}`, false, 400, "surrogate"},

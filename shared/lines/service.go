@@ -318,10 +318,30 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	return nil
 }
 
-// Like records callerID's like of a line. Errors: likes.ErrAlreadyLiked,
-// ErrNotFound.
+// Like records callerID's like of a line, which callerID must be able to
+// see (canSee: a private club's line only to its members). Errors:
+// likes.ErrAlreadyLiked, ErrNotFound, clubs.ErrPrivate.
 func (s *Service) Like(ctx context.Context, callerID, id string) (likes.Result, error) {
+	if err := s.mustSee(ctx, callerID, id); err != nil {
+		return likes.Result{}, err
+	}
 	return likes.Apply(ctx, s.d.Store.Like, id, callerID, ErrNotFound)
+}
+
+// mustSee reads the line id and applies canSee for callerID: what a
+// reader may not read, they may not like or reply to either. A line
+// outside a club costs this one read. Errors: ErrNotFound,
+// clubs.ErrPrivate.
+func (s *Service) mustSee(ctx context.Context, callerID, id string) error {
+	id, ok := ids.Parse(id)
+	if !ok {
+		return ErrNotFound
+	}
+	l, err := s.d.Store.GetLine(ctx, id)
+	if err != nil {
+		return fmt.Errorf("line %s: %w", id, err)
+	}
+	return s.canSee(ctx, l, callerID)
 }
 
 // Unlike removes callerID's like of a line. Errors: likes.ErrNotLiked,
@@ -404,8 +424,9 @@ func (s *Service) ListByChallenge(ctx context.Context, challengeID, viewerID str
 }
 
 // CreateReply posts a reply by caller to a line; a reply is a post, so it
-// counts against the monthly post quota like a line. Errors:
-// ValidationError, Forbidden (monthly_limit_reached), ErrNotFound,
+// counts against the monthly post quota like a line. The caller must be
+// able to see the line (canSee). Errors: ValidationError, Forbidden
+// (monthly_limit_reached), ErrNotFound, clubs.ErrPrivate,
 // apperr.ErrContention.
 func (s *Service) CreateReply(ctx context.Context, caller *users.User, lineID, content string) (*ReplyView, quota.Usage, error) {
 	lineID, ok := ids.Parse(lineID)
@@ -416,6 +437,9 @@ func (s *Service) CreateReply(ctx context.Context, caller *users.User, lineID, c
 	var f apperr.Fields
 	f.Add("content", msg)
 	if err := f.Err(); err != nil {
+		return nil, quota.Usage{}, err
+	}
+	if err := s.mustSee(ctx, caller.ID, lineID); err != nil {
 		return nil, quota.Usage{}, err
 	}
 	now := s.d.Now().UTC()

@@ -12,6 +12,12 @@ const (
 	MaxLimit     = 100
 )
 
+// MaxOffset is the largest offset of an offset list: a page at offset n
+// reads n entries it then skips, so the offset is bounded like the limit
+// (Elasticsearch's max_result_window is the same figure). A client goes
+// further with the list's filters, not its offset.
+const MaxOffset = 10000
+
 // Cursor asks for one page of a cursor list: at most Limit items after
 // the position After, a token the storage issued with the previous page
 // ("" for the first page).

@@ -503,6 +503,8 @@ func TestBooks_Search(t *testing.T) {
 		{"limit empty", []string{"q", "harry", "limit", ""}},
 		{"offset -1", []string{"q", "harry", "offset", "-1"}},
 		{"offset x", []string{"q", "harry", "offset", "x"}},
+		{"offset past 10,000", []string{"q", "harry", "offset", "10001"}},
+		{"offset overflowing", []string{"q", "harry", "offset", "9223372036854775807"}},
 		{"q too long", []string{"q", strings.Repeat("a ", 101)}},
 	}
 	for _, iv := range invalid {

@@ -1055,6 +1055,18 @@ func TestLines_InClubs(t *testing.T) {
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		require.Equal(t, http.StatusOK, w.req("GET", "/v1/lines/"+secret["id"].(string)+"/replies", nil, ann.Token).Status)
 	})
+	t.Run("a private club's line takes no reply or like from a non-member", func(t *testing.T) {
+		id := secret["id"].(string)
+		before := w.Item(t, dynamo.LineKey(id))
+		testenv.AssertError(t, w.post("/v1/lines/"+id+"/replies", map[string]any{"content": "I am not a member"}, bob.Token), http.StatusForbidden, "Forbidden", clubs.ErrPrivate.Message)
+		testenv.AssertError(t, w.req("POST", "/v1/lines/"+id+"/like", nil, bob.Token), http.StatusForbidden, "Forbidden", clubs.ErrPrivate.Message)
+		after := w.Item(t, dynamo.LineKey(id))
+		assert.Equal(t, before["replyCount"], after["replyCount"], "the refused reply wrote nothing")
+		assert.Equal(t, before["likeCount"], after["likeCount"], "the refused like wrote nothing")
+		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(id), bob.ID)))
+		res := w.post("/v1/lines/"+id+"/replies", map[string]any{"content": "A member answers"}, pam.Token)
+		require.Equal(t, http.StatusCreated, res.Status, "a member may reply: %s", res)
+	})
 	t.Run("a public club's lines are anyone's to read", func(t *testing.T) {
 		res := w.req("GET", "/v1/clubs/"+open+"/lines", nil, "")
 		require.Equal(t, http.StatusOK, res.Status, res.String())

@@ -59,7 +59,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
 				Doc: httpapi.Doc{Summary: "Delete one's line with its replies and likes", Response: httpapi.Success{}, Errors: []int{403, 404}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.like,
-				Doc: httpapi.Doc{Summary: "Like a line", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Like a line", Response: httpapi.Liked{}, Errors: []int{400, 403, 404}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/lines/{id}/like"), Auth: httpapi.AuthBearer, Actions: likeActions, Handler: h.unlike,
 				Doc: httpapi.Doc{Summary: "Take a like of a line back", Response: httpapi.Liked{}, Errors: []int{400, 404}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/lines/{id}/replies"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.createReply,

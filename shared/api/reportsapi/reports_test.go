@@ -2,6 +2,7 @@ package reportsapi_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +12,6 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
-	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,10 +107,11 @@ func TestReports_Create(t *testing.T) {
 	t.Run("a review", func(t *testing.T) {
 		w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": review, "reason": "Abusive."}, ann.Token)
 	})
-	t.Run("a club, by id", func(t *testing.T) {
-		// Clubs are not stored by this service yet: the id's form is
-		// checked, its existence is not (docs/decisions.md, "Reports").
-		w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "club", "targetId": ids.New(), "reason": "Hate group."}, ann.Token)
+	host := w.signup(t, "host")
+	w.SetTier(t, host, "premium")
+	club := w.created(t, "POST", "/v1/clubs", map[string]any{"name": "Reported club", "isPublic": true}, host.Token)
+	t.Run("a club", func(t *testing.T) {
+		w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "club", "targetId": club, "reason": "Hate group."}, ann.Token)
 	})
 
 	for _, tc := range []struct {
@@ -135,6 +136,8 @@ func TestReports_Create(t *testing.T) {
 		{"an unknown line", map[string]any{"targetType": "line", "targetId": unknownID, "reason": "x"}, bob.Token, 404, "", "Line not found"},
 		{"an unknown review", map[string]any{"targetType": "review", "targetId": unknownID, "reason": "x"}, bob.Token, 404, "", "Review not found"},
 		{"an unknown reply", map[string]any{"targetType": "reply", "targetId": "0123456789ab0123456789ab", "lineId": line, "reason": "x"}, bob.Token, 404, "", "Reply not found"},
+		{"an unknown club", map[string]any{"targetType": "club", "targetId": unknownID, "reason": "x"}, bob.Token, 404, "", "Club not found"},
+		{"one's own club", map[string]any{"targetType": "club", "targetId": club, "reason": "x"}, host.Token, 400, "targetId", "You cannot report your own content"},
 		{"without a token", map[string]any{"targetType": "line", "targetId": line, "reason": "x"}, "", 401, "", ""},
 	} {
 		t.Run(tc.name+" is refused", func(t *testing.T) {
@@ -168,15 +171,19 @@ func TestReports_Create(t *testing.T) {
 
 func TestReports_RateLimit(t *testing.T) {
 	w := newWorld(t, testenv.WithRateLimits())
-	ann := w.signup(t, "ann")
-	// report allows 10 an hour; club reports need no stored target.
+	ann, author := w.signup(t, "ann"), w.signup(t, "author")
+	var lineIDs []string
+	for i := range 12 {
+		lineIDs = append(lineIDs, w.created(t, "POST", "/v1/lines", map[string]any{"bookId": w.book, "content": "line " + strconv.Itoa(i)}, author.Token))
+	}
+	// report allows 10 an hour.
 	for i := range 10 {
-		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "club", "targetId": ids.New(), "reason": "Spam."}, ann.Token)
+		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[i], "reason": "Spam."}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, "report %d: %s", i, res)
 	}
-	res := w.req("POST", "/v1/reports", map[string]any{"targetType": "club", "targetId": ids.New(), "reason": "Spam."}, ann.Token)
+	res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[10], "reason": "Spam."}, ann.Token)
 	testenv.AssertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
 	assert.Equal(t, "report", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
 	w.clock.Advance(time.Hour)
-	w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "club", "targetId": ids.New(), "reason": "Spam."}, ann.Token)
+	w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[11], "reason": "Spam."}, ann.Token)
 }
