@@ -30,7 +30,7 @@ func newApp(t *testing.T) *app.App {
 		TableName:       "test-table",
 		MediaBucket:     "test-bucket",
 		MediaBaseURL:    "https://media.example.com",
-		JWTSecret:       []byte("0123456789abcdef0123456789abcdef"),
+		JWTKeys:         config.JWTKeys{JWTSecret: []byte("0123456789abcdef0123456789abcdef")},
 		AccessTokenTTL:  config.DefaultAccessTokenTTL,
 		RefreshTokenTTL: config.DefaultRefreshTokenTTL,
 		BcryptCost:      4,

@@ -38,6 +38,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/johannesboyne/gofakes3"
@@ -139,6 +140,7 @@ type settings struct {
 	logger     *slog.Logger
 	edits      []func(*config.Config)
 	rateLimits bool
+	keys       auth.Keyring
 }
 
 // WithClock makes the app read time from c (tokens, rate-limit windows,
@@ -158,6 +160,13 @@ func WithConfig(edit func(*config.Config)) Option {
 // clock past their windows; the tests of a limit turn them on.
 func WithRateLimits() Option {
 	return func(s *settings) { s.rateLimits = true }
+}
+
+// WithKeys makes the app sign and verify with k instead of the
+// configuration's fixed key set (JWTSecret), so a test can rotate the
+// keys of a running app.
+func WithKeys(k auth.Keyring) Option {
+	return func(s *settings) { s.keys = k }
 }
 
 // WithLogger replaces the default logger, which writes the app's JSON logs
@@ -240,7 +249,9 @@ func New(tb testing.TB, opts ...Option) *Env {
 		edit(&cfg)
 	}
 
-	a := app.New(cfg, app.NewClients(awsCfg), logger, s.now)
+	clients := app.NewClients(awsCfg)
+	clients.Keys = s.keys
+	a := app.New(cfg, clients, logger, s.now)
 	if !s.rateLimits {
 		a.Counter = nil
 	}

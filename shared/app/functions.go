@@ -20,6 +20,9 @@ type Function struct {
 	Fallback bool
 	// Authorizer marks the API Gateway Lambda authorizer.
 	Authorizer bool
+	// KeyRotation marks the Secrets Manager rotation function of the
+	// access-token keys (functions/keyrotation).
+	KeyRotation bool
 	// TableActions are the DynamoDB actions on the table and its indexes.
 	TableActions []string
 	// MediaActions are the S3 actions on objects of the media bucket.
@@ -41,7 +44,7 @@ var (
 )
 
 // Functions lists every Lambda of the service: one per group, then the
-// authorizer.
+// authorizer and the key rotation function.
 func Functions() []Function {
 	var out []Function
 	for _, g := range Groups(api.Deps{}) {
@@ -62,5 +65,5 @@ func Functions() []Function {
 		f.TableActions = slices.Compact(actions)
 		out = append(out, f)
 	}
-	return append(out, Function{Name: "authorizer", Authorizer: true})
+	return append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
 }

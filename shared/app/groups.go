@@ -74,12 +74,12 @@ func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
 		Counter:      a.Counter,
 		Logger:       a.Logger,
 		MaxBodyBytes: a.Config.MaxBodyBytes,
-		CursorKey:    derivedKey(a.Config.JWTSecret, labelCursors),
+		CursorKeys:   a.derivedKeys(labelCursors),
 		Quota:        a.Quota,
 		Idempotency:  a.Stores.Idempotency,
 		// Its own key: a cursor's key never opens a kept answer.
-		IdempotencySecret: derivedKey(a.Config.JWTSecret, labelIdempotency),
-		Now:               a.Now,
+		IdempotencySecrets: a.derivedKeys(labelIdempotency),
+		Now:                a.Now,
 	}, routes)
 }
 

@@ -48,25 +48,27 @@ type Options struct {
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Now          func() time.Time
-	// CursorKey seals pagination cursors (32 bytes; CursorPage,
-	// NewCursorBody).
-	CursorKey []byte
+	// CursorKeys are the keys of pagination cursors (32 bytes each;
+	// CursorPage, NewCursorBody) held now: the first seals, every one
+	// opens, so a cursor issued before a key rotation still pages on. Nil
+	// seals with a zero key, which only tests of the router use.
+	CursorKeys func() [][]byte
 	// Quota reports the free tier's monthly posts on every response of a
 	// free-tier caller (X-Monthly-*); the zero value reports nothing.
 	Quota quota.Policy
 	// Idempotency keeps the answers of Idempotent routes for retries; nil
 	// serves those routes without it.
 	Idempotency idempotency.Store
-	// IdempotencySecret keys the records Idempotency keeps (32 bytes;
-	// idempotency.Sealer): their request fingerprints and sealed answers.
-	IdempotencySecret []byte
+	// IdempotencySecrets key the records Idempotency keeps (32 bytes
+	// each; idempotency.Sealer): their request fingerprints and sealed
+	// answers. The first keys new records, every one serves a retry.
+	IdempotencySecrets func() [][]byte
 }
 
 // Router serves a set of routes.
 type Router struct {
-	opts   Options
-	table  *table
-	sealer *idempotency.Sealer
+	opts  Options
+	table *table
 }
 
 // NewRouter builds the router for routes. It panics on a route that
@@ -87,7 +89,13 @@ func NewRouter(opts Options, routes []Route) *Router {
 			panic(err)
 		}
 	}
-	return &Router{opts: opts, table: newTable(routes), sealer: idempotency.NewSealer(opts.IdempotencySecret)}
+	if opts.CursorKeys == nil {
+		opts.CursorKeys = func() [][]byte { return nil }
+	}
+	if opts.IdempotencySecrets == nil {
+		opts.IdempotencySecrets = func() [][]byte { return nil }
+	}
+	return &Router{opts: opts, table: newTable(routes)}
 }
 
 type ctxKey int
@@ -104,7 +112,7 @@ type reqState struct {
 	// optionalBody: the route's JSON body may be left out (Doc.OptionalBody).
 	optionalBody bool
 	caller       Caller
-	cursorKey    []byte
+	cursorKeys   func() [][]byte
 	maxBody      int64
 	now          time.Time
 }
@@ -143,7 +151,7 @@ func Now(r *http.Request) time.Time { return state(r).now }
 // and 405 in the envelope), authentication and rate limiting, the handler.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
+	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKeys: rt.opts.CursorKeys}
 	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodHead {
