@@ -158,3 +158,31 @@ func handler(t *testing.T, a *app.App) func(context.Context, events.APIGatewayV2
 	}
 	return app.HTTPHandler(a, g)
 }
+
+// The invocation's X-Ray trace (the header the runtime puts in the
+// context) and the function's group reach the access log through the
+// Lambda handler, so a log line leads to its trace and its metrics
+// dimension names the function.
+func TestHealth_AccessLogNamesTraceAndGroup(t *testing.T) {
+	var logs strings.Builder
+	a := newApp(t)
+	a.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "health.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	//nolint:staticcheck // aws-lambda-go's key is a plain string.
+	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+	if _, err := lambda.NewHandler(handler(t, a)).Invoke(ctx, payload); err != nil {
+		t.Fatal(err)
+	}
+	var line struct{ Msg, TraceID, Group, Route, StatusClass string }
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if err := json.Unmarshal([]byte(l), &line); err == nil && line.Msg == "request" {
+			break
+		}
+	}
+	if line.TraceID != "1-5759e988-bd862e3fe1be46a994272793" || line.Group != "health" || line.Route != "GET /health" || line.StatusClass != "2xx" {
+		t.Errorf("access log = %+v, want the trace id, group health, route GET /health, 2xx", line)
+	}
+}

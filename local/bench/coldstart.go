@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/tracing"
 )
 
 // coldStartTarget is the budget for exec → first answer posted.
@@ -219,6 +220,9 @@ func lambdaEnv(runtimeAddr string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9",
 		"AWS_ENDPOINT_URL_S3=http://127.0.0.1:9",
 		"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:9",
+		// Active tracing: Lambda runs an X-Ray daemon and names it here.
+		// The spans go to a UDP port nobody listens on.
+		tracing.EnvDaemonAddress + "=127.0.0.1:2000",
 		"TZ=:UTC",
 		config.EnvTableName + "=bench-table",
 		config.EnvMediaBucket + "=bench-media",

@@ -27,6 +27,7 @@ import (
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/secretsmgr"
+	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -132,19 +133,23 @@ func (a *App) Deps() api.Deps {
 	}
 }
 
-// FromEnv is what a Lambda main does: configuration, clients, the
-// signing keys (read from Secrets Manager when JWT_SECRET_ARN names
-// them), app.
+// FromEnv is what a Lambda main does: configuration, tracing (in Lambda
+// with X-Ray on), clients, the signing keys (read from Secrets Manager
+// when JWT_SECRET_ARN names them), app.
 func FromEnv(ctx context.Context) (*App, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
 	logger := NewLogger(cfg.LogLevel)
+	if _, err := tracing.SetupFromEnv(); err != nil {
+		return nil, err
+	}
 	awsCfg, err := LoadAWSConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
+	tracing.Instrument(&awsCfg)
 	clients := NewClients(awsCfg)
 	clients.Keys, err = secretsmgr.LoadKeyring(ctx, cfg.JWTKeys, func(context.Context) (aws.Config, error) { return awsCfg, nil }, logger)
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/idempotency"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -59,6 +60,12 @@ type Options struct {
 	// Idempotency keeps the answers of Idempotent routes for retries; nil
 	// serves those routes without it.
 	Idempotency idempotency.Store
+	// Group names the function the router serves (a metric dimension of
+	// the access log); empty is "local".
+	Group string
+	// MetricsNamespace is the CloudWatch namespace of the access log's
+	// metrics; empty is DefaultMetricsNamespace.
+	MetricsNamespace string
 	// IdempotencySecrets key the records Idempotency keeps (32 bytes
 	// each; idempotency.Sealer): their request fingerprints and sealed
 	// answers. The first keys new records, every one serves a retry.
@@ -88,6 +95,12 @@ func NewRouter(opts Options, routes []Route) *Router {
 		if _, err := routeRules(&routes[i]); err != nil {
 			panic(err)
 		}
+	}
+	if opts.Group == "" {
+		opts.Group = "local"
+	}
+	if opts.MetricsNamespace == "" {
+		opts.MetricsNamespace = DefaultMetricsNamespace
 	}
 	if opts.CursorKeys == nil {
 		opts.CursorKeys = func() [][]byte { return nil }
@@ -149,10 +162,13 @@ func Now(r *http.Request) time.Time { return state(r).now }
 
 // ServeHTTP runs the pipeline: request id, logging, recovery, routing (404
 // and 405 in the envelope), authentication and rate limiting, the handler.
+// The request is one span of its trace (shared/tracing), and its access
+// log line carries the trace id and the line's metrics (accesslog.go).
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKeys: rt.opts.CursorKeys}
-	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
+	tctx, span := tracing.Start(r.Context(), UnmatchedRoute)
+	ctx, rec := callstats.With(context.WithValue(tctx, keyState, st))
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodHead {
 		w = headWriter{w}
@@ -168,14 +184,24 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		calls, depth := rec.Summary("dynamodb")
+		route := st.route
+		if route == "" {
+			route = UnmatchedRoute
+		}
 		attrs := []any{
-			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, "route", st.route,
-			"status", sw.status, "durationMs", float64(time.Since(start).Microseconds()) / 1000,
-			"dynamoCalls", calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
+			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, DimRoute, route,
+			"status", sw.status, DimStatusClass, StatusClass(sw.status), DimGroup, rt.opts.Group,
+			MetricDuration, float64(time.Since(start).Microseconds()) / 1000,
+			MetricDynamoCalls, calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
 		}
 		if st.caller.ID != "" {
 			attrs = append(attrs, "userId", st.caller.ID)
 		}
+		if id := tracing.TraceID(ctx); id != "" {
+			attrs = append(attrs, "traceId", id)
+		}
+		attrs = append(attrs, emfMetadata(rt.opts.MetricsNamespace, start))
+		tracing.End(span, route, rt.opts.Group, sw.status)
 		rt.opts.Logger.Info("request", attrs...)
 	}()
 
@@ -196,6 +222,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.route = c.Method + " " + c.Path
+	span.SetName(st.route)
 	st.optionalBody = c.Doc.OptionalBody
 	for k, v := range params {
 		r.SetPathValue(k, v)
