@@ -19,6 +19,7 @@ require (
 	github.com/aws/jsii-runtime-go v1.140.0
 	github.com/aws/smithy-go v1.28.8
 	github.com/awslabs/aws-lambda-go-api-proxy v0.16.2
+	github.com/cdklabs/cdk-nag-go/cdknag/v2 v2.35.0
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0

@@ -27,9 +27,22 @@ func main() {
 	}
 
 	a := awscdk.NewApp(nil)
+	ops, err := OpsFromContext(a.Node())
+	if err == nil {
+		region := ""
+		if e := env(); e != nil {
+			region = *e.Region
+		}
+		err = checkWAFRegion(ops, region)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
 	NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
 		StackProps: awscdk.StackProps{Env: env()},
 		BuildDir:   buildDir,
+		Ops:        ops,
 	})
 	a.Synth(nil)
 }

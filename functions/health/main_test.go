@@ -186,3 +186,33 @@ func TestHealth_AccessLogNamesTraceAndGroup(t *testing.T) {
 		t.Errorf("access log = %+v, want the trace id, group health, route GET /health, 2xx", line)
 	}
 }
+
+// Behind the WAF front door (ORIGIN_VERIFY_SECRET set) the function
+// answers only what CloudFront forwarded: the event API Gateway sends
+// for a direct call is 403, the same event with CloudFront's header is
+// served.
+func TestHealth_FrontDoor(t *testing.T) {
+	a := newApp(t)
+	a.Config.OriginVerifySecret = "origin-secret-0123456789abcdef0123456789"
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "health.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := handler(t, a)(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := envelope(t, resp, 403); body.Error.Message != app.MsgNotThroughFrontDoor {
+		t.Errorf("error = %+v", body.Error)
+	}
+	ev.Headers["x-origin-verify"] = a.Config.OriginVerifySecret
+	ev.Headers["x-forwarded-for"] = "203.0.113.7, 130.176.0.10"
+	resp, err = handler(t, a)(context.Background(), ev)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("through the door: %d %s %v", resp.StatusCode, resp.Body, err)
+	}
+}

@@ -49,6 +49,7 @@ func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2H
 	if g.Fallback {
 		h = a.FallbackRouter()
 	}
+	h = frontDoor(a.Config.OriginVerifySecret, a.Logger, h)
 	return traced(httpadapter.NewV2(h).ProxyWithContext)
 }
 

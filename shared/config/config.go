@@ -50,6 +50,10 @@ const (
 	// CloudWatch namespace of the metrics in the access log (Embedded
 	// Metric Format), default BookPlatform.
 	EnvMetricsNamespace = "METRICS_NAMESPACE"
+	// Set by the CDK stack when the API sits behind its CloudFront front
+	// door (WAF on): a request must carry this value in X-Origin-Verify
+	// (else 403), and the client's address is the one CloudFront saw.
+	EnvOriginVerifySecret = "ORIGIN_VERIFY_SECRET"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -68,7 +72,7 @@ var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
-	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace,
+	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -124,6 +128,9 @@ type Config struct {
 	PasswordAttemptWindow time.Duration
 	RefreshReuseInterval  time.Duration
 	MetricsNamespace      string
+	// OriginVerifySecret, when set, admits only requests that came through
+	// the API's CloudFront front door (shared/app, frontDoor).
+	OriginVerifySecret string
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -187,6 +194,10 @@ func LoadFrom(get func(string) string) (Config, error) {
 		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 		MetricsNamespace:      strings.TrimSpace(get(EnvMetricsNamespace)),
+		OriginVerifySecret:    strings.TrimSpace(get(EnvOriginVerifySecret)),
+	}
+	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {
+		errs = append(errs, fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret))
 	}
 	keys, err := LoadJWTKeys(get)
 	c.JWTKeys = keys
