@@ -134,8 +134,9 @@ func TraceID(ctx context.Context) string {
 	return ""
 }
 
+// lambdaHeader is the invocation's trace header, under aws-lambda-go's
+// plain-string context key.
 func lambdaHeader(ctx context.Context) string {
-	//nolint:staticcheck // aws-lambda-go's key is a plain string.
 	h, _ := ctx.Value(lambdaTraceKey).(string)
 	return h
 }
