@@ -27,12 +27,25 @@ func main() {
 	}
 
 	a := awscdk.NewApp(nil)
+	ops, err := OpsFromContext(a.Node())
+	if err == nil {
+		region := ""
+		if e := env(); e != nil {
+			region = *e.Region
+		}
+		err = checkWAFRegion(ops, region)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
 	NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
 		StackProps:              awscdk.StackProps{Env: env()},
 		BuildDir:                buildDir,
 		StorefrontOrigin:        contextString(a, "storefrontOrigin"),
 		StoreDomainTargetSuffix: contextString(a, "storeDomainTargetSuffix"),
 		PlatformDomain:          contextString(a, "platformDomain"),
+		Ops:                     ops,
 	})
 	a.Synth(nil)
 }

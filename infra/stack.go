@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2authorizers"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2integrations"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfrontorigins"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
@@ -53,6 +54,9 @@ type BackendStackProps struct {
 	// config package's defaults.
 	StoreDomainTargetSuffix string
 	PlatformDomain          string
+	// Ops are the operations settings (CDK context, config.go): the alarm
+	// subscription, log retention, deployment style, WAF, domains.
+	Ops OpsProps
 }
 
 // DefaultStorefrontOrigin is the storefront's host until a deployment
@@ -70,7 +74,7 @@ const (
 	httpTimeout       = 10 // seconds
 	authorizerTimeout = 5  // seconds
 	workerTimeout     = int(queues.VisibilityTimeout / 6 / time.Second)
-	logRetention      = awslogs.RetentionDays_ONE_MONTH
+	rotationTimeout   = 30 // seconds: four Secrets Manager calls at most
 )
 
 // authorizerID is the construct ID of the Lambda authorizer.
@@ -84,61 +88,66 @@ const (
 	OutputMediaBaseURL = "MediaBaseUrl"
 	OutputStoreDist    = "StoreDomainsDistributionId"
 	OutputStoreDistDNS = "StoreDomainsDistributionDomain"
+	OutputAlarmTopic   = "AlarmTopicArn"
+	OutputDashboard    = "DashboardName"
+	OutputLogBucket    = "AccessLogBucketName"
 )
 
 // NewBackendStack defines the whole backend: the table, the media bucket
-// and its CDN, the signing secret, the work queues with their dead-letter
-// queues, one Lambda per app.Functions() entry with exactly its grants
-// (a worker's consuming its queue), and the HTTP API with one route per
-// route-table entry. Nothing here lists routes, actions or queues by hand:
-// they come from shared/app, shared/dynamo and shared/queues, so the stack
-// cannot drift from the code.
+// and its CDN, the signing keys and their rotation, the work queues with
+// their dead-letter queues, one Lambda per app.Functions() entry with
+// exactly its grants (a worker's consuming its queue), each behind an
+// alias that CodeDeploy moves, and the HTTP API with one route per
+// route-table entry; then what operating it needs: access logs, alarms,
+// a dashboard, tracing, the optional WAF, and cdk-nag's checks. Nothing
+// here lists routes, actions or queues by hand: they come from
+// shared/app, shared/dynamo and shared/queues, so the stack cannot drift
+// from the code.
 func NewBackendStack(scope constructs.Construct, id string, props *BackendStackProps) awscdk.Stack {
 	if props == nil {
 		props = &BackendStackProps{}
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+	ops := props.Ops
+	if err := ops.check(); err != nil {
+		panic("infra: " + err.Error())
+	}
 
 	table := newTable(stack)
-	bucket, mediaBaseURL := newMedia(stack)
+	accessLogs := newAccessLogBucket(stack, ops)
+	var acl *string
+	var originSecret awssecretsmanager.Secret
+	if ops.WAF {
+		var err error
+		if acl, err = webACL(stack, ops); err != nil {
+			panic("infra: " + err.Error())
+		}
+		originSecret = newOriginSecret(stack)
+	}
+	bucket, mediaCDN, mediaBaseURL := newMedia(stack, accessLogs, acl, ops)
 	workQueues := newQueues(stack)
 	origin := props.StorefrontOrigin
 	if origin == "" {
 		origin = DefaultStorefrontOrigin
 	}
-	storeDomains := newStoreDomains(stack, origin)
+	storeDomains := newStoreDomains(stack, origin, accessLogs, acl)
 
-	// Deploy-time resolution: the template carries a Secrets Manager
-	// dynamic reference ({{resolve:secretsmanager:...}}), CloudFormation
-	// resolves it when it writes the functions' configuration, and the
-	// value then sits in the Lambda environment (encrypted at rest, but
-	// readable by anyone allowed lambda:GetFunctionConfiguration). The
-	// stricter alternative is to pass only the secret's ARN and read it at
-	// cold start with the Secrets Manager SDK (secretsmanager:GetSecretValue
-	// granted to each function): nothing readable in the configuration, and
-	// rotation takes effect on the next cold start without a deploy, at the
-	// cost of one more call per cold start and one more module in go.mod.
-	secret := awssecretsmanager.NewSecret(stack, jsii.String("JWTSigningSecret"), &awssecretsmanager.SecretProps{
-		Description: jsii.String("HMAC key for the API's access tokens (JWT_SECRET)"),
-		GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
-			PasswordLength:     jsii.Number(64),
-			ExcludePunctuation: jsii.Bool(true), // env-var and shell safe; 64 alphanumerics are ~380 bits
-		},
-	})
-	jwtSecret := secret.SecretValue().UnsafeUnwrap()
+	signingKeys := newSigningKeys(stack)
 
 	logLevel := props.LogLevel
 	if logLevel == "" {
 		logLevel = "info"
 	}
-	// Every function but the authorizer builds the whole app
-	// (config.Load requires all of these).
+	namespace := "BookPlatform/" + *stack.StackName()
+	// Every HTTP function and worker builds the whole app (config.Load
+	// requires all of these).
 	appEnv := map[string]*string{
 		config.EnvTableName:         table.TableName(),
 		config.EnvMediaBucket:       bucket.BucketName(),
 		config.EnvMediaBaseURL:      mediaBaseURL,
-		config.EnvJWTSecret:         jwtSecret,
+		config.EnvJWTSecretARN:      signingKeys.SecretArn(),
 		config.EnvLogLevel:          jsii.String(logLevel),
+		config.EnvMetricsNamespace:  jsii.String(namespace),
 		config.EnvCDNDistributionID: storeDomains.Ref(),
 	}
 	for name, v := range map[string]string{config.EnvStoreDomainTarget: props.StoreDomainTargetSuffix, config.EnvPlatformDomain: props.PlatformDomain} {
@@ -146,23 +155,31 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			appEnv[name] = jsii.String(v)
 		}
 	}
+	if originSecret != nil {
+		appEnv[config.EnvOriginVerifySecret] = originSecret.SecretValue().UnsafeUnwrap()
+	}
 	// The authorizer reads only the token settings (functions/authorizer).
 	authorizerEnv := map[string]*string{
-		config.EnvJWTSecret: jwtSecret,
-		config.EnvLogLevel:  jsii.String(logLevel),
+		config.EnvJWTSecretARN: signingKeys.SecretArn(),
+		config.EnvLogLevel:     jsii.String(logLevel),
 	}
+	// The rotation function reads the secret it is called for.
+	rotationEnv := map[string]*string{config.EnvLogLevel: jsii.String(logLevel)}
 
 	functions := props.Functions
 	if functions == nil {
 		functions = app.Functions()
 	}
 	lambdas := map[string]awslambda.Function{}
-	var authorizerFn awslambda.Function
+	aliases := map[string]awslambda.Alias{}
+	var authorizerAlias awslambda.IFunction
 	for _, f := range functions {
 		env, timeout := appEnv, httpTimeout
 		switch {
 		case f.Authorizer:
 			env, timeout = authorizerEnv, authorizerTimeout
+		case f.KeyRotation:
+			env, timeout = rotationEnv, rotationTimeout
 		case f.Worker != nil:
 			timeout = workerTimeout
 		}
@@ -170,26 +187,54 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		for _, q := range f.Sends {
 			env[q.URLEnv()] = queueOf(workQueues, f, q).QueueUrl()
 		}
-		fn := newFunction(stack, f, props.BuildDir, env, timeout)
+		fn := newFunction(stack, f, props.BuildDir, env, timeout, ops)
+		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
-		if f.Worker != nil {
-			consume(fn, f, workQueues)
+		if f.KeyRotation {
+			rotateKeys(stack, signingKeys, fn, alias)
+		} else {
+			readKeys(fn, signingKeys)
 		}
-		lambdas[f.Name] = fn
+		if f.Worker != nil {
+			consume(alias, f, workQueues)
+		}
+		lambdas[f.Name], aliases[f.Name] = fn, alias
 		if f.Authorizer {
-			authorizerFn = fn
+			authorizerAlias = alias
 		}
 	}
 
-	api := newAPI(stack, functions, lambdas, authorizerFn)
+	api := newAPI(stack, functions, aliases, authorizerAlias)
+	logAPIAccess(stack, api, ops)
+	apiURL := api.ApiEndpoint()
+	var frontDoor awscloudfront.Distribution
+	if ops.WAF {
+		frontDoor = newAPIFrontDoor(stack, api, acl, originSecret, accessLogs, ops)
+		apiURL = jsii.String("https://" + *frontDoor.DistributionDomainName())
+		if ops.APIDomainName != "" {
+			apiURL = jsii.String("https://" + ops.APIDomainName)
+		}
+	}
 
-	output(stack, OutputAPIURL, api.ApiEndpoint(), "Base URL of the HTTP API")
+	o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, namespace: namespace, ops: ops}
+	alarms := newAlarms(stack, o)
+	dashboard := newDashboard(stack, o, alarms)
+	_, deployRole := newDeployments(stack, functions, aliases, alarms.Functions, ops)
+
+	suppressKept(nagSubjects{api: api, functions: functions, lambdas: lambdas, mediaCDN: mediaCDN, frontDoor: frontDoor,
+		storeDomains: storeDomains, originKey: originSecret, deployments: deployRole, ops: ops})
+	checkCompliance(stack)
+
+	output(stack, OutputAPIURL, apiURL, "Base URL of the HTTP API")
 	output(stack, OutputTableName, table.TableName(), "DynamoDB table")
 	output(stack, OutputBucketName, bucket.BucketName(), "Private media bucket")
 	output(stack, OutputMediaBaseURL, mediaBaseURL, "Public URL prefix of media objects (CloudFront)")
 	output(stack, OutputStoreDist, storeDomains.Ref(), "Multi-tenant distribution of the stores' custom domains (one tenant per domain)")
 	output(stack, OutputStoreDistDNS, storeDomains.AttrDomainName(),
 		"Point the wildcard record *.<STORE_DOMAIN_TARGET_SUFFIX> at the distribution's routing endpoint (the default connection group's)")
+	output(stack, OutputAlarmTopic, alarms.Topic.TopicArn(), "SNS topic every alarm sends to: subscribe a pager or chat here")
+	output(stack, OutputDashboard, dashboard.DashboardName(), "CloudWatch dashboard of the API, functions, queues and table")
+	output(stack, OutputLogBucket, accessLogs.BucketName(), "S3 server access logs (s3/) and CloudFront logs (cloudfront/)")
 	return stack
 }
 
@@ -272,7 +317,7 @@ func queueOf(work map[queues.Name]awssqs.Queue, f app.Function, n queues.Name) a
 // source grants the role the consume actions on that queue
 // (GrantConsumeMessages: receive, delete, change visibility, read
 // attributes) and nothing else.
-func consume(fn awslambda.Function, f app.Function, work map[queues.Name]awssqs.Queue) {
+func consume(fn awslambda.IFunction, f app.Function, work map[queues.Name]awssqs.Queue) {
 	if len(f.Routes) > 0 {
 		panic(fmt.Sprintf("infra: worker function %s has routes: a worker group is a queue consumer only", f.Name))
 	}
@@ -283,19 +328,25 @@ func consume(fn awslambda.Function, f app.Function, work map[queues.Name]awssqs.
 }
 
 // newMedia builds the private media bucket and the CloudFront distribution
-// that serves it, and returns the bucket and MEDIA_BASE_URL. Clients never
+// that serves it, and returns them and MEDIA_BASE_URL. Clients never
 // reach the bucket itself: CloudFront signs its reads with Origin Access
-// Control, and the bucket policy admits only that distribution.
+// Control, and the bucket policy admits only that distribution. Both log
+// their access to the access-log bucket. With a domain of its own
+// (context mediaDomainName and mediaCertificateArn) CloudFront serves
+// media there and refuses viewers below TLS 1.2; with WAF on, the web ACL
+// screens its requests.
 //
 // Presigned uploads (shared/images) land under images.UploadsPrefix: a
 // lifecycle rule removes what is never attached after a day, and CORS
 // lets a browser PUT a file there straight from the page.
-func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
+func newMedia(scope constructs.Construct, logs awss3.IBucket, acl *string, ops OpsProps) (awss3.Bucket, awscloudfront.Distribution, *string) {
 	bucket := awss3.NewBucket(scope, jsii.String("MediaBucket"), &awss3.BucketProps{
-		BlockPublicAccess: awss3.BlockPublicAccess_BLOCK_ALL(),
-		Encryption:        awss3.BucketEncryption_S3_MANAGED,
-		EnforceSSL:        jsii.Bool(true),
-		ObjectOwnership:   awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		BlockPublicAccess:      awss3.BlockPublicAccess_BLOCK_ALL(),
+		Encryption:             awss3.BucketEncryption_S3_MANAGED,
+		EnforceSSL:             jsii.Bool(true),
+		ObjectOwnership:        awss3.ObjectOwnership_BUCKET_OWNER_ENFORCED,
+		ServerAccessLogsBucket: logs,
+		ServerAccessLogsPrefix: jsii.String(accessLogPrefixS3),
 		// Users' avatars and logos: kept if the stack goes.
 		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
 		LifecycleRules: &[]*awss3.LifecycleRule{{
@@ -310,7 +361,7 @@ func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 			MaxAge:         jsii.Number(3000),
 		}},
 	})
-	cdn := awscloudfront.NewDistribution(scope, jsii.String("MediaCDN"), &awscloudfront.DistributionProps{
+	props := &awscloudfront.DistributionProps{
 		Comment: jsii.String("bookplatform media"),
 		DefaultBehavior: &awscloudfront.BehaviorOptions{
 			Origin:               awscloudfrontorigins.S3BucketOrigin_WithOriginAccessControl(bucket, nil),
@@ -318,9 +369,24 @@ func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 			AllowedMethods:       awscloudfront.AllowedMethods_ALLOW_GET_HEAD(),
 			CachePolicy:          awscloudfront.CachePolicy_CACHING_OPTIMIZED(),
 		},
-		HttpVersion: awscloudfront.HttpVersion_HTTP2_AND_3,
-	})
-	return bucket, jsii.String("https://" + *cdn.DistributionDomainName())
+		HttpVersion:   awscloudfront.HttpVersion_HTTP2_AND_3,
+		EnableLogging: jsii.Bool(true),
+		LogBucket:     logs,
+		LogFilePrefix: jsii.String(accessLogPrefixCloudFront + "media/"),
+		WebAclId:      acl,
+	}
+	if ops.MediaDomainName != "" {
+		props.DomainNames = jsii.Strings(ops.MediaDomainName)
+		props.Certificate = awscertificatemanager.Certificate_FromCertificateArn(scope, jsii.String("MediaCertificate"), jsii.String(ops.MediaCertificateArn))
+		props.MinimumProtocolVersion = awscloudfront.SecurityPolicyProtocol_TLS_V1_2_2021
+		props.SslSupportMethod = awscloudfront.SSLMethod_SNI
+	}
+	cdn := awscloudfront.NewDistribution(scope, jsii.String("MediaCDN"), props)
+	baseURL := jsii.String("https://" + *cdn.DistributionDomainName())
+	if ops.MediaDomainName != "" {
+		baseURL = jsii.String("https://" + ops.MediaDomainName)
+	}
+	return bucket, cdn, baseURL
 }
 
 // newStoreDomains is the multi-tenant distribution of the stores' custom
@@ -331,7 +397,7 @@ func newMedia(scope constructs.Construct) (awss3.Bucket, *string) {
 // Host header (forwarded: the AllViewer origin request policy) and asks
 // GET /v1/stores/lookup-by-domain which store it is; nothing is cached
 // across viewers.
-func newStoreDomains(scope constructs.Construct, origin string) awscloudfront.CfnDistribution {
+func newStoreDomains(scope constructs.Construct, origin string, logs awss3.IBucket, acl *string) awscloudfront.CfnDistribution {
 	const originID = "storefront"
 	return awscloudfront.NewCfnDistribution(scope, jsii.String("StoreDomains"), &awscloudfront.CfnDistributionProps{
 		DistributionConfig: &awscloudfront.CfnDistribution_DistributionConfigProperty{
@@ -339,12 +405,19 @@ func newStoreDomains(scope constructs.Construct, origin string) awscloudfront.Cf
 			Comment:        jsii.String("bookplatform store domains (multi-tenant)"),
 			ConnectionMode: jsii.String("tenant-only"),
 			HttpVersion:    jsii.String("http2and3"),
+			// Standard logs beside the media CDN's and the front door's.
+			Logging: &awscloudfront.CfnDistribution_LoggingProperty{
+				Bucket: logs.BucketRegionalDomainName(),
+				Prefix: jsii.String(accessLogPrefixCloudFront + "store-domains/"),
+			},
+			WebAclId: acl,
 			Origins: &[]*awscloudfront.CfnDistribution_OriginProperty{{
 				Id:         jsii.String(originID),
 				DomainName: jsii.String(origin),
 				CustomOriginConfig: &awscloudfront.CfnDistribution_CustomOriginConfigProperty{
 					OriginProtocolPolicy: jsii.String("https-only"),
 					HttpsPort:            jsii.Number(443),
+					OriginSslProtocols:   jsii.Strings("TLSv1.2"),
 				},
 			}},
 			DefaultCacheBehavior: &awscloudfront.CfnDistribution_DefaultCacheBehaviorProperty{
@@ -360,11 +433,12 @@ func newStoreDomains(scope constructs.Construct, origin string) awscloudfront.Cf
 // newFunction creates one Lambda from its prebuilt bootstrap, with its own
 // role and log group: the role has no managed policy (the default role's
 // AWSLambdaBasicExecutionRole allows logs on every group), only what
-// grant and the log group add.
-func newFunction(scope constructs.Construct, f app.Function, buildDir string, env map[string]*string, timeoutSeconds int) awslambda.Function {
+// grant, the log group and tracing add. X-Ray active tracing is on: Lambda
+// samples invocations and runs the daemon shared/tracing sends to.
+func newFunction(scope constructs.Construct, f app.Function, buildDir string, env map[string]*string, timeoutSeconds int, ops OpsProps) awslambda.Function {
 	id := func(suffix string) *string { return jsii.String(fmt.Sprintf("%sFunction%s", f.Name, suffix)) }
 	logs := awslogs.NewLogGroup(scope, id("Logs"), &awslogs.LogGroupProps{
-		Retention:     logRetention,
+		Retention:     ops.retention(),
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	})
 	role := awsiam.NewRole(scope, id("Role"), &awsiam.RoleProps{
@@ -383,6 +457,7 @@ func newFunction(scope constructs.Construct, f app.Function, buildDir string, en
 		Environment:  &env,
 		LogGroup:     logs,
 		Role:         role,
+		Tracing:      awslambda.Tracing_ACTIVE,
 	})
 }
 
@@ -390,9 +465,9 @@ func newFunction(scope constructs.Construct, f app.Function, buildDir string, en
 // the tests find each function's resources by it.
 func FunctionDescription(name string) string { return "bookplatform " + name }
 
-// grant gives fn exactly f's actions: TableActions on the table and its
-// indexes, MediaActions on the bucket's objects, sqs:SendMessage on the
-// queues it Sends to. No Grant* helper and no managed policy: those grant
+// grant gives fn exactly f's actions: TableActions on the table and the
+// indexes it reads (f.Indexes, each by its ARN), MediaActions on the
+// bucket's objects, sqs:SendMessage on the queues it Sends to. No Grant* helper and no managed policy: those grant
 // whole families of actions (ReadWriteData includes Scan and
 // BatchWriteItem, GrantSendMessages adds GetQueueUrl and
 // GetQueueAttributes), and the list in app.Functions is the reviewed one.
@@ -404,10 +479,14 @@ func FunctionDescription(name string) string { return "bookplatform " + name }
 // it exists: those two actions cannot be scoped to one).
 func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue, dist awscloudfront.CfnDistribution) {
 	if len(f.TableActions) > 0 {
+		resources := []string{*table.TableArn()}
+		for _, ix := range f.Indexes {
+			resources = append(resources, *table.TableArn()+"/index/"+ix)
+		}
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("Table"),
 			Actions:   jsii.Strings(f.TableActions...),
-			Resources: jsii.Strings(*table.TableArn(), *table.TableArn()+"/index/*"),
+			Resources: jsii.Strings(resources...),
 		}))
 	}
 	if len(f.MediaActions) > 0 {
@@ -452,12 +531,12 @@ func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucke
 // newAPI builds the HTTP API: one route per route-table entry, the Lambda
 // authorizer on the routes that read a token, and the Fallback function on
 // $default so unknown paths and wrong methods get the envelope's 404/405.
-func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[string]awslambda.Function, authorizerFn awslambda.Function) awsapigatewayv2.HttpApi {
+func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[string]awslambda.Alias, authorizerFn awslambda.IFunction) awsapigatewayv2.HttpApi {
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {
-		if f.Authorizer || f.Worker != nil {
-			continue // invoked by API Gateway as an authorizer, or by SQS
+		if f.Authorizer || f.Worker != nil || f.KeyRotation {
+			continue // invoked by API Gateway as an authorizer, by SQS, or by Secrets Manager
 		}
 		// One invoke permission per function for the whole API instead of
 		// one per route: a group with dozens of routes would otherwise

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/aws-cdk-go/awscdk/v2/cxapi"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/app"
@@ -23,10 +24,22 @@ import (
 )
 
 // template is the stack synthesized once for the package: synthesis costs
-// seconds and half a gigabyte, every test reads the same result.
+// seconds and half a gigabyte, every test reads the same result. The app
+// holds a second stack, hardened, with every operations setting on (WAF,
+// own domains, an alarm subscription, linear deploys, 90-day logs): it is
+// synthesized in the same pass.
 var (
 	template assertions.Template
 	stack    awscdk.Stack
+
+	hardened      assertions.Template
+	hardenedStack awscdk.Stack
+	assembly      cxapi.CloudAssembly
+	hardenedOps   = OpsProps{
+		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
+		MediaDomainName: "media.bookplatform.example", MediaCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/media",
+		APIDomainName: "api.bookplatform.example", APICertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/api",
+	}
 )
 
 // Synthetic functions beside the repository's, until groups have them: a
@@ -77,7 +90,16 @@ func run(m *testing.M) int {
 	}
 	a := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
 	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions})
-	template = assertions.Template_FromStack(stack, nil)
+	hardenedStack = NewBackendStack(a, "HardenedBackend", &BackendStackProps{
+		StackProps: awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")}},
+		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps,
+	})
+	assembly = a.Synth(nil)
+	fromAssembly := func(s awscdk.Stack) assertions.Template {
+		t := assembly.GetStackByName(s.StackName()).Template().(map[string]any)
+		return assertions.Template_FromJSON(&t, nil)
+	}
+	template, hardened = fromAssembly(stack), fromAssembly(hardenedStack)
 	return m.Run()
 }
 
@@ -270,19 +292,29 @@ func TestFunctions(t *testing.T) {
 	must(t, "one Lambda per function", func() {
 		template.ResourceCountIs(jsii.String("AWS::Lambda::Function"), jsii.Number(len(functions)))
 	})
+	keys := obj{"Ref": logicalID(t, "SigningKeys")}
 	for _, f := range functions {
 		// THEN each is a provided.al2023 arm64 bootstrap with its configuration by the config package's names
 		env := obj{
-			config.EnvJWTSecret:    assertions.Match_ObjectLike(&obj{"Fn::Join": assertions.Match_AnyValue()}),
-			config.EnvTableName:    assertions.Match_AnyValue(),
-			config.EnvMediaBucket:  assertions.Match_AnyValue(),
-			config.EnvMediaBaseURL: assertions.Match_AnyValue(),
+			config.EnvJWTSecretARN:     keys,
+			config.EnvTableName:        assertions.Match_AnyValue(),
+			config.EnvMediaBucket:      assertions.Match_AnyValue(),
+			config.EnvMediaBaseURL:     assertions.Match_AnyValue(),
+			config.EnvMetricsNamespace: "BookPlatform/TestBackend",
 		}
-		if f.Authorizer {
+		switch {
+		case f.Authorizer:
 			// The authorizer must start without the table and bucket.
 			env[config.EnvTableName] = assertions.Match_Absent()
 			env[config.EnvMediaBucket] = assertions.Match_Absent()
 			env[config.EnvMediaBaseURL] = assertions.Match_Absent()
+			env[config.EnvMetricsNamespace] = assertions.Match_Absent()
+		case f.KeyRotation:
+			// The rotation function is told the secret by each event.
+			for k := range env {
+				env[k] = assertions.Match_Absent()
+			}
+			env[config.EnvLogLevel] = "info"
 		}
 		must(t, f.Name, func() {
 			template.HasResourceProperties(jsii.String("AWS::Lambda::Function"), obj{
@@ -296,16 +328,22 @@ func TestFunctions(t *testing.T) {
 			})
 		})
 	}
-	must(t, "JWT_SECRET comes from Secrets Manager", func() {
+	must(t, "no key in any function's configuration", func() {
 		for id, fn := range *template.FindResources(jsii.String("AWS::Lambda::Function"), nil) {
-			v := fmt.Sprint((*fn)["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[config.EnvJWTSecret])
-			if !strings.Contains(v, "{{resolve:secretsmanager:") {
-				t.Errorf("%s: JWT_SECRET = %s, want a Secrets Manager dynamic reference", id, v)
+			vars := (*fn)["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)
+			for _, k := range []string{config.EnvJWTSecret, config.EnvJWTPreviousSecret, config.EnvJWTNextSecret} {
+				if _, ok := vars[k]; ok {
+					t.Errorf("%s: environment holds %s", id, k)
+				}
+			}
+			if v := fmt.Sprint(vars); strings.Contains(v, "resolve:secretsmanager") {
+				t.Errorf("%s: environment holds a secret's value: %s", id, v)
 			}
 		}
 	})
 	must(t, "log retention", func() {
-		template.ResourcePropertiesCountIs(jsii.String("AWS::Logs::LogGroup"), obj{"RetentionInDays": 30}, jsii.Number(len(functions)))
+		// One group per function, and the API's access log.
+		template.ResourcePropertiesCountIs(jsii.String("AWS::Logs::LogGroup"), obj{"RetentionInDays": 30}, jsii.Number(len(functions)+1))
 	})
 }
 
@@ -327,10 +365,37 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 			}
 		}
 	}
-	// AND no role carries a managed policy (AWSLambdaBasicExecutionRole allows logs on every group)
+	// AND no role carries a managed policy (AWSLambdaBasicExecutionRole
+	// allows logs on every group), but CodeDeploy's, whose own policy is
+	// the documented one (nag.go)
+	deployments := logicalID(t, "DeploymentsRole")
 	for id, r := range *template.FindResources(jsii.String("AWS::IAM::Role"), nil) {
-		if mp, ok := (*r)["Properties"].(obj)["ManagedPolicyArns"]; ok {
+		mp, ok := (*r)["Properties"].(obj)["ManagedPolicyArns"]
+		if !ok {
+			continue
+		}
+		if id != deployments || !strings.Contains(fmt.Sprint(mp), "service-role/AWSCodeDeployRoleForLambdaLimited") || len(mp.([]any)) != 1 {
 			t.Errorf("role %s has managed policies %v", id, mp)
+		}
+	}
+
+	// AND the table's indexes are granted by their exact ARNs, to the
+	// functions that read them only
+	for _, f := range functions {
+		var want []string
+		if len(f.TableActions) > 0 {
+			want = append(want, "table")
+		}
+		for _, ix := range f.Indexes {
+			want = append(want, "table/index/"+ix)
+		}
+		if got := tableResources(t, f.Name); !slices.Equal(got, want) {
+			t.Errorf("%s: table resources = %v, want %v", f.Name, got, want)
+		}
+	}
+	for id, p := range policies {
+		if strings.Contains(fmt.Sprint((*p)["Properties"]), "/index/*") {
+			t.Errorf("%s grants every index (table/index/*)", id)
 		}
 	}
 
@@ -352,6 +417,43 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 	if got := dataActions(t, "authorizer"); len(got) != 0 {
 		t.Errorf("authorizer has data actions %v", got)
 	}
+}
+
+// tableResources returns the table resources the named function's
+// DynamoDB statement names: "table", then "table/index/<name>" each.
+func tableResources(t *testing.T, name string) []string {
+	t.Helper()
+	table := logicalID(t, "Table")
+	var out []string
+	for _, st := range roleStatements(t, name) {
+		if fmt.Sprint(st["Sid"]) != "Table" {
+			continue
+		}
+		resources, ok := st["Resource"].([]any)
+		if !ok {
+			resources = []any{st["Resource"]}
+		}
+		for _, r := range resources {
+			switch v := r.(type) {
+			case obj:
+				if ga, ok := v["Fn::GetAtt"].([]any); ok && ga[0] == table && ga[1] == "Arn" {
+					out = append(out, "table")
+					continue
+				}
+				if join, ok := v["Fn::Join"].([]any); ok {
+					parts := join[1].([]any)
+					if ga, ok := parts[0].(obj)["Fn::GetAtt"].([]any); ok && ga[0] == table && len(parts) == 2 {
+						out = append(out, "table"+fmt.Sprint(parts[1]))
+						continue
+					}
+				}
+				out = append(out, fmt.Sprint(v))
+			default:
+				out = append(out, fmt.Sprint(v))
+			}
+		}
+	}
+	return out
 }
 
 // dataActions returns the sorted DynamoDB and S3 actions of the named
@@ -382,6 +484,23 @@ func function(t *testing.T, name string) (string, obj) {
 	}
 	for id, fn := range fns {
 		return id, *fn
+	}
+	panic("unreachable")
+}
+
+// aliasOf returns the logical ID of the named function's alias in tmpl.
+func aliasOf(t *testing.T, tmpl assertions.Template, name string) string {
+	t.Helper()
+	var fnID string
+	for id := range *tmpl.FindResources(jsii.String("AWS::Lambda::Function"), obj{"Properties": obj{"Description": FunctionDescription(name)}}) {
+		fnID = id
+	}
+	aliases := *tmpl.FindResources(jsii.String("AWS::Lambda::Alias"), obj{"Properties": obj{"FunctionName": obj{"Ref": fnID}}})
+	if len(aliases) != 1 {
+		t.Fatalf("%s: %d aliases", name, len(aliases))
+	}
+	for id := range aliases {
+		return id
 	}
 	panic("unreachable")
 }
@@ -429,7 +548,7 @@ func strs(v any) []string {
 }
 
 func TestOutputs(t *testing.T) {
-	for _, id := range []string{OutputAPIURL, OutputTableName, OutputBucketName, OutputMediaBaseURL} {
+	for _, id := range []string{OutputAPIURL, OutputTableName, OutputBucketName, OutputMediaBaseURL, OutputAlarmTopic, OutputDashboard, OutputLogBucket} {
 		must(t, "output "+id, func() { template.HasOutput(jsii.String(id), obj{"Value": assertions.Match_AnyValue()}) })
 	}
 	must(t, "media base URL is the CDN over HTTPS", func() {
@@ -556,12 +675,22 @@ func TestWorker(t *testing.T) {
 	}
 	must(t, "event source mapping", func() {
 		template.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(workers))
-		template.HasResourceProperties(jsii.String("AWS::Lambda::EventSourceMapping"), obj{
-			"FunctionName":          obj{"Ref": workerID},
+		found := *template.FindResources(jsii.String("AWS::Lambda::EventSourceMapping"), obj{"Properties": obj{
 			"EventSourceArn":        obj{"Fn::GetAtt": arr(csv, "Arn")},
 			"BatchSize":             testWorker.Worker.BatchSize,
 			"FunctionResponseTypes": arr("ReportBatchItemFailures"),
-		})
+		}})
+		if len(found) != 1 {
+			t.Fatalf("%d event source mappings of csv-import", len(found))
+		}
+		// Through the alias, so the version CodeDeploy shifted to consumes.
+		alias := aliasOf(t, template, testWorker.Name)
+		for _, m := range found {
+			name := fmt.Sprint((*m)["Properties"].(obj)["FunctionName"])
+			if !strings.Contains(name, alias) || !strings.Contains(name, ":"+AliasName) {
+				t.Errorf("event source mapping invokes %s, want the worker's %s alias", name, AliasName)
+			}
+		}
 	})
 
 	// AND it gives up before its messages become visible again
@@ -683,7 +812,7 @@ func TestStoreDomains(t *testing.T) {
 	}
 	// AND every app function is told its id
 	for _, f := range functions {
-		if f.Authorizer {
+		if f.Authorizer || f.KeyRotation {
 			continue
 		}
 		_, fn := function(t, f.Name)

@@ -30,7 +30,7 @@ func newApp(t *testing.T) *app.App {
 		TableName:       "test-table",
 		MediaBucket:     "test-bucket",
 		MediaBaseURL:    "https://media.example.com",
-		JWTSecret:       []byte("0123456789abcdef0123456789abcdef"),
+		JWTKeys:         config.JWTKeys{JWTSecret: []byte("0123456789abcdef0123456789abcdef")},
 		AccessTokenTTL:  config.DefaultAccessTokenTTL,
 		RefreshTokenTTL: config.DefaultRefreshTokenTTL,
 		BcryptCost:      4,
@@ -157,4 +157,62 @@ func handler(t *testing.T, a *app.App) func(context.Context, events.APIGatewayV2
 		t.Fatal("the health group serves API Gateway's $default route")
 	}
 	return app.HTTPHandler(a, g)
+}
+
+// The invocation's X-Ray trace (the header the runtime puts in the
+// context) and the function's group reach the access log through the
+// Lambda handler, so a log line leads to its trace and its metrics
+// dimension names the function.
+func TestHealth_AccessLogNamesTraceAndGroup(t *testing.T) {
+	var logs strings.Builder
+	a := newApp(t)
+	a.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "health.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	//nolint:staticcheck // aws-lambda-go's key is a plain string.
+	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+	if _, err := lambda.NewHandler(handler(t, a)).Invoke(ctx, payload); err != nil {
+		t.Fatal(err)
+	}
+	var line struct{ Msg, TraceID, Group, Route, StatusClass string }
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		if err := json.Unmarshal([]byte(l), &line); err == nil && line.Msg == "request" {
+			break
+		}
+	}
+	if line.TraceID != "1-5759e988-bd862e3fe1be46a994272793" || line.Group != "health" || line.Route != "GET /health" || line.StatusClass != "2xx" {
+		t.Errorf("access log = %+v, want the trace id, group health, route GET /health, 2xx", line)
+	}
+}
+
+// Behind the WAF front door (ORIGIN_VERIFY_SECRET set) the function
+// answers only what CloudFront forwarded: the event API Gateway sends
+// for a direct call is 403, the same event with CloudFront's header is
+// served.
+func TestHealth_FrontDoor(t *testing.T) {
+	a := newApp(t)
+	a.Config.OriginVerifySecret = "origin-secret-0123456789abcdef0123456789"
+	payload, err := os.ReadFile(filepath.Join("..", "..", "events", "health.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.APIGatewayV2HTTPRequest
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := handler(t, a)(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := envelope(t, resp, 403); body.Error.Message != app.MsgNotThroughFrontDoor {
+		t.Errorf("error = %+v", body.Error)
+	}
+	ev.Headers["x-origin-verify"] = a.Config.OriginVerifySecret
+	ev.Headers["x-forwarded-for"] = "203.0.113.7, 130.176.0.10"
+	resp, err = handler(t, a)(context.Background(), ev)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("through the door: %d %s %v", resp.StatusCode, resp.Body, err)
+	}
 }

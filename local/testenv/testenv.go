@@ -41,6 +41,7 @@ import (
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/storehost"
@@ -144,6 +145,7 @@ type settings struct {
 	edits      []func(*config.Config)
 	rateLimits bool
 	storeHosts storehost.Directory
+	keys       auth.Keyring
 }
 
 // WithClock makes the app read time from c (tokens, rate-limit windows,
@@ -171,6 +173,13 @@ func WithRateLimits() Option {
 // such a directory).
 func WithStoreHosts(d storehost.Directory) Option {
 	return func(s *settings) { s.storeHosts = d }
+}
+
+// WithKeys makes the app sign and verify with k instead of the
+// configuration's fixed key set (JWTSecret), so a test can rotate the
+// keys of a running app.
+func WithKeys(k auth.Keyring) Option {
+	return func(s *settings) { s.keys = k }
 }
 
 // WithLogger replaces the default logger, which writes the app's JSON logs
@@ -266,7 +275,9 @@ func New(tb testing.TB, opts ...Option) *Env {
 		edit(&cfg)
 	}
 
-	a := app.New(cfg, app.NewClients(awsCfg), logger, s.now)
+	clients := app.NewClients(awsCfg)
+	clients.Keys = s.keys
+	a := app.New(cfg, clients, logger, s.now)
 	if !s.rateLimits {
 		a.Counter = nil
 	}

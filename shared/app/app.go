@@ -29,8 +29,10 @@ import (
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/stores"
+	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/wishlists"
 )
@@ -46,6 +48,10 @@ type App struct {
 	Media  *s3media.Store
 	// Images is the one upload mechanism of avatars, logos and banners.
 	Images *images.Service
+	// Keys are the access-token keys (the Secrets Manager keyring in
+	// AWS, the configured set elsewhere); cursors and idempotency
+	// records are keyed from them too.
+	Keys   auth.Keyring
 	Tokens *auth.Tokens
 	// Users is the account service (the auth and users groups, the
 	// router's identity, the demo data).
@@ -76,16 +82,28 @@ type Clients struct {
 	DynamoDB   *dynamodb.Client
 	S3         *s3.Client
 	CloudFront *cloudfront.Client
+	// Keys, when set, replace the configuration's fixed key set (New):
+	// FromEnv sets the Secrets Manager keyring of JWT_SECRET_ARN.
+	Keys auth.Keyring
 }
 
 // LoadClients builds the AWS clients from the SDK's default chain; the
 // endpoints come from AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SQS when set.
 func LoadClients(ctx context.Context) (Clients, error) {
-	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	awsCfg, err := LoadAWSConfig(ctx)
 	if err != nil {
-		return Clients{}, fmt.Errorf("load AWS configuration: %w", err)
+		return Clients{}, err
 	}
 	return NewClients(awsCfg), nil
+}
+
+// LoadAWSConfig is the SDK's default configuration.
+func LoadAWSConfig(ctx context.Context) (aws.Config, error) {
+	awsCfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("load AWS configuration: %w", err)
+	}
+	return awsCfg, nil
 }
 
 // NewClients builds the clients from an AWS configuration.
@@ -105,7 +123,17 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	a.Stores = dynamo.NewStores(clients.DynamoDB, cfg.TableName, now)
 	a.Media = s3media.NewStore(clients.S3, cfg.MediaBucket, cfg.MediaBaseURL)
 	a.Images = images.NewService(a.Media, now)
-	a.Tokens = auth.NewTokens(cfg.JWTSecret, cfg.AccessTokenTTL, now)
+	a.Keys = clients.Keys
+	if a.Keys == nil {
+		keys, err := auth.NewKeySet(cfg.JWTSecret, cfg.JWTPreviousSecret, cfg.JWTNextSecret)
+		if err != nil {
+			// config.Load refuses such a configuration; only a caller that
+			// set JWT_SECRET_ARN without passing its keyring gets here.
+			panic("app: no access-token keys: " + err.Error())
+		}
+		a.Keys = keys
+	}
+	a.Tokens = auth.NewTokens(a.Keys, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
 		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens, Images: a.Images,
 		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
@@ -135,17 +163,29 @@ func (a *App) Deps() api.Deps {
 	}
 }
 
-// FromEnv is what a Lambda main does: configuration, clients, app.
+// FromEnv is what a Lambda main does: configuration, tracing (in Lambda
+// with X-Ray on), clients, the signing keys (read from Secrets Manager
+// when JWT_SECRET_ARN names them), app.
 func FromEnv(ctx context.Context) (*App, error) {
 	cfg, err := config.Load()
 	if err != nil {
 		return nil, err
 	}
-	clients, err := LoadClients(ctx)
+	logger := NewLogger(cfg.LogLevel)
+	if _, err := tracing.SetupFromEnv(); err != nil {
+		return nil, err
+	}
+	awsCfg, err := LoadAWSConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, clients, nil, nil), nil
+	tracing.Instrument(&awsCfg)
+	clients := NewClients(awsCfg)
+	clients.Keys, err = secretsmgr.LoadKeyring(ctx, cfg.JWTKeys, func(context.Context) (aws.Config, error) { return awsCfg, nil }, logger)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, clients, logger, nil), nil
 }
 
 // NewLogger returns the JSON logger at the given level.
@@ -157,8 +197,9 @@ func NewLogger(level string) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: l}))
 }
 
-// Keys derived from the JWT secret, so there is one secret to manage and
-// no two uses share a key: each is the HMAC-SHA256 of its own label.
+// Keys derived from the JWT keys, so there is one secret to manage (and
+// rotate) and no two uses share a key: each is the HMAC-SHA256 of its own
+// label under a JWT key.
 const (
 	labelCursors     = "bookplatform pagination cursors"
 	labelIdempotency = "bookplatform idempotency records"
@@ -169,4 +210,18 @@ func derivedKey(secret []byte, label string) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(label))
 	return m.Sum(nil)
+}
+
+// derivedKeys returns the keys of one use (label) derived from every key
+// the app holds at the time of the call, the signing key's first: what
+// the router seals with, then what else it opens.
+func (a *App) derivedKeys(label string) func() [][]byte {
+	return func() [][]byte {
+		secrets := a.Keys.Keys().Secrets()
+		out := make([][]byte, len(secrets))
+		for i, s := range secrets {
+			out[i] = derivedKey(s, label)
+		}
+		return out
+	}
 }

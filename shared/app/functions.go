@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
 )
@@ -20,8 +21,15 @@ type Function struct {
 	Fallback bool
 	// Authorizer marks the API Gateway Lambda authorizer.
 	Authorizer bool
+	// KeyRotation marks the Secrets Manager rotation function of the
+	// access-token keys (functions/keyrotation).
+	KeyRotation bool
 	// TableActions are the DynamoDB actions on the table and its indexes.
 	TableActions []string
+	// Indexes are the table's indexes the function may read through:
+	// every index of dynamo.Table for a function that queries or scans,
+	// none otherwise. The stack grants each by its exact ARN.
+	Indexes []string
 	// MediaActions are the S3 actions on objects of the media bucket.
 	MediaActions []string
 	// CDNActions are the CloudFront actions on the custom domains'
@@ -44,7 +52,7 @@ var (
 )
 
 // Functions lists every Lambda of the service: one per group, then the
-// authorizer.
+// authorizer and the key rotation function.
 func Functions() []Function {
 	var out []Function
 	for _, g := range Groups(api.Deps{}) {
@@ -63,7 +71,22 @@ func Functions() []Function {
 		}
 		slices.Sort(actions)
 		f.TableActions = slices.Compact(actions)
+		f.Indexes = indexesFor(f.TableActions)
 		out = append(out, f)
 	}
-	return append(out, Function{Name: "authorizer", Authorizer: true})
+	return append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
+}
+
+// indexesFor are the indexes a function with these table actions may
+// read: all of them when it queries or scans, since a group declares its
+// actions, not its access patterns.
+func indexesFor(actions []string) []string {
+	if !slices.Contains(actions, "dynamodb:Query") && !slices.Contains(actions, "dynamodb:Scan") {
+		return nil
+	}
+	var out []string
+	for _, ix := range dynamo.Table.Indexes {
+		out = append(out, ix.Name)
+	}
+	return out
 }

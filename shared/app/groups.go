@@ -70,7 +70,8 @@ func Routes() []httpapi.Route {
 }
 
 // Router returns the router for the named groups (all groups when none
-// are named).
+// are named: the local server's, whose access log names the group
+// "local").
 func (a *App) Router(names ...string) *httpapi.Router {
 	var routes []httpapi.Route
 	for _, g := range Groups(a.Deps()) {
@@ -78,25 +79,37 @@ func (a *App) Router(names ...string) *httpapi.Router {
 			routes = append(routes, g.Routes...)
 		}
 	}
-	return a.RouterFor(routes)
+	group := ""
+	if len(names) == 1 {
+		group = names[0]
+	}
+	return a.routerFor(group, routes)
 }
 
 // RouterFor returns a router of the app's pipeline (identity, rate
 // limits, idempotency, cursors) for the given routes: the groups' in
 // Router, a test's own in tests of the pipeline.
 func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
+	return a.routerFor("", routes)
+}
+
+// routerFor is RouterFor for the function of group (the access log's
+// group dimension; empty is "local").
+func (a *App) routerFor(group string, routes []httpapi.Route) *httpapi.Router {
 	return httpapi.NewRouter(httpapi.Options{
-		Identity:     identity{a},
-		Counter:      a.Counter,
-		Logger:       a.Logger,
-		MaxBodyBytes: a.Config.MaxBodyBytes,
-		CursorKey:    derivedKey(a.Config.JWTSecret, labelCursors),
-		Quota:        a.Quota,
-		Idempotency:  a.Stores.Idempotency,
+		Group:            group,
+		MetricsNamespace: a.Config.MetricsNamespace,
+		Identity:         identity{a},
+		Counter:          a.Counter,
+		Logger:           a.Logger,
+		MaxBodyBytes:     a.Config.MaxBodyBytes,
+		CursorKeys:       a.derivedKeys(labelCursors),
+		Quota:            a.Quota,
+		Idempotency:      a.Stores.Idempotency,
 		// Its own key: a cursor's key never opens a kept answer.
-		IdempotencySecret: derivedKey(a.Config.JWTSecret, labelIdempotency),
-		Stores:            storeDirectory{a.Stores.Bookstores},
-		Now:               a.Now,
+		IdempotencySecrets: a.derivedKeys(labelIdempotency),
+		Stores:             storeDirectory{a.Stores.Bookstores},
+		Now:                a.Now,
 	}, routes)
 }
 
@@ -108,16 +121,18 @@ func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
 // permissions.
 func (a *App) FallbackRouter() *httpapi.Router {
 	var routes []httpapi.Route
+	var fallback string
 	for _, g := range Groups(a.Deps()) {
 		if g.Fallback {
 			routes = append(routes, g.Routes...)
+			fallback = g.Name
 			continue
 		}
 		for _, r := range g.Routes {
 			routes = append(routes, httpapi.Route{Method: r.Method, Path: r.Path, Auth: httpapi.AuthNone, Unmetered: true, Handler: notRoutedHere})
 		}
 	}
-	return a.RouterFor(routes)
+	return a.routerFor(fallback, routes)
 }
 
 func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {

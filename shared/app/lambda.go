@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/worker"
 )
 
@@ -28,10 +29,16 @@ func Start(group string) {
 		os.Exit(2)
 	}
 	if w := g.Worker; w != nil {
-		lambda.Start(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger))
+		lambda.Start(traced(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger)))
 		return
 	}
 	lambda.Start(HTTPHandler(a, g))
+}
+
+// traced continues the invocation's X-Ray trace in h: its spans (the
+// route's, each AWS call's) hang under the function's segment.
+func traced[E, R any](h func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {
+	return func(ctx context.Context, e E) (R, error) { return h(tracing.FromLambda(ctx), e) }
 }
 
 // HTTPHandler is the API Gateway (HTTP API, payload 2.0) handler of group
@@ -42,7 +49,8 @@ func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2H
 	if g.Fallback {
 		h = a.FallbackRouter()
 	}
-	return httpadapter.NewV2(h).ProxyWithContext
+	h = frontDoor(a.Config.OriginVerifySecret, a.Logger, h)
+	return traced(httpadapter.NewV2(h).ProxyWithContext)
 }
 
 // Group returns the named group, built on the app.

@@ -54,16 +54,19 @@ func sampleBody(r httpapi.Route) (string, string) {
 func TestRoutes_AuthMatrix(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	secret := []byte(testenv.JWTSecret)
+	keys, err := auth.NewKeySet([]byte(testenv.JWTSecret))
+	require.NoError(t, err)
+	other, err := auth.NewKeySet([]byte("another-key-another-key-another-key!"))
+	require.NoError(t, err)
 
 	gone := env.Signup(t, "gone_reader")
 	env.DeleteItem(t, dynamo.UserKey(gone.ID))
 	live := env.Signup(t, "live_reader")
 
-	past := auth.NewTokens(secret, time.Minute, func() time.Time { return clock.Now().Add(-time.Hour) })
+	past := auth.NewTokens(keys, time.Minute, func() time.Time { return clock.Now().Add(-time.Hour) })
 	expired, err := past.Issue(auth.Claims{UserID: live.ID, Tier: "free"})
 	require.NoError(t, err)
-	otherKey := auth.NewTokens([]byte("another-key-another-key-another-key!"), time.Hour, clock.Now)
+	otherKey := auth.NewTokens(other, time.Hour, clock.Now)
 	forged, err := otherKey.Issue(auth.Claims{UserID: live.ID, Tier: "premium"})
 	require.NoError(t, err)
 	parts := strings.Split(live.Token, ".")

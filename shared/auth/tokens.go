@@ -21,19 +21,22 @@ const Issuer = "bookplatform"
 // signature, wrong algorithm, expired, malformed or missing claims.
 var ErrInvalidToken = errors.New("invalid or expired token")
 
-// Tokens issues and verifies access tokens with HMAC-SHA256.
+// Tokens issues and verifies access tokens with HMAC-SHA256. Each token
+// names its key in the "kid" header: the keyring's signing key signs, and
+// any key the keyring holds verifies, so a key can rotate without
+// invalidating the tokens signed before.
 type Tokens struct {
-	secret    []byte
+	keys      Keyring
 	accessTTL time.Duration
 	now       func() time.Time
 }
 
 // NewTokens returns a token service; now may be nil for the wall clock.
-func NewTokens(secret []byte, accessTTL time.Duration, now func() time.Time) *Tokens {
+func NewTokens(keys Keyring, accessTTL time.Duration, now func() time.Time) *Tokens {
 	if now == nil {
 		now = time.Now
 	}
-	return &Tokens{secret: secret, accessTTL: accessTTL, now: now}
+	return &Tokens{keys: keys, accessTTL: accessTTL, now: now}
 }
 
 // AccessTTL is the lifetime of issued access tokens.
@@ -84,18 +87,25 @@ func (t *Tokens) Issue(c Claims) (string, error) {
 			ExpiresAt: jwt.NewNumericDate(now.Add(t.accessTTL)),
 		},
 	}
-	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(t.secret)
+	key := t.keys.Keys().Signing()
+	if len(key.Secret) == 0 {
+		return "", errors.New("sign access token: no signing key")
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, claims)
+	tok.Header["kid"] = key.ID
+	s, err := tok.SignedString(key.Secret)
 	if err != nil {
 		return "", fmt.Errorf("sign access token: %w", err)
 	}
 	return s, nil
 }
 
-// Verify checks signature (HS256 only: "none" and every other algorithm are
-// refused), issuer, expiry and the presence of userId.
+// Verify checks the key (the one the token names must be held), the
+// signature (HS256 only: "none" and every other algorithm are refused),
+// issuer, expiry and the presence of userId.
 func (t *Tokens) Verify(token string) (Claims, error) {
 	var c accessClaims
-	parsed, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil },
+	parsed, err := jwt.ParseWithClaims(token, &c, t.Keyfunc(),
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(Issuer),
 		jwt.WithExpirationRequired(),
@@ -107,6 +117,21 @@ func (t *Tokens) Verify(token string) (Claims, error) {
 		return Claims{}, ErrInvalidToken
 	}
 	return Claims{UserID: c.UserID, IsGuest: c.IsGuest, Tier: c.Tier, SessionID: c.SessionID}, nil
+}
+
+// Keyfunc finds the key a token names among the keys held now; a token
+// naming none (or no key at all) fails with ErrUnknownKey. The authorizer
+// parses with it too, to tell forgeries from tokens that merely expired.
+func (t *Tokens) Keyfunc() jwt.Keyfunc {
+	keys := t.keys.Keys()
+	return func(tok *jwt.Token) (any, error) {
+		id, _ := tok.Header["kid"].(string)
+		k, ok := keys.Find(id)
+		if !ok {
+			return nil, ErrUnknownKey
+		}
+		return k.Secret, nil
+	}
 }
 
 // NewRefreshToken returns a random opaque refresh token (256 bits). Only

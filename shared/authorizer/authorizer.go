@@ -10,13 +10,21 @@
 // authorization header" / "Invalid or expired token"):
 //
 //   - no Authorization header, or one that is not "Bearer <token>";
+//
 //   - a token that does not parse as a JWT;
+//
 //   - a genuinely signed token that has expired (or fails another claim
 //     rule: only the holder of the key can have minted it).
 //
-// Only a token whose signature does not verify, or that names an algorithm
-// other than HS256 ("none", HS512, RS256...), is denied at the edge: that
-// is a forgery, not a client state, and it never reaches a function.
+//   - a token naming a key the authorizer does not hold, or none (its
+//     "kid" header): a token signed before key ids existed, or under a
+//     key retired two rotations ago, is one a client may hold; the
+//     function answers "Invalid or expired token" and the client refreshes.
+//
+// Only a token naming a key the authorizer holds whose signature does not
+// verify under it, or that names an algorithm other than HS256 ("none",
+// HS512, RS256...), is denied at the edge: that is a forgery, not a client
+// state, and it never reaches a function.
 //
 // The function still verifies the token itself; the authorizer is a
 // filter in front of it, not the source of truth, so a misconfigured
@@ -50,21 +58,18 @@ const (
 // Config is what the authorizer reads from the environment: only the
 // token settings, so its function needs no table, bucket or media URL.
 type Config struct {
-	JWTSecret      []byte
+	config.JWTKeys
 	AccessTokenTTL time.Duration
 }
 
-// LoadConfig reads JWT_SECRET and ACCESS_TOKEN_TTL through get (os.Getenv
-// in a main), reporting every problem at once.
+// LoadConfig reads the keys (JWT_SECRET and the keys beside it, or
+// JWT_SECRET_ARN) and ACCESS_TOKEN_TTL through get (os.Getenv in a main),
+// reporting every problem at once.
 func LoadConfig(get func(string) string) (Config, error) {
 	var errs []error
-	c := Config{JWTSecret: []byte(strings.TrimSpace(get(config.EnvJWTSecret))), AccessTokenTTL: config.DefaultAccessTokenTTL}
-	switch n := len(c.JWTSecret); {
-	case n == 0:
-		errs = append(errs, fmt.Errorf("%s is required", config.EnvJWTSecret))
-	case n < config.MinJWTSecretBytes:
-		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", config.EnvJWTSecret, config.MinJWTSecretBytes))
-	}
+	keys, err := config.LoadJWTKeys(get)
+	errs = append(errs, err)
+	c := Config{JWTKeys: keys, AccessTokenTTL: config.DefaultAccessTokenTTL}
 	if v := strings.TrimSpace(get(config.EnvAccessTokenTTL)); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -90,14 +95,14 @@ func MustLoadConfig() Config {
 // Authorizer decides API Gateway authorizer requests.
 type Authorizer struct {
 	tokens *auth.Tokens
-	secret []byte
 	now    func() time.Time
 	logger *slog.Logger
 }
 
-// New returns an authorizer for cfg; now may be nil for the wall clock and
-// logger nil for the default logger.
-func New(cfg Config, now func() time.Time, logger *slog.Logger) *Authorizer {
+// New returns an authorizer verifying with keys (secretsmgr.LoadKeyring of
+// the configuration); now may be nil for the wall clock and logger nil for
+// the default logger.
+func New(keys auth.Keyring, accessTTL time.Duration, now func() time.Time, logger *slog.Logger) *Authorizer {
 	if now == nil {
 		now = time.Now
 	}
@@ -105,8 +110,7 @@ func New(cfg Config, now func() time.Time, logger *slog.Logger) *Authorizer {
 		logger = slog.Default()
 	}
 	return &Authorizer{
-		tokens: auth.NewTokens(cfg.JWTSecret, cfg.AccessTokenTTL, now),
-		secret: cfg.JWTSecret,
+		tokens: auth.NewTokens(keys, accessTTL, now),
 		now:    now,
 		logger: logger,
 	}
@@ -146,12 +150,13 @@ func anonymous() events.APIGatewayV2CustomAuthorizerSimpleResponse {
 
 // forged reports whether a token that failed auth.Tokens.Verify failed
 // because its signature or algorithm is wrong, as opposed to being not a
-// JWT at all or a genuine token whose claims no longer hold (expired).
-// It parses with the same key and the same algorithm pin as Verify; jwt
-// checks the algorithm and the signature before any claim, so a claims
-// error proves the signature genuine.
+// JWT at all, naming a key not held (or none), or a genuine token whose
+// claims no longer hold (expired). It parses with the same keys and the
+// same algorithm pin as Verify; jwt checks the algorithm and the
+// signature before any claim, so a claims error proves the signature
+// genuine.
 func (a *Authorizer) forged(token string) (string, bool) {
-	_, err := jwt.Parse(token, func(*jwt.Token) (any, error) { return a.secret, nil },
+	_, err := jwt.Parse(token, a.tokens.Keyfunc(),
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(a.now),
@@ -161,7 +166,7 @@ func (a *Authorizer) forged(token string) (string, bool) {
 		// Genuine and current, yet Verify refused it (issuer, userId/sub):
 		// only the key holder can mint that, so it is our bug, not an attack.
 		return "", false
-	case errors.Is(err, jwt.ErrTokenMalformed):
+	case errors.Is(err, jwt.ErrTokenMalformed), errors.Is(err, auth.ErrUnknownKey):
 		return "", false
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
 		return err.Error(), true

@@ -33,18 +33,42 @@ func rawClaims(issued time.Time) jwt.MapClaims {
 	}
 }
 
+// keys is the authorizer's key set: secret signs, previous is still accepted.
+var (
+	previous = []byte("previous-key-0123456789abcdef-0123456789")
+	keys     = mustKeySet(secret, previous)
+)
+
+func mustKeySet(signing []byte, accepted ...[]byte) auth.KeySet {
+	s, err := auth.NewKeySet(signing, accepted...)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func issue(t *testing.T, at time.Time) string {
 	t.Helper()
-	tok, err := auth.NewTokens(secret, 15*time.Minute, func() time.Time { return at }).Issue(claims)
+	return issueWith(t, mustKeySet(secret), at)
+}
+
+func issueWith(t *testing.T, k auth.KeySet, at time.Time) string {
+	t.Helper()
+	tok, err := auth.NewTokens(k, 15*time.Minute, func() time.Time { return at }).Issue(claims)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tok
 }
 
-func sign(t *testing.T, m jwt.SigningMethod, key any, c jwt.MapClaims) string {
+// sign signs c with m under key, naming the key kid (none when empty).
+func sign(t *testing.T, m jwt.SigningMethod, key any, c jwt.MapClaims, kid ...string) string {
 	t.Helper()
-	tok, err := jwt.NewWithClaims(m, c).SignedString(key)
+	unsigned := jwt.NewWithClaims(m, c)
+	if len(kid) > 0 {
+		unsigned.Header["kid"] = kid[0]
+	}
+	tok, err := unsigned.SignedString(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,9 +76,10 @@ func sign(t *testing.T, m jwt.SigningMethod, key any, c jwt.MapClaims) string {
 }
 
 func TestAuthorizer_Handle(t *testing.T) {
-	a := New(Config{JWTSecret: secret, AccessTokenTTL: 15 * time.Minute}, func() time.Time { return now },
+	a := New(keys, 15*time.Minute, func() time.Time { return now },
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	anonymous := map[string]any{CtxAuthenticated: false}
+	ours := auth.KeyID(secret)
 
 	tests := []struct {
 		name       string
@@ -73,10 +98,14 @@ func TestAuthorizer_Handle(t *testing.T) {
 		{name: "a_token_of_two_words_passes_unauthenticated", header: "Bearer a b", authorized: true, context: anonymous},
 		{name: "a_token_with_a_comma_passes_unauthenticated", header: "Bearer " + issue(t, now.Add(-time.Minute)) + ",x", authorized: true, context: anonymous},
 		{name: "expired_genuine_token_passes_unauthenticated", header: "Bearer " + issue(t, now.Add(-time.Hour)), authorized: true, context: anonymous},
-		{name: "alg_none_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, rawClaims(now)), authorized: false},
-		{name: "wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now)), authorized: false},
-		{name: "expired_and_wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now.Add(-time.Hour))), authorized: false},
-		{name: "hs512_with_right_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS512, secret, rawClaims(now)), authorized: false},
+		{name: "token_of_the_previous_key_is_authenticated", header: "Bearer " + issueWith(t, mustKeySet(previous), now.Add(-time.Minute)), authorized: true,
+			context: map[string]any{CtxAuthenticated: true, CtxUserID: "u-123", CtxIsGuest: true, CtxSessionID: "s-456"}},
+		{name: "unknown_key_id_passes_unauthenticated", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now), auth.KeyID(otherKey)), authorized: true, context: anonymous},
+		{name: "no_key_id_passes_unauthenticated", header: "Bearer " + sign(t, jwt.SigningMethodHS256, secret, rawClaims(now)), authorized: true, context: anonymous},
+		{name: "alg_none_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, rawClaims(now), ours), authorized: false},
+		{name: "wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now), ours), authorized: false},
+		{name: "expired_and_wrong_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS256, otherKey, rawClaims(now.Add(-time.Hour)), ours), authorized: false},
+		{name: "hs512_with_right_key_is_denied", header: "Bearer " + sign(t, jwt.SigningMethodHS512, secret, rawClaims(now), ours), authorized: false},
 		{name: "tampered_payload_is_denied", header: "Bearer " + tamper(t, issue(t, now)), authorized: false},
 	}
 	for _, tc := range tests {
@@ -134,6 +163,12 @@ func TestLoadConfig(t *testing.T) {
 			t.Errorf("config = %+v", c)
 		}
 	})
+	t.Run("keys_from_a_secret", func(t *testing.T) {
+		c, err := LoadConfig(env(map[string]string{config.EnvJWTSecretARN: "arn:aws:secretsmanager:eu-west-1:1:secret:jwt"}))
+		if err != nil || c.JWTSecretARN == "" || c.JWTSecret != nil {
+			t.Errorf("config = %+v, err = %v", c, err)
+		}
+	})
 	t.Run("ttl_defaults", func(t *testing.T) {
 		c, err := LoadConfig(env(map[string]string{config.EnvJWTSecret: string(secret)}))
 		if err != nil || c.AccessTokenTTL != config.DefaultAccessTokenTTL {
@@ -145,6 +180,7 @@ func TestLoadConfig(t *testing.T) {
 		want []string
 	}{
 		"missing_secret":        {vars: map[string]string{}, want: []string{"JWT_SECRET is required"}},
+		"short_previous_secret": {vars: map[string]string{config.EnvJWTSecret: string(secret), config.EnvJWTPreviousSecret: "short"}, want: []string{"JWT_PREVIOUS_SECRET must be at least 32 bytes"}},
 		"short_secret":          {vars: map[string]string{config.EnvJWTSecret: "short"}, want: []string{"JWT_SECRET must be at least 32 bytes"}},
 		"bad_ttl_and_no_secret": {vars: map[string]string{config.EnvAccessTokenTTL: "soon"}, want: []string{"JWT_SECRET is required", "ACCESS_TOKEN_TTL must be a positive Go duration"}},
 	} {
@@ -170,7 +206,7 @@ func TestAuthorizer_LambdaWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := New(Config{JWTSecret: secret, AccessTokenTTL: 15 * time.Minute}, func() time.Time { return now },
+	a := New(keys, 15*time.Minute, func() time.Time { return now },
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	out, err := lambda.NewHandler(a.Handle).Invoke(context.Background(), payload)
 	if err != nil {

@@ -18,7 +18,7 @@ const (
 	EnvTableName       = "TABLE_NAME"           // DynamoDB table (required)
 	EnvMediaBucket     = "MEDIA_BUCKET"         // S3 bucket for avatars, logos, banners, CSV uploads (required)
 	EnvMediaBaseURL    = "MEDIA_BASE_URL"       // public URL prefix under which media keys are served (required)
-	EnvJWTSecret       = "JWT_SECRET"           // HMAC key for access tokens, at least 32 bytes (required)
+	EnvJWTSecret       = "JWT_SECRET"           // HMAC key that signs access tokens, at least 32 bytes (required unless JWT_SECRET_ARN)
 	EnvAccessTokenTTL  = "ACCESS_TOKEN_TTL"     // Go duration, default 15m
 	EnvRefreshTokenTTL = "REFRESH_TOKEN_TTL"    // Go duration, default 168h (7 days)
 	EnvBcryptCost      = "BCRYPT_COST"          // default 10; tests lower it
@@ -56,6 +56,25 @@ const (
 	EnvCDNDistributionID = "STORE_DISTRIBUTION_ID"
 	EnvStoreDomainTarget = "STORE_DOMAIN_TARGET_SUFFIX"
 	EnvPlatformDomain    = "PLATFORM_DOMAIN"
+	// Keys accepted beside JWT_SECRET (docs/decisions.md, "Signing key
+	// rotation"): the previous key, so tokens, cursors and idempotency
+	// records made before a rotation stay valid, and the next key, so a
+	// process that has not rotated yet accepts what one that has signs.
+	EnvJWTPreviousSecret = "JWT_PREVIOUS_SECRET"
+	EnvJWTNextSecret     = "JWT_NEXT_SECRET"
+	// The Secrets Manager secret holding the three keys as JSON
+	// ({"current", "previous", "next"}), in place of the three variables:
+	// read at start and again every JWT_KEYS_REFRESH (default 5m), so a
+	// rotation reaches running processes.
+	EnvJWTSecretARN   = "JWT_SECRET_ARN"
+	EnvJWTKeysRefresh = "JWT_KEYS_REFRESH"
+	// CloudWatch namespace of the metrics in the access log (Embedded
+	// Metric Format), default BookPlatform.
+	EnvMetricsNamespace = "METRICS_NAMESPACE"
+	// Set by the CDK stack when the API sits behind its CloudFront front
+	// door (WAF on): a request must carry this value in X-Origin-Verify
+	// (else 403), and the client's address is the one CloudFront saw.
+	EnvOriginVerifySecret = "ORIGIN_VERIFY_SECRET"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -77,6 +96,7 @@ var Names = []string{
 	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
 	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
 	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
+	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -101,6 +121,8 @@ const (
 	MaxWishlistMaxItems          = 1000
 	DefaultStoreDomainTarget     = "stores.bookplatform.example"
 	DefaultPlatformDomain        = "bookplatform.example"
+	DefaultJWTKeysRefresh        = 5 * time.Minute
+	DefaultMetricsNamespace      = "BookPlatform"
 )
 
 // tierNames are the account tiers a tier list may name (shared/users).
@@ -110,12 +132,23 @@ var tierNames = []string{"free", "premium", "bookstore"}
 // shorter than the hash output weakens the signature.
 const MinJWTSecretBytes = 32
 
+// JWTKeys says where the access-token keys come from: the three
+// variables, or a Secrets Manager secret (JWTSecretARN) instead.
+type JWTKeys struct {
+	JWTSecret         []byte // signs
+	JWTPreviousSecret []byte // optional, accepted
+	JWTNextSecret     []byte // optional, accepted
+	JWTSecretARN      string
+	// JWTKeysRefresh is how often the secret is read again.
+	JWTKeysRefresh time.Duration
+}
+
 // Config is the service configuration, read once at process start.
 type Config struct {
-	TableName       string
-	MediaBucket     string
-	MediaBaseURL    string
-	JWTSecret       []byte
+	TableName    string
+	MediaBucket  string
+	MediaBaseURL string
+	JWTKeys
 	AccessTokenTTL  time.Duration
 	RefreshTokenTTL time.Duration
 	BcryptCost      int
@@ -143,6 +176,10 @@ type Config struct {
 	// StoreDomainTargetSuffix and PlatformDomain: see the variables.
 	StoreDomainTargetSuffix string
 	PlatformDomain          string
+	MetricsNamespace        string
+	// OriginVerifySecret, when set, admits only requests that came through
+	// the API's CloudFront front door (shared/app, frontDoor).
+	OriginVerifySecret string
 }
 
 // Load reads the configuration from the environment. It reports every
@@ -208,7 +245,6 @@ func LoadFrom(get func(string) string) (Config, error) {
 		TableName:       required(EnvTableName),
 		MediaBucket:     required(EnvMediaBucket),
 		MediaBaseURL:    strings.TrimRight(required(EnvMediaBaseURL), "/"),
-		JWTSecret:       []byte(required(EnvJWTSecret)),
 		AccessTokenTTL:  duration(EnvAccessTokenTTL, DefaultAccessTokenTTL),
 		RefreshTokenTTL: duration(EnvRefreshTokenTTL, DefaultRefreshTokenTTL),
 		BcryptCost:      int(integer(EnvBcryptCost, DefaultBcryptCost, 4, 14)),
@@ -233,9 +269,17 @@ func LoadFrom(get func(string) string) (Config, error) {
 		CDNDistributionID:       strings.TrimSpace(get(EnvCDNDistributionID)),
 		StoreDomainTargetSuffix: hostName(get, EnvStoreDomainTarget, DefaultStoreDomainTarget, &errs),
 		PlatformDomain:          hostName(get, EnvPlatformDomain, DefaultPlatformDomain, &errs),
+		MetricsNamespace:        strings.TrimSpace(get(EnvMetricsNamespace)),
+		OriginVerifySecret:      strings.TrimSpace(get(EnvOriginVerifySecret)),
 	}
-	if len(c.JWTSecret) > 0 && len(c.JWTSecret) < MinJWTSecretBytes {
-		errs = append(errs, fmt.Errorf("%s must be at least %d bytes", EnvJWTSecret, MinJWTSecretBytes))
+	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {
+		errs = append(errs, fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret))
+	}
+	keys, err := LoadJWTKeys(get)
+	c.JWTKeys = keys
+	errs = append(errs, err)
+	if c.MetricsNamespace == "" {
+		c.MetricsNamespace = DefaultMetricsNamespace
 	}
 	if c.UpgradeURL == "" {
 		c.UpgradeURL = DefaultUpgradeURL
@@ -261,4 +305,44 @@ func hostName(get func(string) string, name, def string, errs *[]error) string {
 		return def
 	}
 	return v
+}
+
+// LoadJWTKeys reads the access-token keys through get: JWT_SECRET with
+// the optional JWT_PREVIOUS_SECRET and JWT_NEXT_SECRET, or JWT_SECRET_ARN
+// instead of all three. The authorizer reads them through it too.
+func LoadJWTKeys(get func(string) string) (JWTKeys, error) {
+	var errs []error
+	secret := func(name string) []byte {
+		v := strings.TrimSpace(get(name))
+		if v == "" {
+			return nil
+		}
+		if len(v) < MinJWTSecretBytes {
+			errs = append(errs, fmt.Errorf("%s must be at least %d bytes", name, MinJWTSecretBytes))
+		}
+		return []byte(v)
+	}
+	k := JWTKeys{
+		JWTSecret:         secret(EnvJWTSecret),
+		JWTPreviousSecret: secret(EnvJWTPreviousSecret),
+		JWTNextSecret:     secret(EnvJWTNextSecret),
+		JWTSecretARN:      strings.TrimSpace(get(EnvJWTSecretARN)),
+		JWTKeysRefresh:    DefaultJWTKeysRefresh,
+	}
+	if v := strings.TrimSpace(get(EnvJWTKeysRefresh)); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second {
+			errs = append(errs, fmt.Errorf("%s must be a Go duration of 1s or more such as 5m, got %q", EnvJWTKeysRefresh, v))
+		} else {
+			k.JWTKeysRefresh = d
+		}
+	}
+	variables := len(k.JWTSecret) > 0 || len(k.JWTPreviousSecret) > 0 || len(k.JWTNextSecret) > 0
+	switch {
+	case k.JWTSecretARN != "" && variables:
+		errs = append(errs, fmt.Errorf("%s replaces %s, %s and %s: set either", EnvJWTSecretARN, EnvJWTSecret, EnvJWTPreviousSecret, EnvJWTNextSecret))
+	case k.JWTSecretARN == "" && len(k.JWTSecret) == 0:
+		errs = append(errs, fmt.Errorf("%s is required (or %s)", EnvJWTSecret, EnvJWTSecretARN))
+	}
+	return k, errors.Join(errs...)
 }

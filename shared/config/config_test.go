@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -72,5 +73,41 @@ func TestLoad_CustomDomains(t *testing.T) {
 		base[EnvStoreDomainTarget] = bad
 		_, err := LoadFrom(env(base))
 		assert.ErrorContains(t, err, EnvStoreDomainTarget, bad)
+	}
+}
+
+func TestLoadJWTKeys(t *testing.T) {
+	key := func(c byte) string { return strings.Repeat(string(c), 40) }
+	tests := []struct {
+		name string
+		vars map[string]string
+		want JWTKeys
+		errs []string
+	}{
+		{name: "one_key", vars: map[string]string{EnvJWTSecret: key('a')},
+			want: JWTKeys{JWTSecret: []byte(key('a')), JWTKeysRefresh: DefaultJWTKeysRefresh}},
+		{name: "three_keys", vars: map[string]string{EnvJWTSecret: key('a'), EnvJWTPreviousSecret: key('b'), EnvJWTNextSecret: key('c')},
+			want: JWTKeys{JWTSecret: []byte(key('a')), JWTPreviousSecret: []byte(key('b')), JWTNextSecret: []byte(key('c')), JWTKeysRefresh: DefaultJWTKeysRefresh}},
+		{name: "secret_arn", vars: map[string]string{EnvJWTSecretARN: "arn:aws:secretsmanager:eu-west-1:1:secret:jwt", EnvJWTKeysRefresh: "1m"},
+			want: JWTKeys{JWTSecretARN: "arn:aws:secretsmanager:eu-west-1:1:secret:jwt", JWTKeysRefresh: time.Minute}},
+		{name: "none", vars: map[string]string{}, errs: []string{"JWT_SECRET is required (or JWT_SECRET_ARN)"}},
+		{name: "previous_without_current", vars: map[string]string{EnvJWTPreviousSecret: key('b')}, errs: []string{"JWT_SECRET is required"}},
+		{name: "arn_and_keys", vars: map[string]string{EnvJWTSecretARN: "arn:x", EnvJWTSecret: key('a')}, errs: []string{"set either"}},
+		{name: "short_previous", vars: map[string]string{EnvJWTSecret: key('a'), EnvJWTPreviousSecret: "short"}, errs: []string{"JWT_PREVIOUS_SECRET must be at least 32 bytes"}},
+		{name: "bad_refresh", vars: map[string]string{EnvJWTSecret: key('a'), EnvJWTKeysRefresh: "10ms"}, errs: []string{"JWT_KEYS_REFRESH must be"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := LoadJWTKeys(env(tc.vars))
+			if len(tc.errs) == 0 {
+				require.NoError(t, err)
+				assert.Equal(t, tc.want, k)
+				return
+			}
+			require.Error(t, err)
+			for _, want := range tc.errs {
+				assert.Contains(t, err.Error(), want)
+			}
+		})
 	}
 }

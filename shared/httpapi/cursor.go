@@ -38,7 +38,7 @@ func cursorPage(r *http.Request, def int) (page.Cursor, error) {
 		c.Limit = n
 	}
 	if v := q.Get("cursor"); v != "" {
-		token, ok := openCursor(state(r).cursorKey, v)
+		token, ok := openCursor(cursorKeys(r), v)
 		if !ok {
 			return page.Cursor{}, page.ErrInvalidCursor
 		}
@@ -62,7 +62,7 @@ type CursorBody[T any] struct {
 func NewCursorBody[T, U any](r *http.Request, p page.Page[T], f func(T) U) CursorBody[U] {
 	b := CursorBody[U]{Items: page.Map(p, f).Items}
 	if p.Next != "" {
-		c := sealCursor(state(r).cursorKey, p.Next)
+		c := sealCursor(cursorKeys(r)[0], p.Next)
 		b.NextCursor, b.HasMore = &c, true
 	}
 	return b
@@ -81,14 +81,30 @@ func NewMore(r *http.Request, next string) More {
 	if next == "" {
 		return More{}
 	}
-	c := sealCursor(state(r).cursorKey, next)
+	c := sealCursor(cursorKeys(r)[0], next)
 	return More{NextCursor: &c, HasMore: true}
 }
 
 // Cursors are the storage's next-page tokens (the list they belong to and
 // a position in it), encrypted and authenticated with AES-256-GCM under a
-// key derived from the JWT secret: a client can neither read the table
-// keys in them nor alter one without the cursor becoming invalid.
+// key derived from the JWT signing key: a client can neither read the
+// table keys in them nor alter one without the cursor becoming invalid.
+// A cursor opens under any key the router holds (the keys derived from
+// the previous and next signing keys too), so paging through a list
+// survives a key rotation.
+
+// cursorKeys are the cursor keys the request's router holds, at least
+// one (a zero key when it has none).
+func cursorKeys(r *http.Request) [][]byte {
+	var keys [][]byte
+	if f := state(r).cursorKeys; f != nil {
+		keys = f()
+	}
+	if len(keys) == 0 {
+		keys = [][]byte{nil}
+	}
+	return keys
+}
 
 func sealCursor(key []byte, token string) string {
 	aead := cursorAEAD(key)
@@ -97,21 +113,27 @@ func sealCursor(key []byte, token string) string {
 	return base64.RawURLEncoding.EncodeToString(aead.Seal(nonce, nonce, []byte(token), nil))
 }
 
-func openCursor(key []byte, cursor string) (string, bool) {
+// openCursor opens a cursor sealed under any of keys.
+func openCursor(keys [][]byte, cursor string) (string, bool) {
 	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	aead := cursorAEAD(key)
-	if err != nil || len(raw) < aead.NonceSize()+aead.Overhead() {
+	if err != nil {
 		return "", false
 	}
-	token, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
-	if err != nil || len(token) == 0 {
-		return "", false
+	for _, key := range keys {
+		aead := cursorAEAD(key)
+		if len(raw) < aead.NonceSize()+aead.Overhead() {
+			return "", false
+		}
+		token, err := aead.Open(nil, raw[:aead.NonceSize()], raw[aead.NonceSize():], nil)
+		if err == nil && len(token) > 0 {
+			return string(token), true
+		}
 	}
-	return string(token), true
+	return "", false
 }
 
 // cursorAEAD is AES-256-GCM under key, which is 32 bytes (app derives it
-// from the JWT secret); a router without a key seals with a zero key,
+// from a JWT key); a router without a key seals with a zero key,
 // which only tests of the router itself use.
 func cursorAEAD(key []byte) cipher.AEAD {
 	k := make([]byte, 32)

@@ -22,18 +22,18 @@ func FuzzOpenCursor(f *testing.F) {
 	f.Fuzz(func(t *testing.T, cursor, token string) {
 		// (Each fuzzing process seals the seed with its own nonce: what
 		// opens must be a sealing of the seed's token.)
-		if got, ok := openCursor(fuzzCursorKey, cursor); ok && got != sealedToken {
+		if got, ok := openCursor([][]byte{fuzzCursorKey}, cursor); ok && got != sealedToken {
 			t.Fatalf("a cursor this service did not seal opened: %q -> %q", cursor, got)
 		}
 		if token == "" {
 			return
 		}
 		sealed := sealCursor(fuzzCursorKey, token)
-		got, ok := openCursor(fuzzCursorKey, sealed)
+		got, ok := openCursor([][]byte{fuzzCursorKey}, sealed)
 		if !ok || got != token {
 			t.Fatalf("sealed %q opened as %q, %v", token, got, ok)
 		}
-		if _, ok := openCursor(bytes.Repeat([]byte{8}, 32), sealed); ok {
+		if _, ok := openCursor([][]byte{bytes.Repeat([]byte{8}, 32)}, sealed); ok {
 			t.Fatal("a cursor opened under another key")
 		}
 	})

@@ -20,7 +20,7 @@ import (
 // pageRouter serves one cursor list; it echoes what CursorPage read and
 // issues the page token "next-of-<after>".
 func pageRouter(key string) *Router {
-	return NewRouter(Options{CursorKey: []byte(key), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
+	return NewRouter(Options{CursorKeys: func() [][]byte { return [][]byte{[]byte(key)} }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
 		{Method: "GET", Path: "/v1/books/{id}/lines", Handler: func(w http.ResponseWriter, r *http.Request) error {
 			c, err := CursorPage(r)
 			if err != nil {

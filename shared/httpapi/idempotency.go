@@ -86,7 +86,8 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 		return err
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	fp := rt.sealer.Fingerprint(r.Method, r.URL.Path, body)
+	sealer := idempotency.NewSealer(rt.opts.IdempotencySecrets()...)
+	fp := sealer.Fingerprint(r.Method, r.URL.Path, body)
 	scope := addressScope(r)
 	if st.caller.ID != "" {
 		scope = "user:" + st.caller.ID
@@ -101,12 +102,12 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 	switch {
 	case err != nil:
 		return err
-	case prev != nil && prev.Fingerprint != fp:
+	case prev != nil && !sealer.Matches(prev.Fingerprint, r.Method, r.URL.Path, body):
 		return errKeyReused
 	case prev != nil && !prev.Done:
 		return errKeyInProgress
 	case prev != nil:
-		return rt.replay(buf, recKey, prev)
+		return rt.replay(buf, sealer, recKey, prev)
 	}
 
 	mark := time.Now() // wall time: call records carry wall times
@@ -125,7 +126,7 @@ func (rt *Router) serveIdempotent(buf *bufferedWriter, r *http.Request, route *R
 		}
 		return nil
 	}
-	sealed, err := rt.sealer.Seal(recKey, rt.keptAnswer(buf, r))
+	sealed, err := sealer.Seal(recKey, rt.keptAnswer(buf, r))
 	if err == nil {
 		err = store.Complete(ctx, recKey, idempotency.Record{Fingerprint: fp, Owner: owner, Done: true, Answer: sealed}, now.Add(IdempotencyTTL))
 	}
@@ -164,8 +165,8 @@ func (rt *Router) keptAnswer(buf *bufferedWriter, r *http.Request) idempotency.A
 
 // replay answers a retry with the kept answer of prev, marked
 // ReplayedHeader.
-func (rt *Router) replay(buf *bufferedWriter, recKey string, prev *idempotency.Record) error {
-	a, err := rt.sealer.Open(recKey, prev.Answer)
+func (rt *Router) replay(buf *bufferedWriter, sealer *idempotency.Sealer, recKey string, prev *idempotency.Record) error {
+	a, err := sealer.Open(recKey, prev.Answer)
 	if err != nil {
 		return fmt.Errorf("replay idempotency key: %w", err)
 	}

@@ -64,7 +64,7 @@ func wrote(r *http.Request) {
 func idempotentRouter(handler HandlerFunc) (*Router, *memStore, *atomic.Int32) {
 	store := &memStore{recs: map[string]idempotency.Record{}}
 	runs := &atomic.Int32{}
-	rt := NewRouter(Options{Idempotency: store, IdempotencySecret: []byte("router-test-secret-of-32-bytes-long"), Logger: slog.New(slog.DiscardHandler)}, []Route{
+	rt := NewRouter(Options{Idempotency: store, IdempotencySecrets: func() [][]byte { return [][]byte{[]byte("router-test-secret-of-32-bytes-long")} }, Logger: slog.New(slog.DiscardHandler)}, []Route{
 		{Method: "POST", Path: "/t", Auth: AuthNone, Idempotent: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
 			runs.Add(1)
 			return handler(w, r)

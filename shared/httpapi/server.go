@@ -23,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/idempotency"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -48,27 +49,35 @@ type Options struct {
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	Now          func() time.Time
-	// CursorKey seals pagination cursors (32 bytes; CursorPage,
-	// NewCursorBody).
-	CursorKey []byte
+	// CursorKeys are the keys of pagination cursors (32 bytes each;
+	// CursorPage, NewCursorBody) held now: the first seals, every one
+	// opens, so a cursor issued before a key rotation still pages on. Nil
+	// seals with a zero key, which only tests of the router use.
+	CursorKeys func() [][]byte
 	// Quota reports the free tier's monthly posts on every response of a
 	// free-tier caller (X-Monthly-*); the zero value reports nothing.
 	Quota quota.Policy
 	// Idempotency keeps the answers of Idempotent routes for retries; nil
 	// serves those routes without it.
 	Idempotency idempotency.Store
-	// IdempotencySecret keys the records Idempotency keeps (32 bytes;
-	// idempotency.Sealer): their request fingerprints and sealed answers.
-	IdempotencySecret []byte
+	// Group names the function the router serves (a metric dimension of
+	// the access log); empty is "local".
+	Group string
+	// MetricsNamespace is the CloudWatch namespace of the access log's
+	// metrics; empty is DefaultMetricsNamespace.
+	MetricsNamespace string
+	// IdempotencySecrets key the records Idempotency keeps (32 bytes
+	// each; idempotency.Sealer): their request fingerprints and sealed
+	// answers. The first keys new records, every one serves a retry.
+	IdempotencySecrets func() [][]byte
 	// Stores finds the stores that routes' roles name (Route.Role).
 	Stores StoreDirectory
 }
 
 // Router serves a set of routes.
 type Router struct {
-	opts   Options
-	table  *table
-	sealer *idempotency.Sealer
+	opts  Options
+	table *table
 }
 
 // NewRouter builds the router for routes. It panics on a route that
@@ -92,7 +101,19 @@ func NewRouter(opts Options, routes []Route) *Router {
 			panic(err)
 		}
 	}
-	return &Router{opts: opts, table: newTable(routes), sealer: idempotency.NewSealer(opts.IdempotencySecret)}
+	if opts.Group == "" {
+		opts.Group = "local"
+	}
+	if opts.MetricsNamespace == "" {
+		opts.MetricsNamespace = DefaultMetricsNamespace
+	}
+	if opts.CursorKeys == nil {
+		opts.CursorKeys = func() [][]byte { return nil }
+	}
+	if opts.IdempotencySecrets == nil {
+		opts.IdempotencySecrets = func() [][]byte { return nil }
+	}
+	return &Router{opts: opts, table: newTable(routes)}
 }
 
 type ctxKey int
@@ -109,7 +130,7 @@ type reqState struct {
 	// optionalBody: the route's JSON body may be left out (Doc.OptionalBody).
 	optionalBody bool
 	caller       Caller
-	cursorKey    []byte
+	cursorKeys   func() [][]byte
 	maxBody      int64
 	now          time.Time
 }
@@ -146,10 +167,13 @@ func Now(r *http.Request) time.Time { return state(r).now }
 
 // ServeHTTP runs the pipeline: request id, logging, recovery, routing (404
 // and 405 in the envelope), authentication and rate limiting, the handler.
+// The request is one span of its trace (shared/tracing), and its access
+// log line carries the trace id and the line's metrics (accesslog.go).
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKey: rt.opts.CursorKey}
-	ctx, rec := callstats.With(context.WithValue(r.Context(), keyState, st))
+	st := &reqState{requestID: requestIDOf(r), maxBody: rt.opts.MaxBodyBytes, now: rt.opts.Now(), cursorKeys: rt.opts.CursorKeys}
+	tctx, span := tracing.Start(r.Context(), UnmatchedRoute)
+	ctx, rec := callstats.With(context.WithValue(tctx, keyState, st))
 	r = r.WithContext(ctx)
 	if r.Method == http.MethodHead {
 		w = headWriter{w}
@@ -165,14 +189,24 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		calls, depth := rec.Summary("dynamodb")
+		route := st.route
+		if route == "" {
+			route = UnmatchedRoute
+		}
 		attrs := []any{
-			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, "route", st.route,
-			"status", sw.status, "durationMs", float64(time.Since(start).Microseconds()) / 1000,
-			"dynamoCalls", calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
+			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, DimRoute, route,
+			"status", sw.status, DimStatusClass, StatusClass(sw.status), DimGroup, rt.opts.Group,
+			MetricDuration, float64(time.Since(start).Microseconds()) / 1000,
+			MetricDynamoCalls, calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
 		}
 		if st.caller.ID != "" {
 			attrs = append(attrs, "userId", st.caller.ID)
 		}
+		if id := tracing.TraceID(ctx); id != "" {
+			attrs = append(attrs, "traceId", id)
+		}
+		attrs = append(attrs, emfMetadata(rt.opts.MetricsNamespace, start))
+		tracing.End(span, route, rt.opts.Group, sw.status)
 		rt.opts.Logger.Info("request", attrs...)
 	}()
 
@@ -193,6 +227,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st.route = c.Method + " " + c.Path
+	span.SetName(st.route)
 	st.optionalBody = c.Doc.OptionalBody
 	for k, v := range params {
 		r.SetPathValue(k, v)

@@ -31,29 +31,45 @@ type Answer struct {
 var ErrUnreadable = errors.New("idempotency: the kept answer does not open under this record's key")
 
 // Sealer protects records with server keys, both derived from one secret
-// (app derives that from the JWT secret): the fingerprint of a request is
-// an HMAC-SHA256, so a reader of the table cannot test guesses at a body
-// (a sign-up's password) against it; an answer is sealed with
+// (app derives that from the JWT signing key): the fingerprint of a
+// request is an HMAC-SHA256, so a reader of the table cannot test guesses
+// at a body (a sign-up's password) against it; an answer is sealed with
 // AES-256-GCM, the record's key as additional data, so the tokens a
 // sign-up answered are not in the table in clear and a sealed answer
 // moved to another key does not open there.
+//
+// A sealer may hold several secrets, the signing key's first: it
+// fingerprints and seals under the first and recognises and opens under
+// any, so a record kept before a key rotation still serves its retries.
 type Sealer struct {
+	keys []sealKey // the first seals
+}
+
+type sealKey struct {
 	mac  []byte
 	aead cipher.AEAD
 }
 
-// NewSealer derives the sealer's two keys from secret (32 bytes or more;
-// an empty one gives fixed keys, which only tests of the router use).
-func NewSealer(secret []byte) *Sealer {
-	block, err := aes.NewCipher(derive(secret, "answer"))
-	if err != nil {
-		panic("idempotency: answer key: " + err.Error())
+// NewSealer derives the sealer's keys from secrets (each 32 bytes or
+// more, the sealing one first; none gives fixed keys, which only tests of
+// the router use).
+func NewSealer(secrets ...[]byte) *Sealer {
+	if len(secrets) == 0 {
+		secrets = [][]byte{nil}
 	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		panic("idempotency: answer cipher: " + err.Error())
+	s := &Sealer{}
+	for _, secret := range secrets {
+		block, err := aes.NewCipher(derive(secret, "answer"))
+		if err != nil {
+			panic("idempotency: answer key: " + err.Error())
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			panic("idempotency: answer cipher: " + err.Error())
+		}
+		s.keys = append(s.keys, sealKey{mac: derive(secret, "fingerprint"), aead: aead})
 	}
-	return &Sealer{mac: derive(secret, "fingerprint"), aead: aead}
+	return s
 }
 
 // derive is a 32-byte key for one use of secret.
@@ -64,9 +80,26 @@ func derive(secret []byte, use string) []byte {
 }
 
 // Fingerprint is the keyed hash (hex) of a request's method, path and
-// body, each length-prefixed so that no two requests share an input.
+// body, each length-prefixed so that no two requests share an input,
+// under the sealing secret.
 func (s *Sealer) Fingerprint(method, path string, body []byte) string {
-	m := hmac.New(sha256.New, s.mac)
+	return fingerprint(s.keys[0].mac, method, path, body)
+}
+
+// Matches reports whether fp is the fingerprint of the request under any
+// of the sealer's secrets: a record taken before a rotation still
+// recognises its retry.
+func (s *Sealer) Matches(fp, method, path string, body []byte) bool {
+	for _, k := range s.keys {
+		if hmac.Equal([]byte(fp), []byte(fingerprint(k.mac, method, path, body))) {
+			return true
+		}
+	}
+	return false
+}
+
+func fingerprint(mac []byte, method, path string, body []byte) string {
+	m := hmac.New(sha256.New, mac)
 	for _, part := range [][]byte{[]byte(method), []byte(path), body} {
 		m.Write(binary.AppendUvarint(nil, uint64(len(part))))
 		m.Write(part)
@@ -94,21 +127,31 @@ func (s *Sealer) Seal(key string, a Answer) ([]byte, error) {
 	}
 	plain := append([]byte{sealVersion}, binary.AppendUvarint(nil, uint64(len(head)))...)
 	plain = append(append(plain, head...), a.Body...)
-	nonce := make([]byte, s.aead.NonceSize(), s.aead.NonceSize()+len(plain)+s.aead.Overhead())
+	aead := s.keys[0].aead
+	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
 	if _, err := rand.Read(nonce); err != nil {
 		return nil, fmt.Errorf("seal answer: %w", err)
 	}
-	return s.aead.Seal(nonce, nonce, plain, []byte(key)), nil
+	return aead.Seal(nonce, nonce, plain, []byte(key)), nil
 }
 
-// Open decrypts an answer Seal made for the same record key. Errors:
-// ErrUnreadable.
+// Open decrypts an answer Seal made for the same record key, under any
+// of the sealer's secrets. Errors: ErrUnreadable.
 func (s *Sealer) Open(key string, sealed []byte) (Answer, error) {
-	n := s.aead.NonceSize()
-	if len(sealed) < n+s.aead.Overhead() {
+	for _, k := range s.keys {
+		if a, err := open(k.aead, key, sealed); err == nil {
+			return a, nil
+		}
+	}
+	return Answer{}, ErrUnreadable
+}
+
+func open(aead cipher.AEAD, key string, sealed []byte) (Answer, error) {
+	n := aead.NonceSize()
+	if len(sealed) < n+aead.Overhead() {
 		return Answer{}, ErrUnreadable
 	}
-	plain, err := s.aead.Open(nil, sealed[:n], sealed[n:], []byte(key))
+	plain, err := aead.Open(nil, sealed[:n], sealed[n:], []byte(key))
 	if err != nil || len(plain) == 0 || plain[0] != sealVersion {
 		return Answer{}, ErrUnreadable
 	}

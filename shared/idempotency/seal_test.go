@@ -65,3 +65,34 @@ func TestSealer_Fingerprint(t *testing.T) {
 	assert.NotEqual(t, fp, s.Fingerprint("POST", "/v1/auth/signup", append(bytes.Clone(body), ' ')))
 	assert.NotEqual(t, s.Fingerprint("POST", "/a", []byte("b")), s.Fingerprint("POST", "/ab", nil))
 }
+
+// After a key rotation the sealer holds the new secret first and the old
+// one after it: a record kept before the rotation still recognises its
+// retry and opens, and new records are sealed under the new secret only.
+func TestSealer_AcrossRotation(t *testing.T) {
+	newSecret := []byte("the-next-secret-of-thirty-two-bytes!")
+	before := NewSealer(secret, newSecret)
+	after := NewSealer(newSecret, secret)
+	gone := NewSealer(newSecret)
+
+	body := []byte(`{"text":"hello"}`)
+	fp := before.Fingerprint("POST", "/v1/lines", body)
+	sealed, err := before.Seal("user:u1:POST /v1/lines#k1", Answer{Status: 201, Body: body})
+	require.NoError(t, err)
+
+	assert.True(t, after.Matches(fp, "POST", "/v1/lines", body))
+	assert.False(t, after.Matches(fp, "POST", "/v1/lines", []byte(`{"text":"other"}`)))
+	assert.NotEqual(t, fp, after.Fingerprint("POST", "/v1/lines", body), "new fingerprints are under the new secret")
+	got, err := after.Open("user:u1:POST /v1/lines#k1", sealed)
+	require.NoError(t, err)
+	assert.Equal(t, 201, got.Status)
+
+	resealed, err := after.Seal("k", Answer{Status: 200})
+	require.NoError(t, err)
+	_, err = gone.Open("k", resealed)
+	assert.NoError(t, err, "sealed under the new secret")
+	_, err = NewSealer(secret).Open("k", resealed)
+	assert.ErrorIs(t, err, ErrUnreadable)
+
+	assert.False(t, gone.Matches(fp, "POST", "/v1/lines", body), "once the old secret is dropped its records are foreign")
+}

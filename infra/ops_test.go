@@ -1,0 +1,539 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2"
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/queues"
+)
+
+// resources returns the resources of a type in tmpl, by logical ID.
+func resources(tmpl assertions.Template, typ string) map[string]obj {
+	out := map[string]obj{}
+	for id, r := range *tmpl.FindResources(jsii.String(typ), nil) {
+		out[id] = *r
+	}
+	return out
+}
+
+func props(r obj) obj { return r["Properties"].(obj) }
+
+// functionID returns the logical ID of the named function in tmpl.
+func functionID(t *testing.T, tmpl assertions.Template, name string) string {
+	t.Helper()
+	for id := range *tmpl.FindResources(jsii.String("AWS::Lambda::Function"), obj{"Properties": obj{"Description": FunctionDescription(name)}}) {
+		return id
+	}
+	t.Fatalf("no function %s", name)
+	return ""
+}
+
+func TestAccessLogs_API(t *testing.T) {
+	// WHEN the API's default stage is read
+	stages := resources(template, "AWS::ApiGatewayV2::Stage")
+	if len(stages) != 1 {
+		t.Fatalf("%d stages", len(stages))
+	}
+	var settings obj
+	for _, s := range stages {
+		settings, _ = props(s)["AccessLogSettings"].(obj)
+	}
+	// THEN it writes a JSON access log to the ApiAccessLogs group
+	if settings == nil {
+		t.Fatal("the default stage has no access log")
+	}
+	logs := logicalID(t, "ApiAccessLogs")
+	if got := fmt.Sprint(settings["DestinationArn"]); got != fmt.Sprint(obj{"Fn::GetAtt": []any{logs, "Arn"}}) {
+		t.Errorf("access log destination = %s, want %s's ARN", got, logs)
+	}
+	var format map[string]string
+	if err := json.Unmarshal([]byte(settings["Format"].(string)), &format); err != nil {
+		t.Fatalf("the access log format is not JSON: %v", err)
+	}
+	// AND each line names the request, the route, the outcome, the
+	// latency, the integration's error and the client
+	for field, variable := range map[string]string{
+		"requestId": "$context.requestId", "integrationRequestId": "$context.integration.requestId",
+		"routeKey": "$context.routeKey", "status": "$context.status", "responseLatency": "$context.responseLatency",
+		"integrationLatency": "$context.integrationLatency", "integrationError": "$context.integrationErrorMessage",
+		"sourceIp": "$context.identity.sourceIp", "authorizerError": "$context.authorizer.error",
+	} {
+		if format[field] != variable {
+			t.Errorf("access log field %s = %q, want %s", field, format[field], variable)
+		}
+	}
+}
+
+// Every log group of both stacks keeps its events for the configured
+// period: 30 days by default, 90 in the hardened stack.
+func TestAccessLogs_Retention(t *testing.T) {
+	for tmpl, days := range map[*assertions.Template]float64{&template: 30, &hardened: 90} {
+		groups := resources(*tmpl, "AWS::Logs::LogGroup")
+		if len(groups) < len(functions)+1 {
+			t.Errorf("%d log groups, want one per function and the API's", len(groups))
+		}
+		for id, g := range groups {
+			if got, _ := props(g)["RetentionInDays"].(float64); got != days {
+				t.Errorf("log group %s keeps %v days, want %v", id, props(g)["RetentionInDays"], days)
+			}
+		}
+		// AND the access-log bucket lets its objects go after as many days
+		for id, b := range resources(*tmpl, "AWS::S3::Bucket") {
+			if !strings.HasPrefix(id, "AccessLogs") {
+				continue
+			}
+			rules := fmt.Sprint(props(b)["LifecycleConfiguration"])
+			if !strings.Contains(rules, fmt.Sprintf("ExpirationInDays:%v", days)) {
+				t.Errorf("access-log bucket lifecycle = %s, want expiry after %v days", rules, days)
+			}
+		}
+	}
+}
+
+// The media bucket's server access logs and every CloudFront
+// distribution's standard logs go to the access-log bucket, under their
+// own prefixes; the log bucket is private, encrypted, TLS only.
+func TestAccessLogs_S3AndCloudFront(t *testing.T) {
+	logs := logicalID(t, "AccessLogs")
+	media := resources(template, "AWS::S3::Bucket")[logicalID(t, "MediaBucket")]
+	want := obj{"DestinationBucketName": obj{"Ref": logs}, "LogFilePrefix": accessLogPrefixS3}
+	if got := props(media)["LoggingConfiguration"]; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("media bucket logging = %v, want %v", got, want)
+	}
+	must(t, "log bucket", func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
+			"BucketEncryption": obj{"ServerSideEncryptionConfiguration": arr(obj{"ServerSideEncryptionByDefault": obj{"SSEAlgorithm": "AES256"}})},
+			"PublicAccessBlockConfiguration": obj{
+				"BlockPublicAcls": true, "BlockPublicPolicy": true, "IgnorePublicAcls": true, "RestrictPublicBuckets": true,
+			},
+			"OwnershipControls": obj{"Rules": arr(obj{"ObjectOwnership": "BucketOwnerPreferred"})},
+		})
+	})
+	for _, tmpl := range []assertions.Template{template, hardened} {
+		for id, d := range resources(tmpl, "AWS::CloudFront::Distribution") {
+			l, _ := props(d)["DistributionConfig"].(obj)["Logging"].(obj)
+			if l == nil || !strings.Contains(fmt.Sprint(l["Bucket"]), "AccessLogs") || !strings.HasPrefix(fmt.Sprint(l["Prefix"]), accessLogPrefixCloudFront) {
+				t.Errorf("distribution %s logs to %v", id, l)
+			}
+		}
+	}
+}
+
+// With its own domain and certificate, each distribution refuses viewers
+// below TLS 1.2 (SNI, TLSv1.2_2021); on its cloudfront.net name it
+// cannot (nag.go suppresses CFR4 there, and only there).
+func TestTLS(t *testing.T) {
+	for id, d := range resources(hardened, "AWS::CloudFront::Distribution") {
+		if props(d)["DistributionConfig"].(obj)["ConnectionMode"] == "tenant-only" {
+			continue // each store domain is a tenant with its own certificate
+		}
+		vc, _ := props(d)["DistributionConfig"].(obj)["ViewerCertificate"].(obj)
+		if vc["MinimumProtocolVersion"] != "TLSv1.2_2021" || vc["SslSupportMethod"] != "sni-only" || vc["AcmCertificateArn"] == nil {
+			t.Errorf("hardened distribution %s: viewer certificate %v, want an ACM certificate, SNI, TLSv1.2_2021", id, vc)
+		}
+		aliases := fmt.Sprint(props(d)["DistributionConfig"].(obj)["Aliases"])
+		if !strings.Contains(aliases, hardenedOps.MediaDomainName) && !strings.Contains(aliases, hardenedOps.APIDomainName) {
+			t.Errorf("hardened distribution %s serves %s", id, aliases)
+		}
+	}
+	for id, d := range resources(template, "AWS::CloudFront::Distribution") {
+		if vc := props(d)["DistributionConfig"].(obj)["ViewerCertificate"]; vc != nil {
+			t.Errorf("default distribution %s: viewer certificate %v", id, vc)
+		}
+	}
+	must(t, "media URL on the media domain", func() {
+		hardened.HasOutput(jsii.String(OutputMediaBaseURL), obj{"Value": "https://" + hardenedOps.MediaDomainName})
+	})
+}
+
+// wantAlarms is how many alarms each function gets: errors and throttles
+// for all; 5xx answers for an HTTP function; p99 for a function a request
+// waits for.
+func wantAlarms(f app.Function) int {
+	n := 2
+	if isHTTP(f) {
+		n += 2
+	}
+	if f.Authorizer {
+		n++
+	}
+	return n
+}
+
+// alarmsOf returns the alarms whose metric is the named function's alias
+// (Lambda's metrics) or its group's access-log metrics.
+func alarmsOf(t *testing.T, tmpl assertions.Template, name string) map[string]obj {
+	t.Helper()
+	fn := functionID(t, tmpl, name)
+	out := map[string]obj{}
+	for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
+		p := props(a)
+		dims := fmt.Sprint(p["Dimensions"])
+		lambda := p["Namespace"] == "AWS/Lambda" && strings.Contains(dims, fn) && strings.Contains(dims, ":"+AliasName)
+		group := strings.HasPrefix(fmt.Sprint(p["Namespace"]), "BookPlatform/") && strings.Contains(dims, "Name:group Value:"+name+"]")
+		if lambda || group {
+			out[id] = p
+		}
+	}
+	return out
+}
+
+func TestAlarms_PerFunction(t *testing.T) {
+	total := 0
+	for _, f := range functions {
+		got := alarmsOf(t, template, f.Name)
+		total += len(got)
+		if len(got) != wantAlarms(f) {
+			t.Errorf("%s: %d alarms, want %d", f.Name, len(got), wantAlarms(f))
+		}
+		var metrics []string
+		for _, a := range got {
+			metrics = append(metrics, fmt.Sprint(a["MetricName"], "/", a["Statistic"], a["ExtendedStatistic"]))
+		}
+		slices.Sort(metrics)
+		want := []string{"Errors/Sum<nil>", "Throttles/Sum<nil>"}
+		if isHTTP(f) {
+			want = []string{"Duration/<nil>p99", "Errors/Sum<nil>", "Throttles/Sum<nil>", "durationMs/SampleCount<nil>"}
+		}
+		if f.Authorizer {
+			want = []string{"Duration/<nil>p99", "Errors/Sum<nil>", "Throttles/Sum<nil>"}
+		}
+		if !slices.Equal(metrics, want) {
+			t.Errorf("%s: alarm metrics %v, want %v", f.Name, metrics, want)
+		}
+	}
+	// AND one per dead-letter queue, the API's 5xx rate, the table's
+	// throttles and system errors: nothing else
+	want := total + len(queues.All) + 1 + 2
+	must(t, "alarm count", func() {
+		template.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(want))
+	})
+}
+
+func TestAlarms_QueuesAPIAndTable(t *testing.T) {
+	// THEN each dead-letter queue has an alarm on its visible messages
+	for _, n := range queues.All {
+		dlq := logicalID(t, queueID(n.DLQ()))
+		must(t, string(n.DLQ()), func() {
+			template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+				"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum",
+				"Dimensions":         arr(obj{"Name": "QueueName", "Value": obj{"Fn::GetAtt": arr(dlq, "QueueName")}}),
+				"Threshold":          1,
+				"ComparisonOperator": "GreaterThanOrEqualToThreshold",
+			})
+		})
+	}
+	// AND the API's 5xx rate is a metric-math alarm over 5xx and Count
+	must(t, "API 5xx rate", func() {
+		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+			"Metrics": assertions.Match_ArrayWith(arr(
+				assertions.Match_ObjectLike(&obj{"Expression": assertions.Match_StringLikeRegexp(jsii.String("100 \\* errors / requests"))}),
+				assertions.Match_ObjectLike(&obj{"Id": "errors", "MetricStat": assertions.Match_ObjectLike(&obj{"Metric": assertions.Match_ObjectLike(&obj{"MetricName": "5xx", "Namespace": "AWS/ApiGateway"})})}),
+				assertions.Match_ObjectLike(&obj{"Id": "requests", "MetricStat": assertions.Match_ObjectLike(&obj{"Metric": assertions.Match_ObjectLike(&obj{"MetricName": "Count"})})}),
+			)),
+			"Threshold": api5xxPercent,
+		})
+	})
+	// AND the table's throttled requests and system errors, summed over
+	// the operations the functions call
+	for _, metric := range []string{"ThrottledRequests", "SystemErrors"} {
+		found := 0
+		for _, a := range resources(template, "AWS::CloudWatch::Alarm") {
+			m := fmt.Sprint(props(a)["Metrics"])
+			if strings.Contains(m, "MetricName:"+metric) && strings.Contains(m, "Value:GetItem") && strings.Contains(m, "Value:TransactWriteItems") {
+				found++
+			}
+		}
+		if found != 1 {
+			t.Errorf("%d alarms on the table's %s", found, metric)
+		}
+	}
+}
+
+// Every alarm sends to the one topic; the topic is encrypted with a key
+// CloudWatch may use, refuses plain HTTP, and its subscription is
+// configuration (none by default, the email in the hardened stack).
+func TestAlarms_Topic(t *testing.T) {
+	for _, tmpl := range []assertions.Template{template, hardened} {
+		topics := resources(tmpl, "AWS::SNS::Topic")
+		if len(topics) != 1 {
+			t.Fatalf("%d topics", len(topics))
+		}
+		var topic string
+		for id, tp := range topics {
+			topic = id
+			if props(tp)["KmsMasterKeyId"] == nil {
+				t.Error("the alarm topic is not encrypted")
+			}
+		}
+		for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
+			if got := fmt.Sprint(props(a)["AlarmActions"]); got != fmt.Sprint([]any{obj{"Ref": topic}}) {
+				t.Errorf("alarm %s sends to %s", id, got)
+			}
+		}
+		must(t, "CloudWatch may use the key", func() {
+			tmpl.HasResourceProperties(jsii.String("AWS::KMS::Key"), obj{
+				"EnableKeyRotation": true,
+				"KeyPolicy": obj{"Statement": assertions.Match_ArrayWith(arr(assertions.Match_ObjectLike(&obj{
+					"Principal": obj{"Service": "cloudwatch.amazonaws.com"},
+					"Action":    arr("kms:Decrypt", "kms:GenerateDataKey*"),
+				})))},
+			})
+		})
+	}
+	must(t, "no subscription by default", func() {
+		template.ResourceCountIs(jsii.String("AWS::SNS::Subscription"), jsii.Number(0))
+	})
+	must(t, "the configured address in the hardened stack", func() {
+		hardened.HasResourceProperties(jsii.String("AWS::SNS::Subscription"), obj{"Protocol": "email", "Endpoint": hardenedOps.AlarmEmail})
+	})
+}
+
+// One dashboard shows the alarms and the metrics they watch.
+func TestDashboard(t *testing.T) {
+	dashboards := resources(template, "AWS::CloudWatch::Dashboard")
+	if len(dashboards) != 1 {
+		t.Fatalf("%d dashboards", len(dashboards))
+	}
+	for _, d := range dashboards {
+		body := fmt.Sprint(props(d)["DashboardBody"])
+		for _, want := range []string{"Alarms", "API requests and errors", "p99 duration per route", "BookPlatform/TestBackend",
+			"Function errors and throttles", "Dead-letter queues", "DynamoDB throttled requests", "DynamoDB system errors"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the dashboard lacks %q", want)
+			}
+		}
+		// AND its alarm widget lists every alarm
+		for id := range resources(template, "AWS::CloudWatch::Alarm") {
+			if !strings.Contains(body, id) {
+				t.Errorf("the dashboard's alarm widget lacks %s", id)
+			}
+		}
+	}
+}
+
+// Every function has the live alias, and a CodeDeploy deployment group
+// on it that shifts traffic gradually and rolls back on the function's
+// rollback alarms (errors, throttles, 5xx; not the p99) or a failed
+// deployment. Every caller goes through the alias.
+func TestDeploys(t *testing.T) {
+	for tmpl, config := range map[*assertions.Template]string{&template: "CodeDeployDefault.LambdaCanary10Percent5Minutes", &hardened: "CodeDeployDefault.LambdaLinear10PercentEvery1Minute"} {
+		groups := resources(*tmpl, "AWS::CodeDeploy::DeploymentGroup")
+		if len(groups) != len(functions) {
+			t.Errorf("%d deployment groups, want one per function (%d)", len(groups), len(functions))
+		}
+		for _, f := range functions {
+			alias := aliasOf(t, *tmpl, f.Name)
+			must(t, f.Name+" alias", func() {
+				(*tmpl).HasResourceProperties(jsii.String("AWS::Lambda::Alias"), obj{
+					"Name":            AliasName,
+					"FunctionName":    obj{"Ref": functionID(t, *tmpl, f.Name)},
+					"FunctionVersion": obj{"Fn::GetAtt": arr(assertions.Match_AnyValue(), "Version")},
+				})
+			})
+			// The alias is the deployment's: CodeDeploy, not CloudFormation, moves it.
+			update, _ := resources(*tmpl, "AWS::Lambda::Alias")[alias]["UpdatePolicy"].(obj)["CodeDeployLambdaAliasUpdate"].(obj)
+			groupRef, _ := update["DeploymentGroupName"].(obj)
+			group := props(groups[fmt.Sprint(groupRef["Ref"])])
+			if group == nil {
+				t.Errorf("%s: no deployment group moves its alias (update policy %v)", f.Name, update)
+				continue
+			}
+			if group["DeploymentConfigName"] != config {
+				t.Errorf("%s: deployment config %v, want %s", f.Name, group["DeploymentConfigName"], config)
+			}
+			rollback := fmt.Sprint(group["AutoRollbackConfiguration"])
+			if !strings.Contains(rollback, "DEPLOYMENT_FAILURE") || !strings.Contains(rollback, "DEPLOYMENT_STOP_ON_ALARM") || !strings.Contains(rollback, "Enabled:true") {
+				t.Errorf("%s: rollback %s", f.Name, rollback)
+			}
+			alarms := fmt.Sprint(group["AlarmConfiguration"])
+			n := 0
+			for id, a := range alarmsOf(t, *tmpl, f.Name) {
+				in := strings.Contains(alarms, id)
+				if p99 := a["ExtendedStatistic"] == "p99"; p99 == in {
+					t.Errorf("%s: alarm %s (p99: %v) in the rollback alarms: %v", f.Name, id, p99, in)
+				}
+				if in {
+					n++
+				}
+			}
+			if n == 0 || !strings.Contains(alarms, "Enabled:true") {
+				t.Errorf("%s: rollback alarms %s", f.Name, alarms)
+			}
+		}
+	}
+
+	// AND API Gateway, the authorizer binding and Secrets Manager call aliases
+	for _, i := range resources(template, "AWS::ApiGatewayV2::Integration") {
+		if !strings.Contains(fmt.Sprint(props(i)["IntegrationUri"]), "Alias") {
+			t.Errorf("integration %v does not call an alias", props(i)["IntegrationUri"])
+		}
+	}
+	for _, a := range resources(template, "AWS::ApiGatewayV2::Authorizer") {
+		if !strings.Contains(fmt.Sprint(props(a)["AuthorizerUri"]), aliasOf(t, template, "authorizer")) {
+			t.Errorf("the authorizer calls %v, not its alias", props(a)["AuthorizerUri"])
+		}
+	}
+	for id, p := range resources(template, "AWS::Lambda::Permission") {
+		if !strings.Contains(fmt.Sprint(props(p)["FunctionName"]), "Alias") {
+			t.Errorf("permission %s is on %v, not an alias", id, props(p)["FunctionName"])
+		}
+	}
+}
+
+// Every function traces actively (Lambda samples and runs the daemon
+// shared/tracing sends to).
+func TestTracing(t *testing.T) {
+	for id, fn := range resources(template, "AWS::Lambda::Function") {
+		if got := fmt.Sprint(props(fn)["TracingConfig"]); got != "map[Mode:Active]" {
+			t.Errorf("%s: tracing %s", id, got)
+		}
+	}
+	for _, f := range functions {
+		var xray bool
+		for _, st := range roleStatements(t, f.Name) {
+			if slices.Contains(strs(st["Action"]), "xray:PutTraceSegments") && slices.Equal(strs(st["Resource"]), []string{"*"}) {
+				xray = true
+			}
+		}
+		if !xray {
+			t.Errorf("%s may not send traces", f.Name)
+		}
+	}
+}
+
+// The signing keys: a generated secret in the {"current", ...} form, read
+// by every function but the rotation one (GetSecretValue only), rotated
+// every keyRotationDays by the rotation function's alias, which alone may
+// write it, with exactly the four calls of a rotation.
+func TestSigningKeys(t *testing.T) {
+	secret := logicalID(t, "SigningKeys")
+	must(t, "generated as JSON", func() {
+		template.HasResourceProperties(jsii.String("AWS::SecretsManager::Secret"), obj{
+			"GenerateSecretString": obj{"SecretStringTemplate": "{}", "GenerateStringKey": "current", "PasswordLength": 64, "ExcludePunctuation": true},
+		})
+	})
+	rotation := aliasOf(t, template, "keyrotation")
+	must(t, "rotation schedule", func() {
+		template.HasResourceProperties(jsii.String("AWS::SecretsManager::RotationSchedule"), obj{
+			"SecretId":          obj{"Ref": secret},
+			"RotationLambdaARN": obj{"Ref": rotation},
+			"RotationRules":     obj{"ScheduleExpression": fmt.Sprintf("rate(%d days)", keyRotationDays)},
+		})
+		template.HasResourceProperties(jsii.String("AWS::Lambda::Permission"), obj{
+			"FunctionName": obj{"Ref": rotation}, "Principal": "secretsmanager.amazonaws.com", "Action": "lambda:InvokeFunction",
+		})
+	})
+	for _, f := range functions {
+		var got []string
+		for _, st := range roleStatements(t, f.Name) {
+			for _, a := range strs(st["Action"]) {
+				if strings.HasPrefix(a, "secretsmanager:") {
+					got = append(got, a+" on "+fmt.Sprint(st["Resource"]))
+				}
+			}
+		}
+		slices.Sort(got)
+		on := " on " + fmt.Sprint(obj{"Ref": secret})
+		want := []string{"secretsmanager:GetSecretValue" + on}
+		if f.KeyRotation {
+			want = []string{"secretsmanager:DescribeSecret" + on, "secretsmanager:GetSecretValue" + on, "secretsmanager:PutSecretValue" + on, "secretsmanager:UpdateSecretVersionStage" + on}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: Secrets Manager grants %v, want %v", f.Name, got, want)
+		}
+	}
+}
+
+// WAF is off by default. On, one web ACL (AWS managed common rules and a
+// per-address rate rule) screens the media CDN and the API's front door;
+// the front door adds the origin secret, which the functions require
+// (ORIGIN_VERIFY_SECRET), and the stack's API URL is the front door's.
+func TestWAF(t *testing.T) {
+	must(t, "off by default", func() {
+		template.ResourceCountIs(jsii.String("AWS::WAFv2::WebACL"), jsii.Number(0))
+		template.ResourceCountIs(jsii.String("AWS::CloudFront::Distribution"), jsii.Number(2)) // the media CDN and the store domains'
+	})
+	acls := resources(hardened, "AWS::WAFv2::WebACL")
+	if len(acls) != 1 {
+		t.Fatalf("%d web ACLs", len(acls))
+	}
+	var acl string
+	for id, a := range acls {
+		acl = id
+		p := props(a)
+		rules := fmt.Sprint(p["Rules"])
+		if p["Scope"] != "CLOUDFRONT" || !strings.Contains(rules, "AWSManagedRulesCommonRuleSet") ||
+			!strings.Contains(rules, "RateBasedStatement:map[AggregateKeyType:IP Limit:2000]") || !strings.Contains(rules, "Block") {
+			t.Errorf("web ACL %v", p)
+		}
+	}
+	dists := resources(hardened, "AWS::CloudFront::Distribution")
+	if len(dists) != 3 {
+		t.Fatalf("%d distributions, want the media CDN, the API's front door and the store domains'", len(dists))
+	}
+	for id, d := range dists {
+		cfg := props(d)["DistributionConfig"].(obj)
+		if got := fmt.Sprint(cfg["WebACLId"]); got != fmt.Sprint(obj{"Fn::GetAtt": []any{acl, "Arn"}}) {
+			t.Errorf("distribution %s: web ACL %s", id, got)
+		}
+		if !strings.HasPrefix(id, "ApiFrontDoor") {
+			continue
+		}
+		origin := fmt.Sprint(cfg["Origins"])
+		for _, want := range []string{"OriginCustomHeaders:[map[HeaderName:" + app.OriginVerifyHeader, "resolve:secretsmanager", "OriginProtocolPolicy:https-only", "TLSv1.2", "ApiEndpoint"} {
+			if !strings.Contains(origin, want) {
+				t.Errorf("front door origin lacks %q: %s", want, origin)
+			}
+		}
+		behavior := fmt.Sprint(cfg["DefaultCacheBehavior"])
+		if !strings.Contains(behavior, "CachePolicyId:4135ea2d-6df8-44a3-9df3-4b5a84be39ad") || !strings.Contains(behavior, "ViewerProtocolPolicy:https-only") {
+			t.Errorf("front door behavior %s: want nothing cached, HTTPS only", behavior)
+		}
+	}
+	for _, f := range functions {
+		vars := props(resources(hardened, "AWS::Lambda::Function")[functionID(t, hardened, f.Name)])["Environment"].(obj)["Variables"].(obj)
+		_, has := vars[config.EnvOriginVerifySecret]
+		if has != (isHTTP(f) || f.Worker != nil) {
+			t.Errorf("%s: %s set: %v", f.Name, config.EnvOriginVerifySecret, has)
+		}
+	}
+	must(t, "the API URL is the front door's", func() {
+		hardened.HasOutput(jsii.String(OutputAPIURL), obj{"Value": "https://" + hardenedOps.APIDomainName})
+	})
+}
+
+func TestOpsFromContext(t *testing.T) {
+	ctx := func(kv map[string]any) (OpsProps, error) {
+		a := awscdk.NewApp(&awscdk.AppProps{Context: &kv})
+		return OpsFromContext(a.Node())
+	}
+	o, err := ctx(map[string]any{})
+	if err != nil || o != (OpsProps{}) {
+		t.Errorf("no context: %+v, %v", o, err)
+	}
+	o, err = ctx(map[string]any{CtxAlarmEmail: "ops@example.com", CtxLogRetentionDays: "90", CtxDeployment: "linear", CtxWAF: "true", CtxWAFRequestsPer5Min: 500})
+	if err != nil || o.AlarmEmail != "ops@example.com" || o.LogRetentionDays != 90 || o.Deployment != DeployLinear || !o.WAF || o.WAFRequestsPer5Min != 500 {
+		t.Errorf("context: %+v, %v", o, err)
+	}
+	for name, kv := range map[string]map[string]any{
+		"not an email":                 {CtxAlarmEmail: "ops at example"},
+		"a period CloudWatch lacks":    {CtxLogRetentionDays: "31"},
+		"an unknown deployment":        {CtxDeployment: "blue-green"},
+		"waf neither true nor false":   {CtxWAF: "maybe"},
+		"a domain without certificate": {CtxMediaDomainName: "media.example.com"},
+		"an API domain without WAF":    {CtxAPIDomainName: "api.example.com", CtxAPICertificateArn: "arn:aws:acm:us-east-1:1:certificate/x"},
+	} {
+		if _, err := ctx(kv); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// accessLine serves one request on a router with the given options and
+// returns its access log line, raw and decoded (keys in order).
+func accessLine(t *testing.T, opts Options, req *http.Request) (string, map[string]any) {
+	t.Helper()
+	var buf bytes.Buffer
+	opts.Logger = slog.New(slog.NewJSONHandler(&buf, nil))
+	rt := NewRouter(opts, []Route{
+		{Method: "GET", Path: "/v1/books/{id}", Auth: AuthNone, Unmetered: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			return JSON(w, http.StatusOK, map[string]string{"id": r.PathValue("id")})
+		}},
+	})
+	rt.ServeHTTP(httptest.NewRecorder(), req)
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &m), line)
+		if m["msg"] == "request" {
+			return line, m
+		}
+	}
+	t.Fatalf("no access log line in %s", buf.String())
+	return "", nil
+}
+
+// The access log line is an Embedded Metric Format document CloudWatch
+// accepts: a namespace, dimension sets whose every key is a non-empty
+// string member of the line, metrics whose every name is a number member,
+// a millisecond timestamp; the fields people read stay as they were.
+func TestAccessLog_EmbeddedMetricFormat(t *testing.T) {
+	cases := map[string]struct {
+		path, route, class string
+		status             float64
+	}{
+		"a matched route": {"/v1/books/b1", "GET /v1/books/{id}", "2xx", 200},
+		"no route":        {"/v1/nothing", UnmatchedRoute, "4xx", 404},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := time.Now()
+			raw, line := accessLine(t, Options{Group: "books", MetricsNamespace: "BookPlatform/Test"}, httptest.NewRequest("GET", c.path, nil))
+
+			// The fields people read, as before, and the new ones.
+			assert.Equal(t, c.route, line["route"])
+			assert.Equal(t, c.status, line["status"])
+			assert.Equal(t, c.class, line["statusClass"])
+			assert.Equal(t, "books", line["group"])
+			assert.Equal(t, c.path, line["path"])
+			assert.NotEmpty(t, line["requestId"])
+			for _, k := range []string{"durationMs", "dynamoCalls", "dynamoDepth"} {
+				assert.IsType(t, float64(0), line[k], k)
+			}
+
+			// The EMF member.
+			meta, ok := line["_aws"].(map[string]any)
+			require.True(t, ok, "_aws member: %s", raw)
+			ts, ok := meta["Timestamp"].(float64)
+			require.True(t, ok)
+			assert.InDelta(t, float64(before.UnixMilli()), ts, 5000, "milliseconds since the epoch")
+			directives := meta["CloudWatchMetrics"].([]any)
+			require.Len(t, directives, 1)
+			d := directives[0].(map[string]any)
+			assert.Equal(t, "BookPlatform/Test", d["Namespace"])
+			assert.Equal(t, []any{[]any{"route", "statusClass"}, []any{"group", "statusClass"}}, d["Dimensions"])
+			for _, set := range d["Dimensions"].([]any) {
+				for _, dim := range set.([]any) {
+					v, ok := line[dim.(string)].(string)
+					assert.True(t, ok && v != "", "dimension %s must be a non-empty string member, got %v", dim, line[dim.(string)])
+				}
+			}
+			var names []string
+			for _, m := range d["Metrics"].([]any) {
+				metric := m.(map[string]any)
+				names = append(names, metric["Name"].(string))
+				assert.IsType(t, float64(0), line[metric["Name"].(string)], "metric %s is a number member", metric["Name"])
+			}
+			assert.Equal(t, []string{"durationMs", "dynamoCalls"}, names)
+			assert.Equal(t, map[string]any{"Name": "durationMs", "Unit": "Milliseconds"}, d["Metrics"].([]any)[0])
+
+			// Readable from the left: the message and the request first,
+			// the EMF member last.
+			keys := topLevelKeys(t, raw)
+			assert.Equal(t, []string{"time", "level", "msg", "requestId"}, keys[:4])
+			assert.Equal(t, "_aws", keys[len(keys)-1], "the EMF member closes the line")
+		})
+	}
+}
+
+func TestAccessLog_Defaults(t *testing.T) {
+	_, line := accessLine(t, Options{}, httptest.NewRequest("GET", "/v1/books/b1", nil))
+	assert.Equal(t, "local", line["group"])
+	d := line["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)
+	assert.Equal(t, DefaultMetricsNamespace, d["Namespace"])
+}
+
+// In Lambda the invocation's X-Ray trace id reaches the access log, so a
+// log line leads to its trace and back.
+func TestAccessLog_TraceID(t *testing.T) {
+	req := httptest.NewRequest("GET", "/v1/books/b1", nil)
+	_, line := accessLine(t, Options{}, req)
+	assert.NotContains(t, line, "traceId", "no trace outside Lambda")
+
+	//nolint:staticcheck // aws-lambda-go's key is a plain string.
+	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+	_, line = accessLine(t, Options{}, req.WithContext(ctx))
+	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", line["traceId"])
+}
+
+// topLevelKeys are the keys of a JSON object, in order.
+func topLevelKeys(t *testing.T, raw string) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(raw))
+	_, err := dec.Token() // {
+	require.NoError(t, err)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
+}
