@@ -78,8 +78,9 @@ type Deps struct {
 	Users *users.Service
 	Quota quota.Policy
 	// StoreHosts answers whether a caller may host a club or challenge
-	// for a store, and how a store is shown beside one (the seam to the
-	// stores domain; storehost.None until stores exist).
+	// for a store, how a store is shown beside a club, a challenge or a
+	// follow, and which store a slug names (the seam to the stores
+	// domain: stores.Hosts).
 	StoreHosts storehost.Directory
 	// WishlistLimits are the per-tier wishlist limits (configuration).
 	WishlistLimits wishlists.Limits
