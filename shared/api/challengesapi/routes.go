@@ -13,7 +13,6 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/users"
 )
 
 // handler serves the challenges group.
@@ -32,14 +31,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // counters (and directory entries); UpdateItem for an edit and progress;
 // BatchWriteItem to remove a deleted challenge's participants.
 func Group(d api.Deps) api.Group {
-	tiers := make([]users.Tier, len(d.Config.ChallengeCreatorTiers))
-	for i, t := range d.Config.ChallengeCreatorTiers {
-		tiers[i] = users.Tier(t)
-	}
-	h := &handler{challenges: challenges.NewService(challenges.Deps{
-		Store: d.Stores.Challenges, Users: d.Stores.Users, Briefs: d.Stores.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers, Now: d.Now,
-	})}
+	h := &handler{challenges: d.Challenges()}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},

@@ -12,7 +12,6 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/users"
 )
 
 // handler serves the clubs group.
@@ -31,10 +30,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // entries); UpdateItem for an edit; BatchWriteItem to remove a deleted
 // club's memberships and reading list.
 func Group(d api.Deps) api.Group {
-	h := &handler{clubs: clubs.NewService(clubs.Deps{
-		Store: d.Stores.Clubs, Users: d.Stores.Users, Books: d.Stores.Books, Briefs: d.Stores.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ClubCreatorTiers), Now: d.Now,
-	})}
+	h := &handler{clubs: d.Clubs()}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 100"},
@@ -94,13 +90,4 @@ func Group(d api.Deps) api.Group {
 					Query: storeList, Response: storeClubList{}, Errors: []int{400, 404}}},
 		},
 	}
-}
-
-// tiers converts the configuration's tier names.
-func tiers(names []string) []users.Tier {
-	out := make([]users.Tier, len(names))
-	for i, n := range names {
-		out[i] = users.Tier(n)
-	}
-	return out
 }
