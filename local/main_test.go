@@ -88,6 +88,19 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 		assert.Len(t, res.JSON["items"], 1)
 		require.NoError(t, seedDemo(ctx, env.App), "a third run changes no store")
 		assert.Len(t, env.Do("GET", "/v1/stores/"+mine.JSON["slug"].(string)+"/staff", nil, login("owner@example.com")).JSON["items"], 1)
+		t.Run("the first store hosts a club and a challenge, once", func(t *testing.T) {
+			slug := mine.JSON["slug"].(string)
+			clubs := env.Do("GET", "/v1/stores/"+slug+"/clubs", nil, "")
+			require.Equal(t, http.StatusOK, clubs.Status, clubs.String())
+			require.Len(t, clubs.JSON["clubs"], 1)
+			c := clubs.JSON["clubs"].([]any)[0].(map[string]any)
+			assert.Equal(t, true, c["isPublic"])
+			assert.Equal(t, mine.JSON["ownerUserId"], c["hostId"])
+			challenges := env.Do("GET", "/v1/stores/"+slug+"/challenges", nil, "")
+			require.Equal(t, http.StatusOK, challenges.Status, challenges.String())
+			assert.Len(t, challenges.JSON["challenges"], 1)
+			assert.Empty(t, env.Do("GET", "/v1/stores/"+other.JSON["slug"].(string)+"/clubs", nil, "").JSON["clubs"])
+		})
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -31,11 +33,13 @@ var demoAccounts = []demoAccount{
 }
 
 // demoStore is a store a demo owner has, with the demo accounts that are
-// its staff.
+// its staff and what its owner hosts for it.
 type demoStore struct {
 	OwnerEmail string
 	Profile    stores.Profile
 	Staff      []string // emails
+	Clubs      []clubs.NewClub
+	Challenges []challenges.NewChallenge
 }
 
 // demoStores: two real street addresses in two cities (the stores are
@@ -54,6 +58,14 @@ var demoStores = []demoStore{
 			"friday": "10:00-22:00", "saturday": "10:00-22:00", "sunday": "11:00-18:00",
 		}),
 		Staff: []string{"staff@example.com"},
+		Clubs: []clubs.NewClub{{
+			Name: "Capitol Hill Readers", IsPublic: true,
+			Description: "The store's monthly book club: one novel a month, upstairs in the reading room.",
+		}},
+		Challenges: []challenges.NewChallenge{{
+			Name: "Twelve in 2026", Goal: new(12), StartDate: "2026-01-01", EndDate: "2026-12-31",
+			Description: "A book a month with Demo Corner Books.",
+		}},
 	},
 	{
 		OwnerEmail: "owner2@example.com",
@@ -114,10 +126,12 @@ func seedDemo(ctx context.Context, a *app.App) error {
 }
 
 // seedStores creates the demo stores whose owners have none, through the
-// store service, and makes their staff staff. A store that exists is left
-// as it is (its owner may have changed it on purpose).
+// store service, makes their staff staff and has their owners host their
+// clubs and challenges for them. A store that exists is left as it is
+// (its owner may have changed it on purpose).
 func seedStores(ctx context.Context, a *app.App) error {
-	svc := a.Deps().Bookstores()
+	deps := a.Deps()
+	svc := deps.Bookstores()
 	for _, d := range demoStores {
 		owner, err := a.Stores.Users.GetUserByEmail(ctx, d.OwnerEmail)
 		if err != nil {
@@ -133,6 +147,18 @@ func seedStores(ctx context.Context, a *app.App) error {
 		for _, email := range d.Staff {
 			if _, err := svc.AddStaff(ctx, st.ID, st.Slug, owner.ID, stores.NewStaff{Email: email}); err != nil && !errors.Is(err, stores.ErrAlreadyStaff) {
 				return fmt.Errorf("demo staff %s at %s: %w", email, st.Slug, err)
+			}
+		}
+		for _, c := range d.Clubs {
+			c.StoreID = st.ID
+			if _, err := deps.Clubs().Create(ctx, owner, c); err != nil {
+				return fmt.Errorf("demo club %q of %s: %w", c.Name, st.Slug, err)
+			}
+		}
+		for _, c := range d.Challenges {
+			c.StoreID = st.ID
+			if _, err := deps.Challenges().Create(ctx, owner, c); err != nil {
+				return fmt.Errorf("demo challenge %q of %s: %w", c.Name, st.Slug, err)
 			}
 		}
 	}

@@ -615,6 +615,40 @@ func scenario() []step {
 		{route: "GET /v1/stores", note: "by name", want: 200, do: func(e *client, _ *scenarioState) *response {
 			return e.do("GET", "/v1/stores?limit=5", nil, "")
 		}},
+		// The store hosts a club and a challenge; the reader follows it.
+		{route: "POST /v1/clubs", note: "store-hosted", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/clubs", map[string]any{"name": "Bench Books club", "storeId": s.storeID}, s.sellerToken)
+		}},
+		{route: "POST /v1/challenges", note: "store-hosted", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/challenges", map[string]any{"name": "Bench Books challenge", "goal": 6, "startDate": "2026-01-01", "endDate": "2026-06-30", "storeId": s.storeID}, s.sellerToken)
+		}},
+		{route: "GET /v1/stores/{slug}/clubs", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/stores/"+s.storeSlug+"/clubs", nil, "")
+		}},
+		{route: "GET /v1/stores/{slug}/clubs", note: "unknown slug", want: 404, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/stores/no-such-shop/clubs", nil, "")
+		}},
+		{route: "GET /v1/stores/{slug}/challenges", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/stores/"+s.storeSlug+"/challenges", nil, s.token)
+		}},
+		{route: "POST /v1/follows/stores/{storeId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/stores/"+s.storeID, nil, s.token)
+		}},
+		{route: "POST /v1/follows/stores/{storeId}", note: "already following", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/stores/"+s.storeID, nil, s.token)
+		}},
+		{route: "GET /v1/follows/stores/{storeId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/stores/"+s.storeID, nil, s.token)
+		}},
+		{route: "GET /v1/follows/stores", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("GET", "/v1/follows/stores", nil, s.token)
+		}},
+		{route: "DELETE /v1/follows/stores/{storeId}", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("DELETE", "/v1/follows/stores/"+s.storeID, nil, s.token)
+		}},
+		{route: "POST /v1/follows/stores/{storeId}", note: "for the delete", want: 200, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/follows/stores/"+s.storeID, nil, s.token)
+		}},
 		{route: "GET /v1/stores/{slug}/website-config", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/stores/"+s.storeSlug+"/website-config", nil, "")
 		}},
@@ -696,7 +730,7 @@ func scenario() []step {
 		{route: "DELETE /v1/stores/{slug}/staff/{userId}", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/stores/"+s.storeSlug+"/staff/"+s.userID, nil, s.sellerToken)
 		}},
-		{route: "DELETE /v1/stores/{slug}", note: "a home-store mark", want: 200, do: func(e *client, s *scenarioState) *response {
+		{route: "DELETE /v1/stores/{slug}", note: "with dependents", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("DELETE", "/v1/stores/"+s.storeSlug, nil, s.sellerToken)
 		}},
 		{route: "POST /v1/auth/logout", want: 200, do: func(e *client, s *scenarioState) *response {

@@ -203,6 +203,22 @@ func (e *Env) DeleteItem(tb testing.TB, k dynamo.Key) {
 	}
 }
 
+// PutItem writes one item of the table behind the API's back (a state
+// no endpoint produces at that moment, such as a store whose deletion has
+// begun): item holds PK and SK and any attributes, as plain Go values.
+func (e *Env) PutItem(tb testing.TB, item map[string]any) {
+	tb.Helper()
+	av, err := guregu.MarshalItem(item)
+	if err != nil {
+		tb.Fatalf("testenv: encode item: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := e.App.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(e.Config.TableName), Item: av}); err != nil {
+		tb.Fatalf("testenv: put item %v %v: %v", item[dynamo.AttrPK], item[dynamo.AttrSK], err)
+	}
+}
+
 func key(k dynamo.Key) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		dynamo.AttrPK: &types.AttributeValueMemberS{Value: k.PK},

@@ -19,17 +19,28 @@ type StoreHosts struct {
 
 var _ storehost.Directory = StoreHosts{}
 
-// CanHost answers as the stores domain will: an unknown store is
+// Host answers as the stores domain does: an unknown store is
 // storehost.ErrStoreNotFound, an account that is not among its hosts
 // storehost.ErrNotStoreStaff.
-func (s StoreHosts) CanHost(_ context.Context, storeID, userID string) error {
-	if _, ok := s.Stores[storeID]; !ok {
-		return storehost.ErrStoreNotFound
+func (s StoreHosts) Host(_ context.Context, storeID, userID string) (storehost.Brief, error) {
+	b, ok := s.Stores[storeID]
+	if !ok {
+		return storehost.Brief{}, storehost.ErrStoreNotFound
 	}
 	if !slices.Contains(s.Hosts[storeID], userID) {
-		return storehost.ErrNotStoreStaff
+		return storehost.Brief{}, storehost.ErrNotStoreStaff
 	}
-	return nil
+	return b, nil
+}
+
+// StoreID finds a declared store by its slug.
+func (s StoreHosts) StoreID(_ context.Context, slug string) (string, error) {
+	for id, b := range s.Stores {
+		if b.Slug == slug {
+			return id, nil
+		}
+	}
+	return "", storehost.ErrStoreNotFound
 }
 
 // Briefs returns the declared stores among ids.

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/auth"
+	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -78,8 +80,9 @@ type Deps struct {
 	Users *users.Service
 	Quota quota.Policy
 	// StoreHosts answers whether a caller may host a club or challenge
-	// for a store, and how a store is shown beside one (the seam to the
-	// stores domain; storehost.None until stores exist).
+	// for a store, how a store is shown beside a club, a challenge or a
+	// follow, and which store a slug names (the seam to the stores
+	// domain: stores.Hosts).
 	StoreHosts storehost.Directory
 	// WishlistLimits are the per-tier wishlist limits (configuration).
 	WishlistLimits wishlists.Limits
@@ -111,6 +114,34 @@ func (d Deps) Bookstores() *stores.Service {
 		},
 		Now: d.Now,
 	})
+}
+
+// Clubs is the clubs service of the clubs group (and of the demo data).
+func (d Deps) Clubs() *clubs.Service {
+	s := d.Stores
+	return clubs.NewService(clubs.Deps{
+		Store: s.Clubs, Users: s.Users, Books: s.Books, Briefs: s.Briefs,
+		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ClubCreatorTiers), Now: d.Now,
+	})
+}
+
+// Challenges is the challenges service of the challenges group (and of
+// the demo data).
+func (d Deps) Challenges() *challenges.Service {
+	s := d.Stores
+	return challenges.NewService(challenges.Deps{
+		Store: s.Challenges, Users: s.Users, Briefs: s.Briefs,
+		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ChallengeCreatorTiers), Now: d.Now,
+	})
+}
+
+// tiers converts the configuration's tier names.
+func tiers(names []string) []users.Tier {
+	out := make([]users.Tier, len(names))
+	for i, n := range names {
+		out[i] = users.Tier(n)
+	}
+	return out
 }
 
 // Build is a group's constructor.

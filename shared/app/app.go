@@ -60,9 +60,9 @@ type App struct {
 	Books *books.Service
 	// Quota is the free tier's monthly content quota (shared/quota).
 	Quota quota.Policy
-	// StoreHosts is the seam between clubs and challenges hosted by a
-	// store and the stores domain: storehost.None (every store unknown)
-	// until the stores code provides a storehost.Directory here.
+	// StoreHosts is the seam between the community features that refer
+	// to stores (clubs and challenges a store hosts, store follows) and
+	// the stores domain (stores.Hosts).
 	StoreHosts storehost.Directory
 	// WishlistLimits are how many wishlists each tier may keep.
 	WishlistLimits wishlists.Limits
@@ -142,7 +142,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
-	a.StoreHosts = storehost.None{}
+	a.StoreHosts = stores.NewHosts(a.Stores.Bookstores, a.Stores.Users)
 	a.WishlistLimits = wishlists.Limits{
 		Free: cfg.WishlistsFree, Premium: cfg.WishlistsPremium, Bookstore: cfg.WishlistsBookstore, Items: cfg.WishlistMaxItems,
 	}

@@ -81,6 +81,11 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"GET /v1/follows/users/{userId}":    nil,
 		"GET /v1/follows/following":         nil,
 		"GET /v1/follows/followers":         nil,
+		// A store is followed under the same budget as a reader.
+		"POST /v1/follows/stores/{storeId}":   {"follow_user"},
+		"DELETE /v1/follows/stores/{storeId}": {"follow_user"},
+		"GET /v1/follows/stores/{storeId}":    nil,
+		"GET /v1/follows/stores":              nil,
 
 		"POST /v1/notes":        nil,
 		"GET /v1/notes":         nil,
@@ -99,6 +104,7 @@ func TestRoutes_perActionLimits(t *testing.T) {
 		"POST /v1/stores/{slug}/domain/verify": nil, "GET /v1/stores/{slug}/domain/status": nil, "DELETE /v1/stores/{slug}/domain": nil,
 		"POST /v1/stores/{slug}/staff": nil, "GET /v1/stores/{slug}/staff": nil, "DELETE /v1/stores/{slug}/staff/{userId}": nil,
 		"GET /v1/users/me/home-store": nil, "PUT /v1/users/me/home-store": nil, "DELETE /v1/users/me/home-store": nil,
+		"GET /v1/stores/{slug}/clubs": nil, "GET /v1/stores/{slug}/challenges": nil,
 	}
 	got := map[string][]string{}
 	for _, r := range Routes() {

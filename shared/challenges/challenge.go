@@ -8,6 +8,7 @@
 package challenges
 
 import (
+	"errors"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
@@ -86,6 +87,11 @@ var (
 	ErrHostCannotLeave    = apperr.Validation("The host cannot leave the challenge", nil)
 	ErrDateOrder          = apperr.Validation("Invalid request", map[string]string{"endDate": "must not be before startDate"})
 )
+
+// ErrChanged is a challenge that changed between its read and a write
+// conditional on what was read (deleted, or let go by its store's
+// deletion); the service reads again.
+var ErrChanged = errors.New("challenge changed since it was read")
 
 // checkNew validates a new challenge's fields, returning it cleaned and
 // the problems by field.

@@ -23,7 +23,8 @@ import (
 type Storer interface {
 	// CreateChallenge stores the challenge, its host's participation and
 	// its directory entries (the lists GET /challenges reads, with their
-	// counts) in one transaction.
+	// counts) in one transaction. Errors: storehost.ErrStoreNotFound (its
+	// store's deletion has begun).
 	CreateChallenge(ctx context.Context, c *Challenge, host *Participant) error
 	// GetChallenge reads a challenge, strongly consistent. Errors:
 	// ErrNotFound.
@@ -35,8 +36,9 @@ type Storer interface {
 	// afterwards. Errors: ErrNotFound, ErrNotHost, ErrDateOrder.
 	UpdateChallenge(ctx context.Context, id, hostID string, e Edit, now time.Time) (*Challenge, error)
 	// DeleteChallenge removes c and its directory entries in one
-	// transaction; its participants stay until PurgeChallenge. Errors:
-	// ErrNotFound.
+	// transaction, if it is still hosted for the store it was read with;
+	// its participants stay until PurgeChallenge. Errors: ErrChanged
+	// (gone or changed since read: read again).
 	DeleteChallenge(ctx context.Context, c *Challenge) error
 	// PurgeChallenge removes every participant of a challenge that no
 	// longer exists, in bounded batches.
@@ -44,6 +46,9 @@ type Storer interface {
 	// ListChallenges reads an offset page of the challenges (a store's
 	// when storeID is not ""), newest first, and their exact number.
 	ListChallenges(ctx context.Context, storeID string, o page.Offset) ([]*Challenge, int, error)
+	// PageChallenges reads a cursor page of the same directories, newest
+	// first (a store's list). Errors: page.ErrInvalidCursor.
+	PageChallenges(ctx context.Context, storeID string, c page.Cursor) (page.Page[*Challenge], error)
 
 	// GetParticipant reads userID's part in a challenge, strongly
 	// consistent. Errors: ErrParticipantNotFound.
@@ -131,16 +136,11 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewChalleng
 	}
 	var store *storehost.Brief
 	if storeID != "" {
-		if err := s.d.Stores.CanHost(ctx, storeID, caller.ID); err != nil {
+		b, err := s.d.Stores.Host(ctx, storeID, caller.ID)
+		if err != nil {
 			return nil, fmt.Errorf("host for store %s: %w", storeID, err)
 		}
-		bs, err := s.d.Stores.Briefs(ctx, []string{storeID})
-		if err != nil {
-			return nil, fmt.Errorf("store %s: %w", storeID, err)
-		}
-		if b, ok := bs[storeID]; ok {
-			store = &b
-		}
+		store = &b
 	}
 	now := s.d.Now().UTC()
 	c := &Challenge{
@@ -248,26 +248,63 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	c, err := s.d.Store.GetChallenge(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
-			return fmt.Errorf("delete leftovers of challenge %s: %w", id, err)
+	for range maxAttempts {
+		c, err := s.d.Store.GetChallenge(ctx, id)
+		if errors.Is(err, ErrNotFound) {
+			if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
+				return fmt.Errorf("delete leftovers of challenge %s: %w", id, err)
+			}
+			return ErrNotFound
 		}
-		return ErrNotFound
+		if err != nil {
+			return fmt.Errorf("delete challenge %s: %w", id, err)
+		}
+		if c.HostID != callerID {
+			return ErrNotHost
+		}
+		err = s.d.Store.DeleteChallenge(ctx, c)
+		if errors.Is(err, ErrChanged) {
+			continue // deleted meanwhile, or its store let it go: read again
+		}
+		if err != nil {
+			return fmt.Errorf("delete challenge %s: %w", id, err)
+		}
+		if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
+			return fmt.Errorf("delete participants of challenge %s: %w", id, err)
+		}
+		return nil
 	}
+	return fmt.Errorf("delete challenge %s: %w", id, apperr.ErrContention)
+}
+
+// maxAttempts bounds the reads and writes of a deletion that lost to a
+// concurrent change of the challenge's store.
+const maxAttempts = 3
+
+// OfStore returns a page of the challenges hosted for the store with
+// slug, newest first. Once the slug is resolved, the page is read beside
+// the store's brief, which says whether the store is live. Errors:
+// storehost.ErrStoreNotFound, page.ErrInvalidCursor.
+func (s *Service) OfStore(ctx context.Context, slug string, c page.Cursor) (page.Page[*Challenge], error) {
+	storeID, err := s.d.Stores.StoreID(ctx, slug)
 	if err != nil {
-		return fmt.Errorf("delete challenge %s: %w", id, err)
+		return page.Page[*Challenge]{}, err
 	}
-	if c.HostID != callerID {
-		return ErrNotHost
+	var (
+		p      page.Page[*Challenge]
+		briefs map[string]storehost.Brief
+		g      errgroup.Group
+	)
+	g.Go(func() (err error) { p, err = s.d.Store.PageChallenges(ctx, storeID, c); return err })
+	g.Go(func() (err error) { briefs, err = s.d.Stores.Briefs(ctx, []string{storeID}); return err })
+	if err := g.Wait(); err != nil {
+		return page.Page[*Challenge]{}, fmt.Errorf("challenges of store %s: %w", storeID, err)
 	}
-	if err := s.d.Store.DeleteChallenge(ctx, c); err != nil {
-		return fmt.Errorf("delete challenge %s: %w", id, err)
+	if _, ok := briefs[storeID]; !ok {
+		// Its deletion has begun: it reads as gone.
+		return page.Page[*Challenge]{}, storehost.ErrStoreNotFound
 	}
-	if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
-		return fmt.Errorf("delete participants of challenge %s: %w", id, err)
-	}
-	return nil
+	return p, nil
 }
 
 // Join makes callerID a participant. Errors: ErrNotFound,

@@ -27,7 +27,8 @@ import (
 type Storer interface {
 	// CreateClub stores the club, its host's membership and its
 	// directory entries (the lists GET /clubs reads, with their counts)
-	// in one transaction.
+	// in one transaction. Errors: storehost.ErrStoreNotFound (its store's
+	// deletion has begun).
 	CreateClub(ctx context.Context, c *Club, host *Member) error
 	// GetClub reads a club, strongly consistent. Errors: ErrNotFound.
 	GetClub(ctx context.Context, id string) (*Club, error)
@@ -38,13 +39,14 @@ type Storer interface {
 	// stored afterwards. Errors: ErrNotFound, ErrNotHost.
 	EditClub(ctx context.Context, id, hostID string, e Edit, now time.Time) (*Club, error)
 	// UpdateClub applies e to prev, which the caller read, if the club is
-	// still hosted by prev.HostID and as public or private as it was
-	// read; a change of visibility moves its directory entries in the
+	// still hosted by prev.HostID, for the same store, and as public or
+	// private as it was read; a change of visibility moves its directory entries in the
 	// same transaction. It returns the club as stored afterwards.
 	// Errors: ErrNotFound, ErrChanged (read again and retry).
 	UpdateClub(ctx context.Context, prev *Club, e Edit, now time.Time) (*Club, error)
 	// DeleteClub removes c and its directory entries in one transaction,
-	// if it is still as public or private as it was read. Its
+	// if it is still as public or private, and hosted for the same store,
+	// as it was read. Its
 	// memberships and books stay until PurgeClub. Errors: ErrNotFound,
 	// ErrChanged.
 	DeleteClub(ctx context.Context, c *Club) error
@@ -54,6 +56,10 @@ type Storer interface {
 	// ListClubs reads an offset page of the clubs f selects, newest
 	// first, with their hosts' accounts and the exact total.
 	ListClubs(ctx context.Context, f Filter, o page.Offset) (Listing, error)
+	// PageClubs reads a cursor page of the same directories, newest
+	// first, with the hosts' accounts (a store's list). Errors:
+	// page.ErrInvalidCursor.
+	PageClubs(ctx context.Context, f Filter, c page.Cursor) (page.Page[*Club], map[string]*users.User, error)
 
 	// GetMember reads userID's membership of a club, strongly
 	// consistent. Errors: ErrMemberNotFound.
@@ -204,19 +210,14 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewClub) (*
 	return &View{Club: c, Host: caller, Store: store, Books: []BookView{}, Member: host}, nil
 }
 
-// hostStore checks that userID may host for storeID and reads its brief.
+// hostStore checks that userID may host for storeID and returns its
+// brief.
 func (s *Service) hostStore(ctx context.Context, storeID, userID string) (*storehost.Brief, error) {
-	if err := s.d.Stores.CanHost(ctx, storeID, userID); err != nil {
+	b, err := s.d.Stores.Host(ctx, storeID, userID)
+	if err != nil {
 		return nil, fmt.Errorf("host for store %s: %w", storeID, err)
 	}
-	bs, err := s.d.Stores.Briefs(ctx, []string{storeID})
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", storeID, err)
-	}
-	if b, ok := bs[storeID]; ok {
-		return &b, nil
-	}
-	return nil, nil
+	return &b, nil
 }
 
 // Get returns the single view of a club for viewerID ("" when
@@ -329,6 +330,39 @@ func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, 
 		out[i] = Listed{Club: c, Host: l.Hosts[c.HostID], Store: briefOf(stores, c.StoreID)}
 	}
 	return out, l.Total, nil
+}
+
+// OfStore returns a page of the clubs hosted for the store with slug,
+// newest first, as GET /clubs lists them (private clubs included, with
+// the fields of a listing; public selects one kind): once the slug is
+// resolved, the page is read beside the store's brief, which says
+// whether the store is live. Errors: storehost.ErrStoreNotFound,
+// page.ErrInvalidCursor.
+func (s *Service) OfStore(ctx context.Context, slug string, public *bool, c page.Cursor) (page.Page[Listed], error) {
+	storeID, err := s.d.Stores.StoreID(ctx, slug)
+	if err != nil {
+		return page.Page[Listed]{}, err
+	}
+	var (
+		p      page.Page[*Club]
+		hosts  map[string]*users.User
+		briefs map[string]storehost.Brief
+		g      errgroup.Group
+	)
+	g.Go(func() (err error) {
+		p, hosts, err = s.d.Store.PageClubs(ctx, Filter{Scope: ScopeStore, StoreID: storeID, Public: public}, c)
+		return err
+	})
+	g.Go(func() (err error) { briefs, err = s.d.Stores.Briefs(ctx, []string{storeID}); return err })
+	if err := g.Wait(); err != nil {
+		return page.Page[Listed]{}, fmt.Errorf("clubs of store %s: %w", storeID, err)
+	}
+	store := briefOf(briefs, storeID)
+	if store == nil {
+		// Its deletion has begun: it reads as gone.
+		return page.Page[Listed]{}, storehost.ErrStoreNotFound
+	}
+	return page.Map(p, func(c *Club) Listed { return Listed{Club: c, Host: hosts[c.HostID], Store: store} }), nil
 }
 
 // Update changes a club's name, description or visibility on behalf of

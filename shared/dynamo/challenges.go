@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/guregu/dynamo/v2"
@@ -94,10 +95,13 @@ func challengeRef(c *challenges.Challenge) dirRef {
 }
 
 // CreateChallenge writes the challenge, its host's participation and its
-// directory entries with their counts in one TransactWriteItems.
+// directory entries with their counts in one TransactWriteItems (a
+// store's challenge also checks that its store is not being deleted).
+// Errors: storehost.ErrStoreNotFound.
 func (s *Challenges) CreateChallenge(ctx context.Context, c *challenges.Challenge, host *challenges.Participant) error {
-	x := s.t.tx().
-		put(s.t.put(toChallengeItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
+	x := s.t.tx()
+	s.t.storeNotDeleting(x, c.StoreID)
+	x.put(s.t.put(toChallengeItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
 		put(s.t.put(toParticipantItem(host)).If("attribute_not_exists(PK)"), errIDTaken)
 	s.t.putEntries(x, challengeDirs(c), challengeRef(c))
 	if err := x.run(ctx); err != nil {
@@ -191,10 +195,12 @@ func (s *Challenges) UpdateChallenge(ctx context.Context, id, hostID string, e c
 	return it.toChallenge(), nil
 }
 
-// DeleteChallenge removes the challenge and its directory entries with
-// their counts in one TransactWriteItems. Errors: challenges.ErrNotFound.
+// DeleteChallenge removes the challenge, conditional on its store being
+// the one its directory entries were computed from, and the entries with
+// their counts, in one TransactWriteItems. Errors: challenges.ErrChanged
+// (gone, or let go by its store since read).
 func (s *Challenges) DeleteChallenge(ctx context.Context, c *challenges.Challenge) error {
-	x := s.t.tx().delete(s.t.del(ChallengeKey(c.ID)).If("attribute_exists(PK)"), challenges.ErrNotFound)
+	x := s.t.tx().delete(ifStore(s.t.del(ChallengeKey(c.ID)).If("attribute_exists(PK)"), c.StoreID), challenges.ErrChanged)
 	s.t.deleteEntries(x, challengeDirs(c), challengeRef(c))
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("delete challenge %s: %w", c.ID, err)
@@ -233,6 +239,76 @@ func (s *Challenges) ListChallenges(ctx context.Context, storeID string, o page.
 		}
 	}
 	return out, total, nil
+}
+
+// PageChallenges reads a cursor page of a directory (consistent, newest
+// first), then the page's challenges in one BatchGetItem.
+func (s *Challenges) PageChallenges(ctx context.Context, storeID string, c page.Cursor) (page.Page[*challenges.Challenge], error) {
+	p, err := queryPage[dirEntryItem](ctx, s.t, dirEntries(ChallengeDir(storeID)), c)
+	if err != nil {
+		return page.Page[*challenges.Challenge]{}, err
+	}
+	ids := make([]string, len(p.Items))
+	for i, e := range p.Items {
+		ids[i] = e.ID
+	}
+	byID, err := s.GetChallenges(ctx, ids)
+	if err != nil {
+		return page.Page[*challenges.Challenge]{}, err
+	}
+	out := page.Page[*challenges.Challenge]{Items: make([]*challenges.Challenge, 0, len(ids)), Next: p.Next}
+	for _, id := range ids {
+		if c := byID[id]; c != nil {
+			out.Items = append(out.Items, c)
+		}
+	}
+	return out, nil
+}
+
+// releaseStore lets every challenge of a store being deleted go: each
+// stays, its host's, no longer the store's (docs/decisions.md, "Deleting
+// a store"). No challenge can join the store's directory meanwhile
+// (CreateChallenge checks that the store is not being deleted).
+func (s *Challenges) releaseStore(ctx context.Context, storeID string) error {
+	return eachPage(ctx, s.t, dirEntries(ChallengeDir(storeID)), func(ctx context.Context, entries []dirEntryItem) error {
+		return eachItem(ctx, entries, func(ctx context.Context, e dirEntryItem) error { return s.releaseChallenge(ctx, e.ID, storeID) })
+	})
+}
+
+// releaseChallenge detaches one challenge from storeID in one
+// transaction: the challenge loses its storeId (conditional on having
+// it), its entry leaves the store's directory with its count, and its
+// entry in the directory of every challenge is rewritten without the
+// store. A challenge gone, or no longer the store's, is done.
+func (s *Challenges) releaseChallenge(ctx context.Context, id, storeID string) error {
+	for range maxReleaseAttempts {
+		c, err := s.GetChallenge(ctx, id)
+		if errors.Is(err, challenges.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if c.StoreID != storeID {
+			return nil
+		}
+		next := *c
+		next.StoreID, next.UpdatedAt = "", s.t.now().UTC()
+		before, after := challengeDirs(c), challengeDirs(&next)
+		x := s.t.tx().update(s.t.update(ChallengeKey(id)).Remove("storeId").Set("updatedAt", next.UpdatedAt).
+			If("attribute_exists(PK) AND storeId = ?", storeID), challenges.ErrChanged)
+		s.t.deleteEntries(x, without(before, after), challengeRef(c))
+		s.t.rewriteEntries(x, within(before, after), challengeRef(&next))
+		err = x.run(ctx)
+		if errors.Is(err, challenges.ErrChanged) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("release challenge %s from store %s: %w", id, storeID, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("release challenge %s from store %s: %w", id, storeID, apperr.ErrContention)
 }
 
 // GetParticipant reads a participant, strongly consistent. Errors:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/page"
@@ -133,10 +134,13 @@ func (s *Clubs) managerCheck(clubID, userID string) *dynamo.ConditionCheck {
 }
 
 // CreateClub writes the club, its host's membership and its directory
-// entries with their counts in one TransactWriteItems (at most 14 items).
+// entries with their counts in one TransactWriteItems (at most 15 items:
+// a store's club also checks that its store is not being deleted).
+// Errors: storehost.ErrStoreNotFound.
 func (s *Clubs) CreateClub(ctx context.Context, c *clubs.Club, host *clubs.Member) error {
-	x := s.t.tx().
-		put(s.t.put(toClubItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
+	x := s.t.tx()
+	s.t.storeNotDeleting(x, c.StoreID)
+	x.put(s.t.put(toClubItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
 		put(s.t.put(toMemberItem(host)).If("attribute_not_exists(PK)"), errIDTaken)
 	s.t.putEntries(x, clubDirs(c), clubRef(c))
 	if err := x.run(ctx); err != nil {
@@ -207,14 +211,15 @@ func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, n
 }
 
 // UpdateClub writes an edit conditional on the club being hosted by
-// prev.HostID and as public or private as prev: without a change of
+// prev.HostID, as public or private as prev and hosted for the same store
+// (what its directory entries were computed from): without a change of
 // visibility one UpdateItem returning the new item; with one a
 // TransactWriteItems that also moves the club between the public and
 // private directories (the "any" ones keep it), then a consistent read
 // for the answer. Errors: clubs.ErrChanged (gone, or changed since read).
 func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.Edit, now time.Time) (*clubs.Club, error) {
-	upd := s.t.update(ClubKey(prev.ID)).Set("updatedAt", now.UTC()).
-		If("attribute_exists(PK) AND hostId = ? AND isPublic = ?", prev.HostID, prev.IsPublic)
+	upd := ifStore(s.t.update(ClubKey(prev.ID)).Set("updatedAt", now.UTC()).
+		If("attribute_exists(PK) AND hostId = ? AND isPublic = ?", prev.HostID, prev.IsPublic), prev.StoreID)
 	if e.Name != nil {
 		upd = upd.Set("name", *e.Name)
 	}
@@ -244,6 +249,17 @@ func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.Edit, 
 	return s.GetClub(ctx, prev.ID)
 }
 
+// within returns the elements of a also in b.
+func within(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // without returns the elements of a not in b.
 func without(a, b []string) []string {
 	var out []string
@@ -255,11 +271,12 @@ func without(a, b []string) []string {
 	return out
 }
 
-// DeleteClub removes the club, conditional on its visibility being the
-// one its directory entries were computed from, and the entries with
-// their counts, in one TransactWriteItems. Errors: clubs.ErrChanged.
+// DeleteClub removes the club, conditional on its visibility and store
+// being the ones its directory entries were computed from, and the
+// entries with their counts, in one TransactWriteItems. Errors:
+// clubs.ErrChanged.
 func (s *Clubs) DeleteClub(ctx context.Context, c *clubs.Club) error {
-	x := s.t.tx().delete(s.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic), clubs.ErrChanged)
+	x := s.t.tx().delete(ifStore(s.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic), c.StoreID), clubs.ErrChanged)
 	s.t.deleteEntries(x, clubDirs(c), clubRef(c))
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("delete club %s: %w", c.ID, err)
@@ -289,9 +306,34 @@ func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) (c
 	if err != nil {
 		return clubs.Listing{}, err
 	}
-	out := clubs.Listing{Clubs: []*clubs.Club{}, Hosts: map[string]*users.User{}, Total: total}
+	cs, hosts, err := s.listed(ctx, entries)
+	if err != nil {
+		return clubs.Listing{}, err
+	}
+	return clubs.Listing{Clubs: cs, Hosts: hosts, Total: total}, nil
+}
+
+// PageClubs reads a cursor page of the filter's directory (consistent,
+// newest first), then the page's clubs and their hosts in one
+// BatchGetItem: two round trips.
+func (s *Clubs) PageClubs(ctx context.Context, f clubs.Filter, c page.Cursor) (page.Page[*clubs.Club], map[string]*users.User, error) {
+	p, err := queryPage[dirEntryItem](ctx, s.t, dirEntries(ClubDir(f)), c)
+	if err != nil {
+		return page.Page[*clubs.Club]{}, nil, err
+	}
+	cs, hosts, err := s.listed(ctx, p.Items)
+	if err != nil {
+		return page.Page[*clubs.Club]{}, nil, err
+	}
+	return page.Page[*clubs.Club]{Items: cs, Next: p.Next}, hosts, nil
+}
+
+// listed reads the clubs of directory entries and their hosts in one
+// BatchGetItem (the entries carry the host ids), in the entries' order.
+func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Club, map[string]*users.User, error) {
+	out, hosts := []*clubs.Club{}, map[string]*users.User{}
 	if len(entries) == 0 {
-		return out, nil
+		return out, hosts, nil
 	}
 	keys := make([]dynamo.Keyed, 0, 2*len(entries))
 	var hostIDs []string
@@ -305,9 +347,9 @@ func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) (c
 		keys = append(keys, dynamo.Keys{k.PK, k.SK})
 	}
 	var items []dynamo.Item
-	err = s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
+	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
 	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
-		return clubs.Listing{}, fmt.Errorf("batch get %d clubs and their hosts: %w", len(entries), err)
+		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(entries), err)
 	}
 	byID := map[string]*clubs.Club{}
 	for _, item := range items {
@@ -319,25 +361,77 @@ func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) (c
 		case typeClub:
 			var it clubItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return clubs.Listing{}, fmt.Errorf("decode club: %w", err)
+				return nil, nil, fmt.Errorf("decode club: %w", err)
 			}
 			byID[it.ID] = it.toClub()
 		case typeUser:
 			var it userItem
 			if err := dynamo.UnmarshalItem(item, &it); err != nil {
-				return clubs.Listing{}, fmt.Errorf("decode user: %w", err)
+				return nil, nil, fmt.Errorf("decode user: %w", err)
 			}
-			out.Hosts[it.ID] = it.toUser()
+			hosts[it.ID] = it.toUser()
 		}
 	}
 	for _, e := range entries {
 		// An entry leaves with its club in one transaction; a club read
 		// a moment after its delete is the only way to miss one.
 		if c := byID[e.ID]; c != nil {
-			out.Clubs = append(out.Clubs, c)
+			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out, hosts, nil
+}
+
+// releaseStore lets every club of a store being deleted go: each stays,
+// hosted by its host as a reader's club (docs/decisions.md, "Deleting a
+// store"). It walks the store's directory a page at a time; no club can
+// join it meanwhile (CreateClub checks that the store is not being
+// deleted).
+func (s *Clubs) releaseStore(ctx context.Context, storeID string) error {
+	l := dirEntries(ClubDir(clubs.Filter{Scope: clubs.ScopeStore, StoreID: storeID}))
+	return eachPage(ctx, s.t, l, func(ctx context.Context, entries []dirEntryItem) error {
+		return eachItem(ctx, entries, func(ctx context.Context, e dirEntryItem) error { return s.releaseClub(ctx, e.ID, storeID) })
+	})
+}
+
+// releaseClub detaches one club from storeID: in one transaction, the
+// club loses its storeId (conditional on the club as read: its
+// visibility and its store decide its entries) and its entries move from
+// the store's directories to the readers' ones, their counts with them;
+// the entries of the directories it stays in are rewritten without the
+// store. A club changed meanwhile is read again; one gone, or no longer
+// the store's, is done.
+func (s *Clubs) releaseClub(ctx context.Context, clubID, storeID string) error {
+	for range maxReleaseAttempts {
+		c, err := s.GetClub(ctx, clubID)
+		if errors.Is(err, clubs.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if c.StoreID != storeID {
+			return nil
+		}
+		next := *c
+		next.StoreID, next.UpdatedAt = "", s.t.now().UTC()
+		before, after := clubDirs(c), clubDirs(&next)
+		upd := s.t.update(ClubKey(c.ID)).Remove("storeId").Set("updatedAt", next.UpdatedAt).
+			If("attribute_exists(PK) AND isPublic = ? AND storeId = ?", c.IsPublic, storeID)
+		x := s.t.tx().update(upd, clubs.ErrChanged)
+		s.t.deleteEntries(x, without(before, after), clubRef(c))
+		s.t.putEntries(x, without(after, before), clubRef(&next))
+		s.t.rewriteEntries(x, within(before, after), clubRef(&next))
+		err = x.run(ctx)
+		if errors.Is(err, clubs.ErrChanged) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("release club %s from store %s: %w", clubID, storeID, err)
+		}
+		return nil
+	}
+	return fmt.Errorf("release club %s from store %s: %w", clubID, storeID, apperr.ErrContention)
 }
 
 // GetMember reads a membership, strongly consistent. Errors:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
 )
@@ -20,8 +21,9 @@ import (
 // is one Query of one partition.
 
 // dirEntryItem lists one club or challenge in one directory. It carries
-// the ids the page needs to read beside the item (its host, its store),
-// which never change, so an entry never needs rewriting.
+// the ids the page needs to read beside the item (its host, its store):
+// a host never changes, and a store only when its deletion lets the item
+// go (rewriteEntries).
 type dirEntryItem struct {
 	PK      string `dynamo:"PK"`
 	SK      string `dynamo:"SK"`
@@ -57,6 +59,51 @@ func (t *table) deleteEntries(x *tx, dirs []string, ref dirRef) {
 	for _, d := range dirs {
 		x.delete(t.del(dirEntryKey(d, ref.createdAt, ref.id)), nil)
 		x.update(t.update(DirCountKey(d)).Add("count", -1), nil)
+	}
+}
+
+// rewriteEntries puts ref's entry again in each directory, without
+// changing the counts: an entry whose item stays listed there but whose
+// store changed (a store's deletion lets its clubs and challenges go).
+func (t *table) rewriteEntries(x *tx, dirs []string, ref dirRef) {
+	for _, d := range dirs {
+		k := dirEntryKey(d, ref.createdAt, ref.id)
+		x.put(t.put(dirEntryItem{PK: k.PK, SK: k.SK, Type: typeDirEntry, ID: ref.id, HostID: ref.hostID, StoreID: ref.storeID}), nil)
+	}
+}
+
+// maxReleaseAttempts bounds the reads and writes of one club or
+// challenge a store's deletion lets go, when it keeps changing meanwhile
+// (a visibility flip between the read and the write).
+const maxReleaseAttempts = 5
+
+// conditional is a write or check whose condition can be narrowed.
+type conditional[T any] interface {
+	If(expr string, args ...any) T
+}
+
+// ifStore narrows op's condition to its item being hosted for storeID
+// ("" for no store), as it was read. A club's or challenge's directory
+// entries are computed from its store, and a store's deletion moves them
+// (releaseStore): a write that moves entries must find the store it
+// computed them from, or it would move entries that are no longer there.
+func ifStore[T conditional[T]](op T, storeID string) T {
+	if storeID == "" {
+		return op.If("attribute_not_exists(storeId)")
+	}
+	return op.If("storeId = ?", storeID)
+}
+
+// storeNotDeleting is the check of a club or challenge created for a
+// store: the store is not being deleted. Together with the store read
+// that allowed the creation (storehost.Directory.Host), it keeps a
+// deletion from missing a club or challenge created while it runs: one
+// created before the deletion's mark is in the store's directory when
+// the deletion reads it; one after fails this check. (A store that is
+// gone altogether has no item, and the read refused it.)
+func (t *table) storeNotDeleting(x *tx, storeID string) {
+	if storeID != "" {
+		x.check(t.check(StoreKey(storeID)).If("attribute_not_exists(deleting)"), storehost.ErrStoreNotFound)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/follows"
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 )
@@ -20,19 +21,24 @@ type Follows struct{ t *table }
 var _ follows.Storer = (*Follows)(nil)
 
 // followTarget is what the store knows of one kind of target: its part
-// of the keys, the item holding its followerCount and the error meaning
-// that item is missing, and whether following it counts in the
-// follower's followingCount (people followed; a store's kind decides
-// for itself when it is added).
+// of the keys, the item holding its followerCount, the condition of that
+// item being followable and the error meaning it is not (missing, or a
+// store being deleted), and whether following it counts in the
+// follower's followingCount (readers followed: the profile's count is
+// that of GET /follows/following, which lists readers).
 type followTarget struct {
 	keyKind        string
 	key            func(id string) Key
+	live           string
 	notFound       error
 	countFollowing bool
 }
 
 var followTargets = map[follows.Kind]followTarget{
-	follows.KindUser: {keyKind: followTargetUser, key: UserKey, notFound: users.ErrNotFound, countFollowing: true},
+	follows.KindUser: {keyKind: followTargetUser, key: UserKey, live: "attribute_exists(PK)", notFound: users.ErrNotFound, countFollowing: true},
+	// A store being deleted is not followable: its deletion removes its
+	// follows after marking it, so none can be added behind it.
+	follows.KindStore: {keyKind: followTargetStore, key: StoreKey, live: storeLive, notFound: storehost.ErrStoreNotFound},
 }
 
 func targetOf(kind follows.Kind) (followTarget, error) {
@@ -80,7 +86,7 @@ func (s *Follows) Follow(ctx context.Context, f follows.Follow) error {
 		GSI2PK: followers(tg.keyKind, f.TargetID).pk, GSI2SK: timeIDKey(f.CreatedAt, f.FollowerID),
 		Type: typeFollow, FollowerID: f.FollowerID, Kind: string(f.Kind), TargetID: f.TargetID, CreatedAt: f.CreatedAt.UTC(),
 	}
-	x := s.t.tx().update(s.t.update(tg.key(f.TargetID)).Add("followerCount", 1).If("attribute_exists(PK)"), tg.notFound)
+	x := s.t.tx().update(s.t.update(tg.key(f.TargetID)).Add("followerCount", 1).If(tg.live), tg.notFound)
 	if tg.countFollowing {
 		x.update(s.t.update(UserKey(f.FollowerID)).Add("followingCount", 1).If("attribute_exists(PK)"), users.ErrNotFound)
 	}
@@ -99,7 +105,7 @@ func (s *Follows) Unfollow(ctx context.Context, followerID string, kind follows.
 		return err
 	}
 	x := s.t.tx().
-		update(s.t.update(tg.key(targetID)).Add("followerCount", -1).If("attribute_exists(PK)"), tg.notFound).
+		update(s.t.update(tg.key(targetID)).Add("followerCount", -1).If(tg.live), tg.notFound).
 		delete(s.t.del(FollowKey(followerID, tg.keyKind, targetID)).If("attribute_exists(PK)"), follows.ErrNotFollowing)
 	if tg.countFollowing {
 		x.update(s.t.update(UserKey(followerID)).Add("followingCount", -1).If("attribute_exists(PK)"), users.ErrNotFound)
@@ -111,17 +117,19 @@ func (s *Follows) Unfollow(ctx context.Context, followerID string, kind follows.
 }
 
 // FollowerCount reads the target's followerCount (GetItem, consistent,
-// projected). Errors: the target's not-found error.
+// projected). Errors: the target's not-found error, also for a store
+// being deleted.
 func (s *Follows) FollowerCount(ctx context.Context, kind follows.Kind, targetID string) (int, error) {
 	tg, err := targetOf(kind)
 	if err != nil {
 		return 0, err
 	}
 	var out struct {
-		FollowerCount int `dynamo:"followerCount"`
+		FollowerCount int  `dynamo:"followerCount"`
+		Deleting      bool `dynamo:"deleting"`
 	}
-	err = s.t.get(tg.key(targetID)).Project("followerCount").Consistent(true).One(ctx, &out)
-	if errors.Is(err, dynamo.ErrNotFound) {
+	err = s.t.get(tg.key(targetID)).Project("followerCount", "deleting").Consistent(true).One(ctx, &out)
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && out.Deleting) {
 		return 0, fmt.Errorf("followers of %s %s: %w", kind, targetID, tg.notFound)
 	}
 	if err != nil {
@@ -175,4 +183,33 @@ func (s *Follows) list(ctx context.Context, l list, c page.Cursor) (page.Page[fo
 		return page.Page[follows.Follow]{}, err
 	}
 	return page.Map(p, followItem.toFollow), nil
+}
+
+// forgetFollowers removes every follow of a target that is going away (a
+// store being deleted, which refuses new follows already): a walk over
+// its followers' list (GSI2) a page at a time, deleting each page's
+// follows with BatchWriteItem. The index is eventually consistent, so a
+// follow written a moment before the walk may be missed: it is left to
+// the readers of following lists, which skip targets that are gone. A
+// kind whose follows count in the follower's followingCount cannot be
+// forgotten this way (the counts would go wrong).
+func (s *Follows) forgetFollowers(ctx context.Context, kind follows.Kind, targetID string) error {
+	tg, err := targetOf(kind)
+	if err != nil {
+		return err
+	}
+	if tg.countFollowing {
+		return fmt.Errorf("forget followers of %s %s: its follows are counted on the followers", kind, targetID)
+	}
+	err = eachPage(ctx, s.t, followers(tg.keyKind, targetID), func(ctx context.Context, items []keyOnly) error {
+		keys := make([]Key, len(items))
+		for i, it := range items {
+			keys[i] = Key{it.PK, it.SK}
+		}
+		return s.t.deleteKeys(ctx, keys)
+	})
+	if err != nil {
+		return fmt.Errorf("forget followers of %s %s: %w", kind, targetID, err)
+	}
+	return nil
 }

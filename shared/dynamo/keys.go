@@ -349,6 +349,17 @@ func ChallengeDir(storeID string) string {
 	return "challenges:store:" + storeID
 }
 
+// storeDirs are the directories of one store's clubs and challenges:
+// their count items are all that is left of them once a deletion has
+// let the store's clubs and challenges go.
+func storeDirs(storeID string) []string {
+	out := []string{ChallengeDir(storeID)}
+	for _, public := range []*bool{nil, new(true), new(false)} {
+		out = append(out, ClubDir(clubs.Filter{Scope: clubs.ScopeStore, StoreID: storeID, Public: public}))
+	}
+	return out
+}
+
 // challengeDirs are the directories a challenge is listed in.
 func challengeDirs(c *challenges.Challenge) []string {
 	if c.StoreID == "" {
@@ -389,9 +400,12 @@ func publicWishlists(userID string) list {
 // Follow targets: the kind of account followed, in every follow key, so
 // that following a store is another kind beside users, not another
 // design.
-const followTargetUser = "USER"
+const (
+	followTargetUser  = "USER"
+	followTargetStore = "STORE"
+)
 
-// FollowKey is followerID's follow of the target of a kind (a user now):
+// FollowKey is followerID's follow of the target of a kind (a user, a store):
 // one item per follower and target, so a conditional put refuses a second
 // follow. The follower's partition holds all their follows.
 func FollowKey(followerID, kind, targetID string) Key {

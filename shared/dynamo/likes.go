@@ -150,16 +150,12 @@ func (t *table) deletePrefix(ctx context.Context, pk, prefix string) error {
 		if err != nil {
 			return fmt.Errorf("list %s items of %s: %w", prefix, pk, err)
 		}
-		keys := make([]dynamo.Keyed, len(items))
+		keys := make([]Key, len(items))
 		for i, it := range items {
-			keys[i] = dynamo.Keys{it.PK, it.SK}
+			keys[i] = Key{it.PK, it.SK}
 		}
-		for len(keys) > 0 {
-			n := min(len(keys), 25)
-			if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(keys[:n]...).Run(ctx); err != nil {
-				return fmt.Errorf("delete %d items: %w", n, err)
-			}
-			keys = keys[n:]
+		if err := t.deleteKeys(ctx, keys); err != nil {
+			return err
 		}
 		// The items just deleted are gone from the next read: a short
 		// page was the last.
@@ -167,4 +163,21 @@ func (t *table) deletePrefix(ctx context.Context, pk, prefix string) error {
 			return nil
 		}
 	}
+}
+
+// deleteKeys deletes the items of keys with BatchWriteItem, 25 a call
+// (the call's limit), one call after the other.
+func (t *table) deleteKeys(ctx context.Context, keys []Key) error {
+	for len(keys) > 0 {
+		n := min(len(keys), 25)
+		batch := make([]dynamo.Keyed, n)
+		for i, k := range keys[:n] {
+			batch[i] = dynamo.Keys{k.PK, k.SK}
+		}
+		if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(batch...).Run(ctx); err != nil {
+			return fmt.Errorf("delete %d items: %w", n, err)
+		}
+		keys = keys[n:]
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // list is one list the table serves: a partition of the table or of one
@@ -172,4 +173,40 @@ func (l list) startKey(token string) (dynamo.PagingKey, error) {
 		k[a] = &types.AttributeValueMemberS{Value: v}
 	}
 	return k, nil
+}
+
+// walkPageSize is how many items eachPage reads at a time.
+const walkPageSize = 100
+
+// eachPage runs f on every page of l, walkPageSize items at a time, each
+// page after the last key of the one before: a walk over a list that the
+// walk itself empties (a store's deletion releasing its clubs) neither
+// skips nor repeats an item, since a page starts after a key whether or
+// not its item is still there.
+func eachPage[T any](ctx context.Context, t *table, l list, f func(context.Context, []T) error) error {
+	c := page.First(walkPageSize)
+	for {
+		p, err := queryPage[T](ctx, t, l, c)
+		if err != nil {
+			return err
+		}
+		if err := f(ctx, p.Items); err != nil {
+			return err
+		}
+		if p.Next == "" {
+			return nil
+		}
+		c.After = p.Next
+	}
+}
+
+// eachItem runs f on every item, up to 8 at once, and returns the first
+// error.
+func eachItem[T any](ctx context.Context, items []T, f func(context.Context, T) error) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for _, it := range items {
+		g.Go(func() error { return f(gctx, it) })
+	}
+	return g.Wait()
 }

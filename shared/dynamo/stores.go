@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/follows"
 	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/stores"
@@ -255,6 +256,16 @@ func (s *Bookstores) GetStoreBySlug(ctx context.Context, slug string) (*stores.S
 	return s.GetStore(ctx, c.StoreID)
 }
 
+// LookupSlug reads the id of the store with slug: its claim, one GetItem
+// (consistent). Errors: stores.ErrNotFound.
+func (s *Bookstores) LookupSlug(ctx context.Context, slug string) (string, error) {
+	c, err := s.slugClaim(ctx, slug)
+	if err != nil {
+		return "", err
+	}
+	return c.StoreID, nil
+}
+
 func (s *Bookstores) slugClaim(ctx context.Context, slug string) (slugClaimItem, error) {
 	var c slugClaimItem
 	err := s.t.get(StoreSlugClaimKey(slug)).Consistent(true).One(ctx, &c)
@@ -406,9 +417,11 @@ func (s *Bookstores) SetImage(ctx context.Context, storeID, field, url string, n
 
 // DeleteStore removes a store in three steps (stores.Storer): mark it
 // deleting; take back its staff memberships and home-store choices from
-// their users (one small transaction each, side by side); then one
-// transaction removes the store, its listing, slug and domain claims, and
-// its owner's mark. Errors: stores.ErrNotFound.
+// their users (one small transaction each), let its clubs and challenges
+// go and remove its follows, all side by side; then one transaction
+// removes the store, its listing, slug and domain claims, its (by then
+// empty) directories' counts, and its owner's mark. Errors:
+// stores.ErrNotFound.
 func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	// The mark answers the store as it now is: a retry after a crash
 	// knows only the id.
@@ -420,14 +433,22 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	if err != nil {
 		return fmt.Errorf("mark store %s deleting: %w", st.ID, err)
 	}
-	if err := s.releaseChildren(ctx, st.ID, it.Slug); err != nil {
-		return err
+	var g errgroup.Group
+	g.Go(func() error { return s.releaseChildren(ctx, st.ID, it.Slug) })
+	g.Go(func() error { return (&Clubs{s.t}).releaseStore(ctx, st.ID) })
+	g.Go(func() error { return (&Challenges{s.t}).releaseStore(ctx, st.ID) })
+	g.Go(func() error { return (&Follows{s.t}).forgetFollowers(ctx, follows.KindStore, st.ID) })
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("delete store %s: %w", st.ID, err)
 	}
 	x := s.t.tx().
 		delete(s.t.del(StoreKey(st.ID)).If("attribute_exists(PK)"), stores.ErrNotFound).
 		delete(s.t.del(StoreListingKey(st.ID)), nil).
 		delete(s.t.del(StoreSlugClaimKey(it.Slug)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged).
 		update(s.t.update(UserKey(it.OwnerUserID)).Remove("storeId").If("attribute_exists(PK) AND storeId = ?", st.ID), users.ErrChanged)
+	for _, dir := range storeDirs(st.ID) {
+		x.delete(s.t.del(DirCountKey(dir)), nil)
+	}
 	if it.CustomDomain != "" {
 		x.delete(s.t.del(StoreDomainClaimKey(it.CustomDomain)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged)
 	}

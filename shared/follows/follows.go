@@ -1,5 +1,5 @@
 // Package follows is the follows domain: a reader following another
-// reader (and, once stores exist, a store), the follow state machine
+// reader or a store, the follow state machine
 // (follow, unfollow, the 400s of doing either twice), the exact follower
 // and following counts, and the service behind the follows endpoint
 // group. It imports no AWS and no HTTP package; storage is reached
@@ -15,6 +15,7 @@ import (
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -26,8 +27,17 @@ type Kind string
 
 // Kinds.
 const (
-	KindUser Kind = "user"
+	KindUser  Kind = "user"
+	KindStore Kind = "store"
 )
+
+// notFound is the error of a target of the kind that does not exist.
+func (k Kind) notFound() error {
+	if k == KindStore {
+		return storehost.ErrStoreNotFound
+	}
+	return users.ErrNotFound
+}
 
 // Follow is one follower's follow of one target.
 type Follow struct {
@@ -56,12 +66,13 @@ var (
 // Storer is the storage of follows. Implementations return the errors
 // named on each method wrapped with context, never (nil, nil).
 type Storer interface {
-	// Follow stores f and adds one to the target's followerCount and the
-	// follower's followingCount, in one transaction. Errors: the target
-	// kind's not-found error (users.ErrNotFound), ErrAlreadyFollowing.
+	// Follow stores f and adds one to the target's followerCount (and,
+	// for a reader followed, to the follower's followingCount), in one
+	// transaction. Errors: the target kind's not-found error
+	// (users.ErrNotFound, storehost.ErrStoreNotFound), ErrAlreadyFollowing.
 	Follow(ctx context.Context, f Follow) error
 	// Unfollow removes followerID's follow of the target and subtracts
-	// one from both counts, in one transaction. Errors: the target kind's
+	// one from the counts Follow added to, in one transaction. Errors: the target kind's
 	// not-found error, ErrNotFollowing.
 	Unfollow(ctx context.Context, followerID string, kind Kind, targetID string) error
 	// FollowerCount reads a target's followerCount, strongly consistent.
@@ -79,7 +90,8 @@ type Storer interface {
 // Deps are the service's collaborators.
 type Deps struct {
 	Store  Storer
-	Briefs posts.Reader // the accounts of a page of follows
+	Briefs posts.Reader        // the accounts of a page of follows
+	Stores storehost.Directory // the stores of a page of follows
 	Now    func() time.Time
 }
 
@@ -93,6 +105,9 @@ func NewService(d Deps) *Service {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.Stores == nil {
+		d.Stores = storehost.None{}
+	}
 	return &Service{d: d}
 }
 
@@ -100,15 +115,7 @@ func NewService(d Deps) *Service {
 // target's new follower count. Errors: ErrSelf, ErrAlreadyFollowing,
 // users.ErrNotFound (also for an id that is not a UUID).
 func (s *Service) FollowUser(ctx context.Context, callerID, targetID string) (Result, error) {
-	targetID, err := s.userTarget(callerID, targetID)
-	if err != nil {
-		return Result{}, err
-	}
-	f := Follow{FollowerID: callerID, Kind: KindUser, TargetID: targetID, CreatedAt: s.d.Now().UTC()}
-	if err := s.d.Store.Follow(ctx, f); err != nil {
-		return Result{}, fmt.Errorf("%s follows user %s: %w", callerID, targetID, err)
-	}
-	return s.result(ctx, true, targetID)
+	return s.follow(ctx, callerID, KindUser, targetID)
 }
 
 // UnfollowUser ends callerID's follow of the user targetID and returns
@@ -116,23 +123,55 @@ func (s *Service) FollowUser(ctx context.Context, callerID, targetID string) (Re
 // oneself, so cannot unfollow either), ErrNotFollowing,
 // users.ErrNotFound.
 func (s *Service) UnfollowUser(ctx context.Context, callerID, targetID string) (Result, error) {
-	targetID, err := s.userTarget(callerID, targetID)
+	return s.unfollow(ctx, callerID, KindUser, targetID)
+}
+
+// FollowStore makes callerID follow the store targetID (its owner and
+// staff may too) and returns the store's new follower count. Errors:
+// ErrAlreadyFollowing, storehost.ErrStoreNotFound (also for an id that
+// is not a UUID, and for a store being deleted).
+func (s *Service) FollowStore(ctx context.Context, callerID, targetID string) (Result, error) {
+	return s.follow(ctx, callerID, KindStore, targetID)
+}
+
+// UnfollowStore ends callerID's follow of the store targetID. Errors:
+// ErrNotFollowing, storehost.ErrStoreNotFound.
+func (s *Service) UnfollowStore(ctx context.Context, callerID, targetID string) (Result, error) {
+	return s.unfollow(ctx, callerID, KindStore, targetID)
+}
+
+func (s *Service) follow(ctx context.Context, callerID string, kind Kind, targetID string) (Result, error) {
+	targetID, err := target(callerID, kind, targetID)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := s.d.Store.Unfollow(ctx, callerID, KindUser, targetID); err != nil {
-		return Result{}, fmt.Errorf("%s unfollows user %s: %w", callerID, targetID, err)
+	f := Follow{FollowerID: callerID, Kind: kind, TargetID: targetID, CreatedAt: s.d.Now().UTC()}
+	if err := s.d.Store.Follow(ctx, f); err != nil {
+		return Result{}, fmt.Errorf("%s follows %s %s: %w", callerID, kind, targetID, err)
 	}
-	return s.result(ctx, false, targetID)
+	return s.result(ctx, true, kind, targetID)
 }
 
-// userTarget checks the id of a user to follow.
-func (s *Service) userTarget(callerID, targetID string) (string, error) {
+func (s *Service) unfollow(ctx context.Context, callerID string, kind Kind, targetID string) (Result, error) {
+	targetID, err := target(callerID, kind, targetID)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := s.d.Store.Unfollow(ctx, callerID, kind, targetID); err != nil {
+		return Result{}, fmt.Errorf("%s unfollows %s %s: %w", callerID, kind, targetID, err)
+	}
+	return s.result(ctx, false, kind, targetID)
+}
+
+// target checks the id of a target to follow: an id that is not a UUID
+// names nothing (the kind's not-found error), and a reader cannot follow
+// themselves.
+func target(callerID string, kind Kind, targetID string) (string, error) {
 	id, ok := ids.Parse(targetID)
 	switch {
 	case !ok:
-		return "", users.ErrNotFound
-	case id == callerID:
+		return "", kind.notFound()
+	case kind == KindUser && id == callerID:
 		return "", ErrSelf
 	}
 	return id, nil
@@ -140,32 +179,33 @@ func (s *Service) userTarget(callerID, targetID string) (string, error) {
 
 // result reads the target's count after a change, which is the count
 // the change made or a later one: the profile a client shows next.
-func (s *Service) result(ctx context.Context, following bool, targetID string) (Result, error) {
-	n, err := s.d.Store.FollowerCount(ctx, KindUser, targetID)
+func (s *Service) result(ctx context.Context, following bool, kind Kind, targetID string) (Result, error) {
+	n, err := s.d.Store.FollowerCount(ctx, kind, targetID)
 	if err != nil {
-		return Result{}, fmt.Errorf("followers of user %s: %w", targetID, err)
+		return Result{}, fmt.Errorf("followers of %s %s: %w", kind, targetID, err)
 	}
 	return Result{TargetID: targetID, IsFollowing: following, FollowerCount: n}, nil
 }
 
-// Status says whether callerID follows the user targetID, with the
-// target's follower count. Errors: users.ErrNotFound.
-func (s *Service) Status(ctx context.Context, callerID, targetID string) (Result, error) {
+// Status says whether callerID follows the target of kind, with the
+// target's follower count. Errors: the kind's not-found error
+// (users.ErrNotFound, storehost.ErrStoreNotFound).
+func (s *Service) Status(ctx context.Context, callerID string, kind Kind, targetID string) (Result, error) {
 	id, ok := ids.Parse(targetID)
 	if !ok {
-		return Result{}, users.ErrNotFound
+		return Result{}, kind.notFound()
 	}
 	var (
 		r = Result{TargetID: id}
 		g errgroup.Group
 	)
 	g.Go(func() (err error) {
-		r.IsFollowing, err = s.d.Store.IsFollowing(ctx, callerID, KindUser, id)
+		r.IsFollowing, err = s.d.Store.IsFollowing(ctx, callerID, kind, id)
 		return err
 	})
-	g.Go(func() (err error) { r.FollowerCount, err = s.d.Store.FollowerCount(ctx, KindUser, id); return err })
+	g.Go(func() (err error) { r.FollowerCount, err = s.d.Store.FollowerCount(ctx, kind, id); return err })
 	if err := g.Wait(); err != nil {
-		return Result{}, fmt.Errorf("follow of user %s: %w", id, err)
+		return Result{}, fmt.Errorf("follow of %s %s: %w", kind, id, err)
 	}
 	return r, nil
 }
@@ -179,6 +219,33 @@ func (s *Service) Following(ctx context.Context, callerID string, c page.Cursor)
 		return page.Page[*users.User]{}, fmt.Errorf("following of %s: %w", callerID, err)
 	}
 	return s.accounts(ctx, p, func(f Follow) string { return f.TargetID })
+}
+
+// FollowingStores returns a page of the stores callerID follows, newest
+// follow first, as they are shown beside what refers to them. A store
+// that is gone (its deletion removes its follows, but the list it reads
+// is an index that may lag) is left out of its page. Errors:
+// page.ErrInvalidCursor.
+func (s *Service) FollowingStores(ctx context.Context, callerID string, c page.Cursor) (page.Page[storehost.Brief], error) {
+	p, err := s.d.Store.ListFollowing(ctx, callerID, KindStore, c)
+	if err != nil {
+		return page.Page[storehost.Brief]{}, fmt.Errorf("stores followed by %s: %w", callerID, err)
+	}
+	storeIDs := make([]string, len(p.Items))
+	for i, f := range p.Items {
+		storeIDs[i] = f.TargetID
+	}
+	briefs, err := s.d.Stores.Briefs(ctx, storeIDs)
+	if err != nil {
+		return page.Page[storehost.Brief]{}, fmt.Errorf("stores followed by %s: %w", callerID, err)
+	}
+	out := page.Page[storehost.Brief]{Items: make([]storehost.Brief, 0, len(storeIDs)), Next: p.Next}
+	for _, id := range storeIDs {
+		if b, ok := briefs[id]; ok {
+			out.Items = append(out.Items, b)
+		}
+	}
+	return out, nil
 }
 
 // Followers: see Following.

@@ -1,15 +1,15 @@
-// Package storehost is the seam between the community features a store
-// may host (clubs, reading challenges) and the stores domain, which is
-// being built beside them. Clubs and challenges carry a storeId; whether
-// the caller may host one for that store (its owner or a staff member)
-// and how the store is shown beside the club (name, slug, logo) are the
-// stores domain's answers, reached only through Directory.
+// Package storehost is the seam between the community features that
+// refer to stores (clubs and reading challenges a store hosts, readers
+// following a store) and the stores domain. Whether the caller may host a
+// club or challenge for a store (its owner or a staff member), how a
+// store is shown beside what refers to it (name, slug, logo) and which
+// store a slug names are the stores domain's answers, reached only
+// through Directory; clubs, challenges and follows import no stores code.
 //
-// Until the stores code provides a Directory, the service wires None: it
-// refuses every storeId as an unknown store (404), so no club or
-// challenge can claim a store it has nothing to do with. The stores work
-// replaces None with its own implementation in shared/app (one line);
-// nothing in clubs or challenges changes.
+// The service wires the stores domain's Directory (stores.Hosts, in
+// shared/app). None refuses every store as unknown: a zero wiring, and
+// what a service built without stores falls back to. Tests of clubs and
+// challenges alone declare their stores with testenv.StoreHosts.
 package storehost
 
 import (
@@ -18,7 +18,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 )
 
-// Brief is a store as shown beside a club or challenge.
+// Brief is a store as shown beside a club, a challenge or a follow.
 type Brief struct {
 	ID      string
 	Name    string
@@ -26,31 +26,41 @@ type Brief struct {
 	LogoURL string // "" when the store has none
 }
 
-// Directory is what clubs and challenges need of stores.
+// Directory is what clubs, challenges and follows need of stores. A
+// store whose deletion has begun reads as unknown in Host and Briefs.
 type Directory interface {
-	// CanHost returns nil when userID owns or staffs store storeID, so may
-	// host a club or challenge for it. Errors: ErrStoreNotFound,
-	// ErrNotStoreStaff.
-	CanHost(ctx context.Context, storeID, userID string) error
+	// Host checks that userID owns or staffs store storeID, so may host
+	// a club or challenge for it, and returns how the store is shown
+	// (one read of the store and the account, side by side). Errors:
+	// ErrStoreNotFound, ErrNotStoreStaff.
+	Host(ctx context.Context, storeID, userID string) (Brief, error)
 	// Briefs reads stores by id; unknown ids are absent from the map.
 	Briefs(ctx context.Context, ids []string) (map[string]Brief, error)
+	// StoreID finds the id of the store with slug in one read (its
+	// claim), so that a store's lists can start at once. A store being
+	// deleted may still be found: Briefs, which leaves it out, says
+	// whether it is live. Errors: ErrStoreNotFound.
+	StoreID(ctx context.Context, slug string) (string, error)
 }
 
-// Errors of CanHost.
+// Errors of Directory.
 var (
 	ErrStoreNotFound = apperr.NotFound("Store not found")
 	ErrNotStoreStaff = apperr.Forbidden("Only the store's owner or staff can host for the store")
 )
 
-// None is the Directory while no store exists: every store is unknown.
+// None is the Directory that knows no store.
 type None struct{}
 
 var _ Directory = None{}
 
-// CanHost refuses every store as unknown: ErrStoreNotFound.
-func (None) CanHost(context.Context, string, string) error { return ErrStoreNotFound }
+// Host refuses every store as unknown: ErrStoreNotFound.
+func (None) Host(context.Context, string, string) (Brief, error) { return Brief{}, ErrStoreNotFound }
 
 // Briefs knows no store.
 func (None) Briefs(context.Context, []string) (map[string]Brief, error) {
 	return map[string]Brief{}, nil
 }
+
+// StoreID knows no store: ErrStoreNotFound.
+func (None) StoreID(context.Context, string) (string, error) { return "", ErrStoreNotFound }

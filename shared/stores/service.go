@@ -29,6 +29,10 @@ type Storer interface {
 	// Errors: ErrNotFound, also for a store being deleted.
 	GetStore(ctx context.Context, id string) (*Store, error)
 	GetStoreBySlug(ctx context.Context, slug string) (*Store, error)
+	// LookupSlug reads the id of the store with slug (its claim, one
+	// read; a store being deleted keeps its claim until the end).
+	// Errors: ErrNotFound.
+	LookupSlug(ctx context.Context, slug string) (string, error)
 	// GetStores reads the stores of ids that exist, in one batch.
 	GetStores(ctx context.Context, ids []string) (map[string]*Store, error)
 	// UpdateStore writes next's changed fields over prev, conditional on
@@ -40,10 +44,11 @@ type Storer interface {
 	SetImage(ctx context.Context, storeID, field, url string, now time.Time) error
 	// DeleteStore removes a store: it marks it deleted (so nothing new
 	// hangs off it), takes every staff membership and home-store choice
-	// back from its users, then removes the store, its claims and listing
-	// and frees its owner. A crash between the steps leaves a store that
-	// reads as not found and a repeated call finishes. Errors:
-	// ErrNotFound.
+	// back from its users, lets its clubs and challenges go (they stay,
+	// their hosts' own, no longer the store's) and removes its follows,
+	// then removes the store, its claims and listing and frees its owner.
+	// A crash between the steps leaves a store that reads as not found
+	// and a repeated call finishes. Errors: ErrNotFound.
 	DeleteStore(ctx context.Context, s *Store) error
 	// ListingsIn reads the stores of the geohash cells (geo.Cover).
 	ListingsIn(ctx context.Context, cells []string) ([]Listing, error)

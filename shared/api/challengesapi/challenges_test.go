@@ -176,6 +176,15 @@ func TestChallenges_Create(t *testing.T) {
 		assert.Equal(t, storeID, res.JSON["storeId"])
 		assert.Equal(t, map[string]any{"id": storeID, "name": "Corner Books", "slug": "corner-books"}, res.JSON["store"])
 	})
+	t.Run("a store whose deletion has begun refuses the challenge in its transaction", func(t *testing.T) {
+		k := dynamo.StoreKey(storeID)
+		w.PutItem(t, map[string]any{dynamo.AttrPK: k.PK, dynamo.AttrSK: k.SK, "deleting": true})
+		defer w.DeleteItem(t, k)
+		testenv.AssertError(t, w.req("POST", "/v1/challenges", with("storeId", storeID), pam.Token), http.StatusNotFound, "NotFound", "Store not found")
+		res := w.req("GET", "/v1/challenges?storeId="+storeID, nil, "")
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.EqualValues(t, 1, res.JSON["total"], "nothing created")
+	})
 	t.Run("without a token is 401", func(t *testing.T) {
 		testenv.AssertError(t, w.req("POST", "/v1/challenges", ok, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})

@@ -30,6 +30,20 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusOK, body)
 }
 
+// ofStore serves GET /v1/stores/{slug}/challenges?cursor=&limit=: the
+// store's challenges, newest first; 404 for an unknown store.
+func (h *handler) ofStore(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.ArrayPage(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.challenges.OfStore(r.Context(), r.PathValue("slug"), c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, storeChallengeList{Challenges: page.Map(p, newChallenge).Items, More: httpapi.NewMore(r, p.Next)})
+}
+
 // create serves POST /v1/challenges: 201 with the single view.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	var req createRequest

@@ -139,6 +139,12 @@ type (
 		Challenges []userChallenge `json:"challenges"`
 		httpapi.More
 	}
+	// storeChallengeList is GET /stores/{slug}/challenges: the listing
+	// shape of GET /challenges, a superset of the spec's fields.
+	storeChallengeList struct {
+		Challenges []challenge `json:"challenges"`
+		httpapi.More
+	}
 )
 
 func newChallenge(c *challenges.Challenge) challenge {

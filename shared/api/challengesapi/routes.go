@@ -1,9 +1,10 @@
 // Package challengesapi is the reading-challenges endpoint group: the
 // challenge directory, challenges with their participants and progress,
-// and the reader's lists of challenges (/users/me/challenges,
-// /users/{username}/challenges). The spec names only the base path and
-// the listing fields; docs/decisions.md ("Challenges") records the
-// design. A challenge's lines are served by the lines group.
+// and the lists of challenges of a reader (/users/me/challenges,
+// /users/{username}/challenges) and of a store
+// (/stores/{slug}/challenges). The spec names only the base path and the
+// listing fields; docs/decisions.md ("Challenges") records the design. A
+// challenge's lines are served by the lines group.
 package challengesapi
 
 import (
@@ -12,7 +13,6 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/users"
 )
 
 // handler serves the challenges group.
@@ -31,14 +31,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // counters (and directory entries); UpdateItem for an edit and progress;
 // BatchWriteItem to remove a deleted challenge's participants.
 func Group(d api.Deps) api.Group {
-	tiers := make([]users.Tier, len(d.Config.ChallengeCreatorTiers))
-	for i, t := range d.Config.ChallengeCreatorTiers {
-		tiers[i] = users.Tier(t)
-	}
-	h := &handler{challenges: challenges.NewService(challenges.Deps{
-		Store: d.Stores.Challenges, Users: d.Stores.Users, Briefs: d.Stores.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers, Now: d.Now,
-	})}
+	h := &handler{challenges: d.Challenges()}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},
@@ -53,8 +46,10 @@ func Group(d api.Deps) api.Group {
 		{Name: "offset", Type: "integer", About: "0 or more, default 0"},
 	}
 	return api.Group{
-		Name:  "challenges",
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Name: "challenges",
+		// ConditionCheckItem: a store's challenge checks in its creating
+		// transaction that the store is not being deleted.
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/challenges"), Auth: httpapi.AuthOptional, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "The challenge directory (one store's with storeId), newest first, with the exact total", Query: list, Response: challengesPage{}}},
@@ -78,6 +73,10 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "The challenges the caller takes part in, with their progress, latest joined first", Query: array, Response: myChallengeList{}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/challenges"), Auth: httpapi.AuthNone, Handler: h.ofUser,
 				Doc: httpapi.Doc{Summary: "The challenges a reader takes part in, latest joined first", Query: array, Response: userChallengeList{}, Errors: []int{404}}},
+			// Here rather than in the stores group: it reads the challenge
+			// directories, whose grants this group's function holds.
+			{Method: http.MethodGet, Path: httpapi.V1("/stores/{slug}/challenges"), Auth: httpapi.AuthNone, Handler: h.ofStore,
+				Doc: httpapi.Doc{Summary: "The challenges a store hosts, newest first", Query: array, Response: storeChallengeList{}, Errors: []int{400, 404}}},
 		},
 	}
 }

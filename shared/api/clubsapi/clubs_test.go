@@ -231,6 +231,17 @@ func TestClubs_Create(t *testing.T) {
 		assert.Equal(t, map[string]any{"id": storeID, "name": "Corner Books", "slug": "corner-books", "logoUrl": "https://cdn.example/logo.png"}, res.JSON["store"])
 		assert.Equal(t, 1.0, w.dirCount(t, clubs.Filter{Scope: clubs.ScopeStore, StoreID: storeID}))
 	})
+	t.Run("a store whose deletion has begun refuses the club in its transaction", func(t *testing.T) {
+		// The directory allowed the host (it read the store before the
+		// deletion began); the creating transaction checks it again, so
+		// the deletion, which lets the store's clubs go, misses none.
+		k := dynamo.StoreKey(storeID)
+		w.PutItem(t, map[string]any{dynamo.AttrPK: k.PK, dynamo.AttrSK: k.SK, "deleting": true})
+		defer w.DeleteItem(t, k)
+		res := w.req("POST", "/v1/clubs", map[string]any{"name": "Too late", "storeId": storeID}, pam.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Store not found")
+		assert.Equal(t, 1.0, w.dirCount(t, clubs.Filter{Scope: clubs.ScopeStore, StoreID: storeID}), "nothing created")
+	})
 	t.Run("without a token is 401", func(t *testing.T) {
 		res := w.req("POST", "/v1/clubs", map[string]any{"name": "x"}, "")
 		testenv.AssertError(t, res, http.StatusUnauthorized, "Unauthorized", "")

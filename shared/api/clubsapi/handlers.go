@@ -31,6 +31,41 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusOK, body)
 }
 
+// ofStore serves GET /v1/stores/{slug}/clubs?isPublic=&cursor=&limit=:
+// the store's clubs as GET /clubs lists them, newest first; 404 for an
+// unknown store.
+func (h *handler) ofStore(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.ArrayPage(r)
+	if err != nil {
+		return err
+	}
+	public, err := publicOf(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.clubs.OfStore(r.Context(), r.PathValue("slug"), public, c)
+	if err != nil {
+		return err
+	}
+	items := page.Map(p, func(l clubs.Listed) club { return newClub(l, false) }).Items
+	return httpapi.JSON(w, http.StatusOK, storeClubList{Clubs: items, More: httpapi.NewMore(r, p.Next)})
+}
+
+// publicOf reads the isPublic filter: true, false, or none (nil).
+func publicOf(r *http.Request) (*bool, error) {
+	q := r.URL.Query()
+	if !q.Has("isPublic") {
+		return nil, nil
+	}
+	switch q.Get("isPublic") {
+	case "true":
+		return new(true), nil
+	case "false":
+		return new(false), nil
+	}
+	return nil, apperr.Validation("isPublic must be true or false", map[string]string{"isPublic": "must be true or false"})
+}
+
 // filterOf reads GET /clubs' filters: scope all (default), store or user;
 // storeId, which implies scope store; isPublic true or false.
 func filterOf(r *http.Request) (clubs.Filter, error) {
@@ -52,16 +87,11 @@ func filterOf(r *http.Request) (clubs.Filter, error) {
 	if f.StoreID != "" && f.Scope != clubs.ScopeStore && fields["scope"] == "" {
 		fields.Add("storeId", "selects a store's clubs: use it with scope=store or without scope")
 	}
-	if q.Has("isPublic") {
-		switch q.Get("isPublic") {
-		case "true":
-			f.Public = new(true)
-		case "false":
-			f.Public = new(false)
-		default:
-			fields.Add("isPublic", "must be true or false")
-		}
+	public, err := publicOf(r)
+	if err != nil {
+		fields.Add("isPublic", "must be true or false")
 	}
+	f.Public = public
 	if err := fields.Err(); err != nil {
 		return clubs.Filter{}, err
 	}

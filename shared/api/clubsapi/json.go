@@ -244,6 +244,12 @@ type (
 		Clubs []userClub `json:"clubs"`
 		httpapi.More
 	}
+	// storeClubList is GET /stores/{slug}/clubs: the listing shape of
+	// GET /clubs, a superset of the spec's fields.
+	storeClubList struct {
+		Clubs []club `json:"clubs"`
+		httpapi.More
+	}
 )
 
 func newClub(l clubs.Listed, withDetail bool) club {

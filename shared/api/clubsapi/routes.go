@@ -1,6 +1,7 @@
 // Package clubsapi is the clubs endpoint group: clubs, their reading
-// lists and memberships, and the reader's lists of clubs (/clubs/me/joined,
-// /users/me/clubs, /users/{username}/clubs). A club's lines are served by
+// lists and memberships, the reader's lists of clubs (/clubs/me/joined,
+// /users/me/clubs, /users/{username}/clubs) and a store's
+// (/stores/{slug}/clubs). A club's lines are served by
 // the lines group (GET /clubs/{id}/lines), which holds the grants for
 // lines data.
 package clubsapi
@@ -11,7 +12,6 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/users"
 )
 
 // handler serves the clubs group.
@@ -30,10 +30,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // entries); UpdateItem for an edit; BatchWriteItem to remove a deleted
 // club's memberships and reading list.
 func Group(d api.Deps) api.Group {
-	h := &handler{clubs: clubs.NewService(clubs.Deps{
-		Store: d.Stores.Clubs, Users: d.Stores.Users, Books: d.Stores.Books, Briefs: d.Stores.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ClubCreatorTiers), Now: d.Now,
-	})}
+	h := &handler{clubs: d.Clubs()}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 100"},
@@ -45,6 +42,9 @@ func Group(d api.Deps) api.Group {
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},
 		{Name: "offset", Type: "integer", About: "0 or more, default 0"},
 	}
+	storeList := append([]httpapi.Param{
+		{Name: "isPublic", Type: "boolean", About: "only public (true) or only private (false) clubs"},
+	}, array...)
 	return api.Group{
 		Name: "clubs",
 		// ConditionCheckItem: a change by a host or moderator checks the
@@ -83,15 +83,11 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "The clubs the caller belongs to, private ones included, latest joined first", Query: array, Response: myClubList{}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/clubs"), Auth: httpapi.AuthNone, Handler: h.ofUser,
 				Doc: httpapi.Doc{Summary: "The public clubs a reader belongs to, latest joined first", Query: array, Response: userClubList{}, Errors: []int{404}}},
+			// Here rather than in the stores group: it reads the club
+			// directories, whose grants this group's function holds.
+			{Method: http.MethodGet, Path: httpapi.V1("/stores/{slug}/clubs"), Auth: httpapi.AuthNone, Handler: h.ofStore,
+				Doc: httpapi.Doc{Summary: "The clubs a store hosts, newest first, as GET /v1/clubs lists them (private ones with a listing's fields)",
+					Query: storeList, Response: storeClubList{}, Errors: []int{400, 404}}},
 		},
 	}
-}
-
-// tiers converts the configuration's tier names.
-func tiers(names []string) []users.Tier {
-	out := make([]users.Tier, len(names))
-	for i, n := range names {
-		out[i] = users.Tier(n)
-	}
-	return out
 }

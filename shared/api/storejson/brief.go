@@ -1,11 +1,13 @@
-// Package storejson is the wire shape of stores as other groups show
-// them: the brief a club or a challenge carries.
 package storejson
 
 import "github.com/bookplatform/backend/shared/storehost"
 
-// Brief is a store beside a club or challenge (spec: Club, "store (id,
-// name, slug, and logoUrl on the single-club view)").
+// Brief is a store beside a club, a challenge or a follow (spec: Club,
+// "store (id, name, slug, and logoUrl on the single-club view)"). It
+// shares no code with Store on purpose: its logoUrl is left out where the
+// spec leaves it out (club listings) and when there is no logo, while
+// Store's is always there ("" when unset, the spec typing it string).
+// The stores domain makes the brief it is built from (stores.Store.Brief).
 type Brief struct {
 	ID      string  `json:"id"`
 	Name    string  `json:"name"`

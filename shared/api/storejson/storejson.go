@@ -1,6 +1,7 @@
-// Package storejson is the wire shape of stores (spec: Store), shared by
-// the stores group and, later, the groups that show a store beside what
-// they list (inventory, orders).
+// Package storejson is the wire shape of stores: the full store (spec:
+// Store) in its public and owner's views, which the stores group answers,
+// and the brief other groups show beside what refers to a store (a club,
+// a challenge, a followed store; later inventory and orders).
 package storejson
 
 import (

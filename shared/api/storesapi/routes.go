@@ -35,6 +35,8 @@ var (
 // of stores and the staff's accounts; TransactWriteItems (with Put,
 // Update, Delete and ConditionCheck parts) for every change that must
 // stay in step with another; UpdateItem for images and domain progress;
+// BatchWriteItem for a deleted store's follows (its deletion also lets its
+// clubs and challenges go, one transaction each);
 // S3 for logos and banners (multipart or presigned); the CDN's tenant
 // API for custom domains.
 func Group(d api.Deps) api.Group {
@@ -42,7 +44,7 @@ func Group(d api.Deps) api.Group {
 	return api.Group{
 		Name: "stores",
 		Table: []string{
-			"dynamodb:BatchGetItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
+			"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
 			"dynamodb:PutItem", "dynamodb:Query", "dynamodb:TransactWriteItems", "dynamodb:UpdateItem",
 		},
 		Media: []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"},
