@@ -148,15 +148,7 @@ func (s *Lines) CreateLine(ctx context.Context, l *lines.Line, c quota.Charge) e
 // GetLine reads a line, strongly consistent: an author who has just
 // posted or edited sees the line as written. Errors: lines.ErrNotFound.
 func (s *Lines) GetLine(ctx context.Context, id string) (*lines.Line, error) {
-	var it lineItem
-	err := s.t.get(LineKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get line %s: %w", id, lines.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get line %s: %w", id, err)
-	}
-	return it.toLine(), nil
+	return getOne(ctx, s.t, LineKey(id), lineItem.toLine, lines.ErrNotFound, "line "+id)
 }
 
 // UpdateLine is one UpdateItem conditional on the line existing and

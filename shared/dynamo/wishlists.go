@@ -120,15 +120,7 @@ func (s *Wishlists) CreateWishlist(ctx context.Context, w *wishlists.Wishlist, l
 // GetWishlist reads a wishlist, strongly consistent. Errors:
 // wishlists.ErrNotFound.
 func (s *Wishlists) GetWishlist(ctx context.Context, id string) (*wishlists.Wishlist, error) {
-	var it wishlistItem
-	err := s.t.get(WishlistKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get wishlist %s: %w", id, wishlists.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get wishlist %s: %w", id, err)
-	}
-	return it.toWishlist(), nil
+	return getOne(ctx, s.t, WishlistKey(id), wishlistItem.toWishlist, wishlists.ErrNotFound, "wishlist "+id)
 }
 
 // ListItems reads at most max entries of a wishlist with one consistent
