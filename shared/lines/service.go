@@ -15,6 +15,7 @@ import (
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -118,7 +119,7 @@ func NewService(d Deps) *Service {
 // apperr.ErrContention.
 func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*View, quota.Usage, error) {
 	var f apperr.Fields
-	content, msg := CleanContent(in.Content)
+	content, msg := text.Body(in.Content, MaxContentRunes)
 	f.Add("content", msg)
 	bookID, ok := ids.Parse(in.BookID)
 	switch {
@@ -268,7 +269,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Lin
 		return nil, ErrNotFound
 	}
 	var f apperr.Fields
-	content, msg := CleanContent(e.Content)
+	content, msg := text.Body(e.Content, MaxContentRunes)
 	f.Add("content", msg)
 	if e.SetPage {
 		f.Add("pageNumber", checkPage(e.PageNumber))
@@ -433,7 +434,7 @@ func (s *Service) CreateReply(ctx context.Context, caller *users.User, lineID, c
 	if !ok {
 		return nil, quota.Usage{}, ErrNotFound
 	}
-	content, msg := CleanContent(content)
+	content, msg := text.Body(content, MaxContentRunes)
 	var f apperr.Fields
 	f.Add("content", msg)
 	if err := f.Err(); err != nil {

@@ -48,3 +48,27 @@ func Prose(s string, max int) (string, string) {
 	}
 	return s, ""
 }
+
+// Body trims white space around s and checks it as the text a post must
+// have (a line's or a note's content, a report's reason): 1 to max
+// characters, something visible among them (Blank: only zero-width
+// spaces is empty), line breaks and tabs allowed, other control
+// characters not. It returns the trimmed text, or a message for the
+// field.
+func Body(s string, max int) (string, string) {
+	s = strings.TrimSpace(s)
+	switch n := utf8.RuneCountInString(s); {
+	case !utf8.ValidString(s):
+		return "", "must be valid UTF-8 text"
+	case Blank(s):
+		return "", "is required"
+	case n > max:
+		return "", fmt.Sprintf("must be at most %d characters (got %d)", max, n)
+	}
+	for _, r := range s {
+		if IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
+			return "", "must not contain control characters"
+		}
+	}
+	return s, ""
+}
