@@ -121,13 +121,8 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*
 	var f apperr.Fields
 	content, msg := text.Body(in.Content, MaxContentRunes)
 	f.Add("content", msg)
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	f.Add("pageNumber", checkPage(in.PageNumber))
 	clubID, ok := ids.Optional(in.ClubID)
 	if !ok {

@@ -121,13 +121,8 @@ func (s *Service) Create(ctx context.Context, callerID string, in NewNote) (*Vie
 	var f apperr.Fields
 	content, msg := text.Body(in.Content, MaxContentRunes)
 	f.Add("content", msg)
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	f.Add("pageNumber", checkPage(in.PageNumber))
 	if err := f.Err(); err != nil {
 		return nil, err
