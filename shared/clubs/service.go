@@ -651,11 +651,7 @@ func (s *Service) Members(ctx context.Context, viewerID, clubID string, c page.C
 	if err := CanRead(club, m, viewerID); err != nil {
 		return page.Page[MemberView]{}, 0, err
 	}
-	userIDs := make([]string, len(p.Items))
-	for i, m := range p.Items {
-		userIDs[i] = m.UserID
-	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil)
+	us, err := posts.Accounts(ctx, s.d.Briefs, p.Items, func(m *Member) string { return m.UserID })
 	if err != nil {
 		return page.Page[MemberView]{}, 0, fmt.Errorf("members of club %s: %w", clubID, err)
 	}

@@ -469,12 +469,11 @@ func (s *Service) ListReplies(ctx context.Context, lineID, viewerID string, c pa
 	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)
 	}
-	userIDs := make([]string, len(p.Items))
-	for i, r := range p.Items {
-		userIDs[i] = r.UserID
-	}
 	var us map[string]*users.User
-	g.Go(func() (err error) { us, _, err = s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil); return err })
+	g.Go(func() (err error) {
+		us, err = posts.Accounts(ctx, s.d.Briefs, p.Items, func(r *Reply) string { return r.UserID })
+		return err
+	})
 	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
 	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)
