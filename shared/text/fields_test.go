@@ -37,6 +37,8 @@ func TestProse(t *testing.T) {
 	assert.Equal(t, "must be at most 100 characters (got 101)", msg)
 	_, msg = Prose("bell\a", 100)
 	assert.Equal(t, "must not contain control characters", msg)
+	_, msg = Prose(" \xff ", 100)
+	assert.Equal(t, "must be valid UTF-8 text", msg, "not blank: shows U+FFFD")
 }
 
 func TestBody(t *testing.T) {
@@ -52,6 +54,7 @@ func TestBody(t *testing.T) {
 		{"control character", "bell\a", "", "must not contain control characters"},
 		{"delete character", "del\x7f", "", "must not contain control characters"},
 		{"invalid UTF-8", "ab\xff", "", "must be valid UTF-8 text"},
+		{"only invalid UTF-8", " \xff ", "", "must be valid UTF-8 text"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
