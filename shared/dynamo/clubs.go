@@ -182,18 +182,7 @@ func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, n
 	if e.Description != nil {
 		upd = upd.Set("description", *e.Description)
 	}
-	var it clubItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetClub(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update club %s: %w", id, clubs.ErrNotHost)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update club %s: %w", id, err)
-	}
-	return it.toClub(), nil
+	return updateOwned(ctx, upd, clubItem.toClub, s.GetClub, clubs.ErrNotHost, "club", id)
 }
 
 // UpdateClub writes an edit conditional on the club being hosted by

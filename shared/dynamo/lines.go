@@ -167,18 +167,7 @@ func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.Edi
 			upd = upd.Set("pageNumber", *e.PageNumber)
 		}
 	}
-	var it lineItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetLine(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update line %s: %w", id, lines.ErrNotAuthor)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update line %s: %w", id, err)
-	}
-	return it.toLine(), nil
+	return updateOwned(ctx, upd, lineItem.toLine, s.GetLine, lines.ErrNotAuthor, "line", id)
 }
 
 // DeleteLine removes the line and subtracts one from its book's

@@ -81,3 +81,26 @@ func inOrder[T any](ids []string, byID map[string]T) []T {
 	}
 	return out
 }
+
+// updateOwned runs upd of item id, conditional on the item existing and
+// being the caller's, and returns the new item as conv makes it. Only
+// when the condition fails is the item read (get answers the domain's
+// not-found for an item that is gone), to tell 404 from notOwner (403).
+// noun names the item in errors ("line").
+func updateOwned[T, R any](ctx context.Context, upd *dynamo.Update, conv func(T) R, get func(context.Context, string) (R, error), notOwner error, noun, id string) (R, error) {
+	var (
+		it   T
+		zero R
+	)
+	err := upd.Value(ctx, &it)
+	if dynamo.IsCondCheckFailed(err) {
+		if _, err := get(ctx, id); err != nil {
+			return zero, err
+		}
+		return zero, fmt.Errorf("update %s %s: %w", noun, id, notOwner)
+	}
+	if err != nil {
+		return zero, fmt.Errorf("update %s %s: %w", noun, id, err)
+	}
+	return conv(it), nil
+}

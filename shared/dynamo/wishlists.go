@@ -178,18 +178,7 @@ func (s *Wishlists) UpdateWishlist(ctx context.Context, ownerID, id string, ch w
 			upd = upd.Remove(AttrGSI2PK, AttrGSI2SK)
 		}
 	}
-	var it wishlistItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetWishlist(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update wishlist %s: %w", id, wishlists.ErrNotOwner)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update wishlist %s: %w", id, err)
-	}
-	return it.toWishlist(), nil
+	return updateOwned(ctx, upd, wishlistItem.toWishlist, s.GetWishlist, wishlists.ErrNotOwner, "wishlist", id)
 }
 
 // DeleteWishlist removes the wishlist and subtracts one from its owner's
