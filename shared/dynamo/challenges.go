@@ -357,19 +357,11 @@ func (s *Challenges) SetProgress(ctx context.Context, challengeID, userID string
 // ListParticipants reads a page of a challenge's participants, most
 // books finished first (GSI1).
 func (s *Challenges) ListParticipants(ctx context.Context, challengeID string, c page.Cursor) (page.Page[*challenges.Participant], error) {
-	p, err := queryPage[participantItem](ctx, s.t, challengeParticipants(challengeID), c)
-	if err != nil {
-		return page.Page[*challenges.Participant]{}, err
-	}
-	return page.Map(p, participantItem.toParticipant), nil
+	return queryMapped(ctx, s.t, challengeParticipants(challengeID), c, participantItem.toParticipant)
 }
 
 // ListUserChallenges reads a page of a user's participations, the latest
 // joined first (GSI2).
 func (s *Challenges) ListUserChallenges(ctx context.Context, userID string, c page.Cursor) (page.Page[*challenges.Participant], error) {
-	p, err := queryPage[participantItem](ctx, s.t, userChallenges(userID), c)
-	if err != nil {
-		return page.Page[*challenges.Participant]{}, err
-	}
-	return page.Map(p, participantItem.toParticipant), nil
+	return queryMapped(ctx, s.t, userChallenges(userID), c, participantItem.toParticipant)
 }

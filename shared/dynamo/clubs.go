@@ -532,21 +532,13 @@ func (s *Clubs) SetRole(ctx context.Context, clubID, byUserID, userID string, ro
 // ListMembers reads a page of a club's members in the order they joined
 // (GSI1).
 func (s *Clubs) ListMembers(ctx context.Context, clubID string, c page.Cursor) (page.Page[*clubs.Member], error) {
-	p, err := queryPage[memberItem](ctx, s.t, clubMembers(clubID), c)
-	if err != nil {
-		return page.Page[*clubs.Member]{}, err
-	}
-	return page.Map(p, memberItem.toMember), nil
+	return queryMapped(ctx, s.t, clubMembers(clubID), c, memberItem.toMember)
 }
 
 // ListUserClubs reads a page of a user's memberships, the latest joined
 // first (GSI2).
 func (s *Clubs) ListUserClubs(ctx context.Context, userID string, c page.Cursor) (page.Page[*clubs.Member], error) {
-	p, err := queryPage[memberItem](ctx, s.t, userClubs(userID), c)
-	if err != nil {
-		return page.Page[*clubs.Member]{}, err
-	}
-	return page.Map(p, memberItem.toMember), nil
+	return queryMapped(ctx, s.t, userClubs(userID), c, memberItem.toMember)
 }
 
 // AddBook adds one to bookCount, conditional on the club existing and its

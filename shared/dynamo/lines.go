@@ -226,11 +226,7 @@ func (s *Lines) ListChallengeLines(ctx context.Context, challengeID string, c pa
 // list reads a page of lines. Index reads are eventually consistent: a
 // line posted a moment ago may miss the page being read.
 func (s *Lines) list(ctx context.Context, l list, c page.Cursor) (page.Page[*lines.Line], error) {
-	p, err := queryPage[lineItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*lines.Line]{}, err
-	}
-	return page.Map(p, lineItem.toLine), nil
+	return queryMapped(ctx, s.t, l, c, lineItem.toLine)
 }
 
 // CreateReply writes the reply, adds one to the line's replyCount and
@@ -253,11 +249,7 @@ func (s *Lines) CreateReply(ctx context.Context, r *lines.Reply, c quota.Charge)
 // client pages sort after every existing one, so later pages are not
 // shifted.
 func (s *Lines) ListReplies(ctx context.Context, lineID string, c page.Cursor) (page.Page[*lines.Reply], error) {
-	p, err := queryPage[replyItem](ctx, s.t, lineReplies(lineID), c)
-	if err != nil {
-		return page.Page[*lines.Reply]{}, err
-	}
-	return page.Map(p, replyItem.toReply), nil
+	return queryMapped(ctx, s.t, lineReplies(lineID), c, replyItem.toReply)
 }
 
 // DeleteReply removes the reply, if authorID wrote it, and subtracts one

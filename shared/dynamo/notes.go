@@ -126,9 +126,5 @@ func (s *Notes) ListBookNotes(ctx context.Context, userID, bookID string, c page
 // list reads a page of notes. Index reads are eventually consistent: a
 // note written a moment ago may miss the page being read.
 func (s *Notes) list(ctx context.Context, l list, c page.Cursor) (page.Page[*notes.Note], error) {
-	p, err := queryPage[noteItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*notes.Note]{}, err
-	}
-	return page.Map(p, noteItem.toNote), nil
+	return queryMapped(ctx, s.t, l, c, noteItem.toNote)
 }

@@ -234,9 +234,5 @@ func (s *Reviews) ListUserReviews(ctx context.Context, userID string, c page.Cur
 }
 
 func (s *Reviews) list(ctx context.Context, l list, c page.Cursor) (page.Page[*reviews.Review], error) {
-	p, err := queryPage[reviewItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*reviews.Review]{}, err
-	}
-	return page.Map(p, reviewItem.toReview), nil
+	return queryMapped(ctx, s.t, l, c, reviewItem.toReview)
 }

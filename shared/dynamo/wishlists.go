@@ -149,11 +149,7 @@ func (s *Wishlists) ListPublicWishlists(ctx context.Context, userID string, c pa
 // list reads a page of wishlists. Index reads are eventually consistent:
 // a wishlist created a moment ago may miss the page being read.
 func (s *Wishlists) list(ctx context.Context, l list, c page.Cursor) (page.Page[*wishlists.Wishlist], error) {
-	p, err := queryPage[wishlistItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*wishlists.Wishlist]{}, err
-	}
-	return page.Map(p, wishlistItem.toWishlist), nil
+	return queryMapped(ctx, s.t, l, c, wishlistItem.toWishlist)
 }
 
 // UpdateWishlist is one UpdateItem conditional on the wishlist existing
