@@ -31,11 +31,7 @@ import (
 // bookOf imports one book and returns its id.
 func bookOf(t *testing.T, env *testenv.Env) string {
 	t.Helper()
-	_, err := env.App.Books.Import(t.Context(), []books.Record{{ISBN: "9780306406157", Title: "A Book", Authors: []string{"B. Author"}}})
-	require.NoError(t, err)
-	b, err := env.App.Books.GetByISBN(t.Context(), "9780306406157")
-	require.NoError(t, err)
-	return b.ID
+	return env.ImportBooks(t, books.Record{ISBN: "9780306406157", Title: "A Book", Authors: []string{"B. Author"}})[0]
 }
 
 func post(env *testenv.Env, path, token, key string, body any) *testenv.Response {

@@ -384,11 +384,7 @@ func (s *Service) Participants(ctx context.Context, id string, c page.Cursor) (p
 	if err := g.Wait(); err != nil {
 		return page.Page[ParticipantView]{}, nil, fmt.Errorf("participants of challenge %s: %w", id, err)
 	}
-	userIDs := make([]string, len(p.Items))
-	for i, it := range p.Items {
-		userIDs[i] = it.UserID
-	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil)
+	us, err := posts.Accounts(ctx, s.d.Briefs, p.Items, func(it *Participant) string { return it.UserID })
 	if err != nil {
 		return page.Page[ParticipantView]{}, nil, fmt.Errorf("participants of challenge %s: %w", id, err)
 	}

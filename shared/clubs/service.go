@@ -460,13 +460,8 @@ func (s *Service) AddBook(ctx context.Context, callerID, clubID string, in NewBo
 		return nil, ErrNotFound
 	}
 	var f apperr.Fields
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	if in.Status == "" {
 		f.Add("status", "is required")
 	}
@@ -584,12 +579,8 @@ func (s *Service) AddMember(ctx context.Context, callerID, clubID, userID string
 	if !ok {
 		return nil, ErrNotFound
 	}
-	id, ok := ids.Parse(userID)
-	if !ok {
-		msg := "must be a UUID"
-		if userID == "" {
-			msg = "is required"
-		}
+	id, msg := ids.Required(userID)
+	if msg != "" {
 		return nil, apperr.Validation("Invalid request", map[string]string{"userId": msg})
 	}
 	now := s.d.Now().UTC()
@@ -660,11 +651,7 @@ func (s *Service) Members(ctx context.Context, viewerID, clubID string, c page.C
 	if err := CanRead(club, m, viewerID); err != nil {
 		return page.Page[MemberView]{}, 0, err
 	}
-	userIDs := make([]string, len(p.Items))
-	for i, m := range p.Items {
-		userIDs[i] = m.UserID
-	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil)
+	us, err := posts.Accounts(ctx, s.d.Briefs, p.Items, func(m *Member) string { return m.UserID })
 	if err != nil {
 		return page.Page[MemberView]{}, 0, fmt.Errorf("members of club %s: %w", clubID, err)
 	}

@@ -126,13 +126,7 @@ func (s *Books) GetBooks(ctx context.Context, ids []string) ([]*books.Book, erro
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*books.Book, 0, len(ids))
-	for _, id := range ids {
-		if b, ok := byID[id]; ok {
-			out = append(out, b)
-		}
-	}
-	return out, nil
+	return inOrder(ids, byID), nil
 }
 
 func (s *Books) batchGetBooks(ctx context.Context, ids []string, consistent bool) (map[string]*books.Book, error) {
@@ -142,12 +136,10 @@ func (s *Books) batchGetBooks(ctx context.Context, ids []string, consistent bool
 	}
 	keys := make([]dynamo.Keyed, len(ids))
 	for i, id := range ids {
-		k := BookKey(id)
-		keys[i] = dynamo.Keys{k.PK, k.SK}
+		keys[i] = BookKey(id).keyed()
 	}
-	var items []bookItem
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(consistent).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[bookItem](ctx, s.t.batch(keys...).Consistent(consistent))
+	if err != nil {
 		return nil, fmt.Errorf("batch get %d books: %w", len(ids), err)
 	}
 	for _, it := range items {
@@ -167,12 +159,10 @@ func (s *Books) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[stri
 	}
 	keys := make([]dynamo.Keyed, len(isbn13s))
 	for i, isbn := range isbn13s {
-		k := ISBNClaimKey(isbn)
-		keys[i] = dynamo.Keys{k.PK, k.SK}
+		keys[i] = ISBNClaimKey(isbn).keyed()
 	}
-	var claims []isbnClaimItem
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &claims)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	claims, err := batchAll[isbnClaimItem](ctx, s.t.batch(keys...).Consistent(true))
+	if err != nil {
 		return nil, fmt.Errorf("batch get %d ISBN claims: %w", len(isbn13s), err)
 	}
 	if len(claims) == 0 {

@@ -113,15 +113,7 @@ func (s *Challenges) CreateChallenge(ctx context.Context, c *challenges.Challeng
 // GetChallenge reads a challenge, strongly consistent. Errors:
 // challenges.ErrNotFound.
 func (s *Challenges) GetChallenge(ctx context.Context, id string) (*challenges.Challenge, error) {
-	var it challengeItem
-	err := s.t.get(ChallengeKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get challenge %s: %w", id, challenges.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get challenge %s: %w", id, err)
-	}
-	return it.toChallenge(), nil
+	return getOne(ctx, s.t, ChallengeKey(id), challengeItem.toChallenge, challenges.ErrNotFound, "challenge "+id)
 }
 
 // GetChallenges reads challenges by id with BatchGetItem.
@@ -130,14 +122,8 @@ func (s *Challenges) GetChallenges(ctx context.Context, ids []string) (map[strin
 	if len(ids) == 0 {
 		return out, nil
 	}
-	keys := make([]dynamo.Keyed, 0, len(ids))
-	for _, id := range distinct(ids) {
-		k := ChallengeKey(id)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
-	}
-	var items []challengeItem
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[challengeItem](ctx, s.t.batch(keysOf(ids, ChallengeKey)...))
+	if err != nil {
 		return nil, fmt.Errorf("batch get %d challenges: %w", len(ids), err)
 	}
 	for _, it := range items {
@@ -232,13 +218,7 @@ func (s *Challenges) ListChallenges(ctx context.Context, storeID string, o page.
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]*challenges.Challenge, 0, len(ids))
-	for _, id := range ids {
-		if c := byID[id]; c != nil {
-			out = append(out, c)
-		}
-	}
-	return out, total, nil
+	return inOrder(ids, byID), total, nil
 }
 
 // PageChallenges reads a cursor page of a directory (consistent, newest
@@ -256,13 +236,7 @@ func (s *Challenges) PageChallenges(ctx context.Context, storeID string, c page.
 	if err != nil {
 		return page.Page[*challenges.Challenge]{}, err
 	}
-	out := page.Page[*challenges.Challenge]{Items: make([]*challenges.Challenge, 0, len(ids)), Next: p.Next}
-	for _, id := range ids {
-		if c := byID[id]; c != nil {
-			out.Items = append(out.Items, c)
-		}
-	}
-	return out, nil
+	return page.Page[*challenges.Challenge]{Items: inOrder(ids, byID), Next: p.Next}, nil
 }
 
 // releaseStore lets every challenge of a store being deleted go: each
@@ -314,15 +288,8 @@ func (s *Challenges) releaseChallenge(ctx context.Context, id, storeID string) e
 // GetParticipant reads a participant, strongly consistent. Errors:
 // challenges.ErrParticipantNotFound.
 func (s *Challenges) GetParticipant(ctx context.Context, challengeID, userID string) (*challenges.Participant, error) {
-	var it participantItem
-	err := s.t.get(ParticipantKey(challengeID, userID)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get participant %s of challenge %s: %w", userID, challengeID, challenges.ErrParticipantNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get participant %s of challenge %s: %w", userID, challengeID, err)
-	}
-	return it.toParticipant(), nil
+	return getOne(ctx, s.t, ParticipantKey(challengeID, userID), participantItem.toParticipant, challenges.ErrParticipantNotFound,
+		"participant "+userID+" of challenge "+challengeID)
 }
 
 // Join adds one to participantCount (the challenge exists) and puts the
@@ -390,19 +357,11 @@ func (s *Challenges) SetProgress(ctx context.Context, challengeID, userID string
 // ListParticipants reads a page of a challenge's participants, most
 // books finished first (GSI1).
 func (s *Challenges) ListParticipants(ctx context.Context, challengeID string, c page.Cursor) (page.Page[*challenges.Participant], error) {
-	p, err := queryPage[participantItem](ctx, s.t, challengeParticipants(challengeID), c)
-	if err != nil {
-		return page.Page[*challenges.Participant]{}, err
-	}
-	return page.Map(p, participantItem.toParticipant), nil
+	return queryMapped(ctx, s.t, challengeParticipants(challengeID), c, participantItem.toParticipant)
 }
 
 // ListUserChallenges reads a page of a user's participations, the latest
 // joined first (GSI2).
 func (s *Challenges) ListUserChallenges(ctx context.Context, userID string, c page.Cursor) (page.Page[*challenges.Participant], error) {
-	p, err := queryPage[participantItem](ctx, s.t, userChallenges(userID), c)
-	if err != nil {
-		return page.Page[*challenges.Participant]{}, err
-	}
-	return page.Map(p, participantItem.toParticipant), nil
+	return queryMapped(ctx, s.t, userChallenges(userID), c, participantItem.toParticipant)
 }

@@ -151,15 +151,7 @@ func (s *Clubs) CreateClub(ctx context.Context, c *clubs.Club, host *clubs.Membe
 
 // GetClub reads a club, strongly consistent. Errors: clubs.ErrNotFound.
 func (s *Clubs) GetClub(ctx context.Context, id string) (*clubs.Club, error) {
-	var it clubItem
-	err := s.t.get(ClubKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get club %s: %w", id, clubs.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get club %s: %w", id, err)
-	}
-	return it.toClub(), nil
+	return getOne(ctx, s.t, ClubKey(id), clubItem.toClub, clubs.ErrNotFound, "club "+id)
 }
 
 // GetClubs reads clubs by id with BatchGetItem (a reader's list).
@@ -168,14 +160,8 @@ func (s *Clubs) GetClubs(ctx context.Context, ids []string) (map[string]*clubs.C
 	if len(ids) == 0 {
 		return out, nil
 	}
-	keys := make([]dynamo.Keyed, 0, len(ids))
-	for _, id := range distinct(ids) {
-		k := ClubKey(id)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
-	}
-	var items []clubItem
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[clubItem](ctx, s.t.batch(keysOf(ids, ClubKey)...))
+	if err != nil {
 		return nil, fmt.Errorf("batch get %d clubs: %w", len(ids), err)
 	}
 	for _, it := range items {
@@ -196,18 +182,7 @@ func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, n
 	if e.Description != nil {
 		upd = upd.Set("description", *e.Description)
 	}
-	var it clubItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetClub(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update club %s: %w", id, clubs.ErrNotHost)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update club %s: %w", id, err)
-	}
-	return it.toClub(), nil
+	return updateOwned(ctx, upd, clubItem.toClub, s.GetClub, clubs.ErrNotHost, "club", id)
 }
 
 // UpdateClub writes an edit conditional on the club being hosted by
@@ -338,17 +313,12 @@ func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Cl
 	keys := make([]dynamo.Keyed, 0, 2*len(entries))
 	var hostIDs []string
 	for _, e := range entries {
-		k := ClubKey(e.ID)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
+		keys = append(keys, ClubKey(e.ID).keyed())
 		hostIDs = append(hostIDs, e.HostID)
 	}
-	for _, id := range distinct(hostIDs) {
-		k := UserKey(id)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
-	}
-	var items []dynamo.Item
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	keys = append(keys, keysOf(hostIDs, UserKey)...)
+	items, err := batchAll[dynamo.Item](ctx, s.t.batch(keys...))
+	if err != nil {
 		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(entries), err)
 	}
 	byID := map[string]*clubs.Club{}
@@ -437,15 +407,8 @@ func (s *Clubs) releaseClub(ctx context.Context, clubID, storeID string) error {
 // GetMember reads a membership, strongly consistent. Errors:
 // clubs.ErrMemberNotFound.
 func (s *Clubs) GetMember(ctx context.Context, clubID, userID string) (*clubs.Member, error) {
-	var it memberItem
-	err := s.t.get(ClubMemberKey(clubID, userID)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get member %s of club %s: %w", userID, clubID, clubs.ErrMemberNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get member %s of club %s: %w", userID, clubID, err)
-	}
-	return it.toMember(), nil
+	return getOne(ctx, s.t, ClubMemberKey(clubID, userID), memberItem.toMember, clubs.ErrMemberNotFound,
+		"member "+userID+" of club "+clubID)
 }
 
 // errRefused is a transaction item whose failed condition has more than
@@ -569,21 +532,13 @@ func (s *Clubs) SetRole(ctx context.Context, clubID, byUserID, userID string, ro
 // ListMembers reads a page of a club's members in the order they joined
 // (GSI1).
 func (s *Clubs) ListMembers(ctx context.Context, clubID string, c page.Cursor) (page.Page[*clubs.Member], error) {
-	p, err := queryPage[memberItem](ctx, s.t, clubMembers(clubID), c)
-	if err != nil {
-		return page.Page[*clubs.Member]{}, err
-	}
-	return page.Map(p, memberItem.toMember), nil
+	return queryMapped(ctx, s.t, clubMembers(clubID), c, memberItem.toMember)
 }
 
 // ListUserClubs reads a page of a user's memberships, the latest joined
 // first (GSI2).
 func (s *Clubs) ListUserClubs(ctx context.Context, userID string, c page.Cursor) (page.Page[*clubs.Member], error) {
-	p, err := queryPage[memberItem](ctx, s.t, userClubs(userID), c)
-	if err != nil {
-		return page.Page[*clubs.Member]{}, err
-	}
-	return page.Map(p, memberItem.toMember), nil
+	return queryMapped(ctx, s.t, userClubs(userID), c, memberItem.toMember)
 }
 
 // AddBook adds one to bookCount, conditional on the club existing and its
@@ -664,15 +619,8 @@ func (s *Clubs) UpdateBook(ctx context.Context, byUserID, clubID, bookID string,
 // getBook reads a club book, strongly consistent. Errors:
 // clubs.ErrBookNotFound.
 func (s *Clubs) getBook(ctx context.Context, clubID, bookID string) (*clubs.Book, error) {
-	var it clubBookItem
-	err := s.t.get(ClubBookKey(clubID, bookID)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get book %s of club %s: %w", bookID, clubID, clubs.ErrBookNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get book %s of club %s: %w", bookID, clubID, err)
-	}
-	return it.toBook(), nil
+	return getOne(ctx, s.t, ClubBookKey(clubID, bookID), clubBookItem.toBook, clubs.ErrBookNotFound,
+		"book "+bookID+" of club "+clubID)
 }
 
 // RemoveBook subtracts one from bookCount (the club exists), checks the

@@ -178,11 +178,7 @@ func (s *Follows) ListFollowers(ctx context.Context, kind follows.Kind, targetID
 // list reads a page of follows. Index reads are eventually consistent:
 // a follow of a moment ago may miss the page being read.
 func (s *Follows) list(ctx context.Context, l list, c page.Cursor) (page.Page[follows.Follow], error) {
-	p, err := queryPage[followItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[follows.Follow]{}, err
-	}
-	return page.Map(p, followItem.toFollow), nil
+	return queryMapped(ctx, s.t, l, c, followItem.toFollow)
 }
 
 // forgetFollowers removes every follow of a target that is going away (a

@@ -93,11 +93,10 @@ func (l likeStore) LikedBy(ctx context.Context, userID string, ids []string) (ma
 	for _, id := range distinct(ids) {
 		k := LikeKey(l.target.key(id), userID)
 		idOf[k.PK] = id
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
+		keys = append(keys, k.keyed())
 	}
-	var items []likeItem
-	err := l.t.table.Batch(AttrPK, AttrSK).Get(keys...).Project(AttrPK).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[likeItem](ctx, l.t.batch(keys...).Project(AttrPK))
+	if err != nil {
 		return nil, fmt.Errorf("read likes of %s: %w", userID, err)
 	}
 	for _, it := range items {
@@ -110,19 +109,6 @@ func (l likeStore) LikedBy(ctx context.Context, userID string, ids []string) (ma
 // partition), after the item itself is gone.
 func (l likeStore) deleteAll(ctx context.Context, id string) error {
 	return l.t.deletePrefix(ctx, l.target.key(id).PK, likePrefix)
-}
-
-// distinct drops repeated ids: BatchGetItem refuses a key twice.
-func distinct(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // keyOnly reads just an item's key.
@@ -172,7 +158,7 @@ func (t *table) deleteKeys(ctx context.Context, keys []Key) error {
 		n := min(len(keys), 25)
 		batch := make([]dynamo.Keyed, n)
 		for i, k := range keys[:n] {
-			batch[i] = dynamo.Keys{k.PK, k.SK}
+			batch[i] = k.keyed()
 		}
 		if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(batch...).Run(ctx); err != nil {
 			return fmt.Errorf("delete %d items: %w", n, err)

@@ -148,15 +148,7 @@ func (s *Lines) CreateLine(ctx context.Context, l *lines.Line, c quota.Charge) e
 // GetLine reads a line, strongly consistent: an author who has just
 // posted or edited sees the line as written. Errors: lines.ErrNotFound.
 func (s *Lines) GetLine(ctx context.Context, id string) (*lines.Line, error) {
-	var it lineItem
-	err := s.t.get(LineKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get line %s: %w", id, lines.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get line %s: %w", id, err)
-	}
-	return it.toLine(), nil
+	return getOne(ctx, s.t, LineKey(id), lineItem.toLine, lines.ErrNotFound, "line "+id)
 }
 
 // UpdateLine is one UpdateItem conditional on the line existing and
@@ -175,18 +167,7 @@ func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.Edi
 			upd = upd.Set("pageNumber", *e.PageNumber)
 		}
 	}
-	var it lineItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetLine(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update line %s: %w", id, lines.ErrNotAuthor)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update line %s: %w", id, err)
-	}
-	return it.toLine(), nil
+	return updateOwned(ctx, upd, lineItem.toLine, s.GetLine, lines.ErrNotAuthor, "line", id)
 }
 
 // DeleteLine removes the line and subtracts one from its book's
@@ -245,11 +226,7 @@ func (s *Lines) ListChallengeLines(ctx context.Context, challengeID string, c pa
 // list reads a page of lines. Index reads are eventually consistent: a
 // line posted a moment ago may miss the page being read.
 func (s *Lines) list(ctx context.Context, l list, c page.Cursor) (page.Page[*lines.Line], error) {
-	p, err := queryPage[lineItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*lines.Line]{}, err
-	}
-	return page.Map(p, lineItem.toLine), nil
+	return queryMapped(ctx, s.t, l, c, lineItem.toLine)
 }
 
 // CreateReply writes the reply, adds one to the line's replyCount and
@@ -272,11 +249,7 @@ func (s *Lines) CreateReply(ctx context.Context, r *lines.Reply, c quota.Charge)
 // client pages sort after every existing one, so later pages are not
 // shifted.
 func (s *Lines) ListReplies(ctx context.Context, lineID string, c page.Cursor) (page.Page[*lines.Reply], error) {
-	p, err := queryPage[replyItem](ctx, s.t, lineReplies(lineID), c)
-	if err != nil {
-		return page.Page[*lines.Reply]{}, err
-	}
-	return page.Map(p, replyItem.toReply), nil
+	return queryMapped(ctx, s.t, lineReplies(lineID), c, replyItem.toReply)
 }
 
 // DeleteReply removes the reply, if authorID wrote it, and subtracts one

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -72,15 +71,7 @@ func (s *Notes) CreateNote(ctx context.Context, n *notes.Note) error {
 // GetNote reads userID's note, strongly consistent: an author who has
 // just written or edited it reads it as written. Errors: notes.ErrNotFound.
 func (s *Notes) GetNote(ctx context.Context, userID, id string) (*notes.Note, error) {
-	var it noteItem
-	err := s.t.get(NoteKey(userID, id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get note %s: %w", id, notes.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get note %s: %w", id, err)
-	}
-	return it.toNote(), nil
+	return getOne(ctx, s.t, NoteKey(userID, id), noteItem.toNote, notes.ErrNotFound, "note "+id)
 }
 
 // UpdateNote is one UpdateItem conditional on the note existing in
@@ -135,9 +126,5 @@ func (s *Notes) ListBookNotes(ctx context.Context, userID, bookID string, c page
 // list reads a page of notes. Index reads are eventually consistent: a
 // note written a moment ago may miss the page being read.
 func (s *Notes) list(ctx context.Context, l list, c page.Cursor) (page.Page[*notes.Note], error) {
-	p, err := queryPage[noteItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*notes.Note]{}, err
-	}
-	return page.Map(p, noteItem.toNote), nil
+	return queryMapped(ctx, s.t, l, c, noteItem.toNote)
 }

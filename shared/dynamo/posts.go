@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -30,22 +29,13 @@ const batchGetKeys = 100
 func (s *Briefs) GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error) {
 	us := make(map[string]*users.User, len(userIDs))
 	bs := make(map[string]*books.Book, len(bookIDs))
-	keys := make([]dynamo.Keyed, 0, len(userIDs)+len(bookIDs))
-	for _, id := range distinct(userIDs) {
-		k := UserKey(id)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
-	}
-	for _, id := range distinct(bookIDs) {
-		k := BookKey(id)
-		keys = append(keys, dynamo.Keys{k.PK, k.SK})
-	}
+	keys := append(keysOf(userIDs, UserKey), keysOf(bookIDs, BookKey)...)
 	chunks := make([][]dynamo.Item, (len(keys)+batchGetKeys-1)/batchGetKeys)
 	var g errgroup.Group
 	for i := range chunks {
 		part := keys[i*batchGetKeys : min(len(keys), (i+1)*batchGetKeys)]
-		g.Go(func() error {
-			err := s.t.table.Batch(AttrPK, AttrSK).Get(part...).All(ctx, &chunks[i])
-			if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		g.Go(func() (err error) {
+			if chunks[i], err = batchAll[dynamo.Item](ctx, s.t.batch(part...)); err != nil {
 				return fmt.Errorf("batch get %d users and books: %w", len(part), err)
 			}
 			return nil

@@ -43,6 +43,16 @@ type pageToken struct {
 	Key  map[string]string `json:"k"`
 }
 
+// queryMapped reads one page of l (queryPage) and returns it as conv
+// makes each item.
+func queryMapped[T, R any](ctx context.Context, t *table, l list, c page.Cursor, conv func(T) R) (page.Page[R], error) {
+	p, err := queryPage[T](ctx, t, l, c)
+	if err != nil {
+		return page.Page[R]{}, err
+	}
+	return page.Map(p, conv), nil
+}
+
 // queryPage reads one page of l into items of type T. It asks DynamoDB
 // for one item more than the page: only when that item exists is there a
 // next page, which starts after the page's last item, so a list that ends

@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -91,14 +90,13 @@ func (s *Reviews) bookStats(bookID string) *dynamo.Update {
 // one consistent BatchGetItem: the claim decides between creating and
 // updating, and must not be a stale view. Errors: books.ErrNotFound.
 func (s *Reviews) GetBookForReview(ctx context.Context, bookID, userID string) (*books.Book, string, error) {
-	var items []struct {
+	type bookOrClaim struct {
 		bookItem
 		ReviewID string `dynamo:"reviewId"`
 	}
 	bk, ck := BookKey(bookID), ReviewClaimKey(bookID, userID)
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(dynamo.Keys{bk.PK, bk.SK}, dynamo.Keys{ck.PK, ck.SK}).
-		Consistent(true).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[bookOrClaim](ctx, s.t.batch(bk.keyed(), ck.keyed()).Consistent(true))
+	if err != nil {
 		return nil, "", fmt.Errorf("get book %s and review claim of %s: %w", bookID, userID, err)
 	}
 	var (
@@ -125,15 +123,13 @@ func (s *Reviews) GetBookForReview(ctx context.Context, bookID, userID string) (
 // reviews.ErrNotFound.
 func (s *Reviews) GetReview(ctx context.Context, id, viewerID string) (*reviews.Review, bool, error) {
 	k := ReviewKey(id)
-	keys := []dynamo.Keyed{dynamo.Keys{k.PK, k.SK}}
+	keys := []dynamo.Keyed{k.keyed()}
 	if viewerID != "" {
-		lk := LikeKey(k, viewerID)
-		keys = append(keys, dynamo.Keys{lk.PK, lk.SK})
+		keys = append(keys, LikeKey(k, viewerID).keyed())
 	}
 	// A like record decodes into the review type too: PK, SK and userId.
-	var items []reviewItem
-	err := s.t.table.Batch(AttrPK, AttrSK).Get(keys...).Consistent(true).All(ctx, &items)
-	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+	items, err := batchAll[reviewItem](ctx, s.t.batch(keys...).Consistent(true))
+	if err != nil {
 		return nil, false, fmt.Errorf("get review %s: %w", id, err)
 	}
 	var (
@@ -238,9 +234,5 @@ func (s *Reviews) ListUserReviews(ctx context.Context, userID string, c page.Cur
 }
 
 func (s *Reviews) list(ctx context.Context, l list, c page.Cursor) (page.Page[*reviews.Review], error) {
-	p, err := queryPage[reviewItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*reviews.Review]{}, err
-	}
-	return page.Map(p, reviewItem.toReview), nil
+	return queryMapped(ctx, s.t, l, c, reviewItem.toReview)
 }

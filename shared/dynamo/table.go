@@ -4,7 +4,8 @@
 // lines, reviews, ...), each implementing the Storer its domain package
 // declares. Stores return the domains' sentinel errors wrapped with
 // context; a transaction names what each item's failed condition means
-// (tx.go); every list is read by one paging function (query.go).
+// (tx.go); every list is read by one paging function (query.go); an item
+// by its key, and a batch of them, through read.go.
 // docs/data-model.md lists every entity and access pattern served here.
 package dynamo
 

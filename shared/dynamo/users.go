@@ -103,15 +103,7 @@ func (s *Users) CreateUser(ctx context.Context, u *users.User) error {
 
 // GetUser reads a user by id (strongly consistent). Errors: users.ErrNotFound.
 func (s *Users) GetUser(ctx context.Context, id string) (*users.User, error) {
-	var it userItem
-	err := s.t.get(UserKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get user %s: %w", id, users.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get user %s: %w", id, err)
-	}
-	return it.toUser(), nil
+	return getOne(ctx, s.t, UserKey(id), userItem.toUser, users.ErrNotFound, "user "+id)
 }
 
 // GetUserByEmail resolves the email claim, then reads the user.

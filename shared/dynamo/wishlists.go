@@ -120,15 +120,7 @@ func (s *Wishlists) CreateWishlist(ctx context.Context, w *wishlists.Wishlist, l
 // GetWishlist reads a wishlist, strongly consistent. Errors:
 // wishlists.ErrNotFound.
 func (s *Wishlists) GetWishlist(ctx context.Context, id string) (*wishlists.Wishlist, error) {
-	var it wishlistItem
-	err := s.t.get(WishlistKey(id)).Consistent(true).One(ctx, &it)
-	if errors.Is(err, dynamo.ErrNotFound) {
-		return nil, fmt.Errorf("get wishlist %s: %w", id, wishlists.ErrNotFound)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("get wishlist %s: %w", id, err)
-	}
-	return it.toWishlist(), nil
+	return getOne(ctx, s.t, WishlistKey(id), wishlistItem.toWishlist, wishlists.ErrNotFound, "wishlist "+id)
 }
 
 // ListItems reads at most max entries of a wishlist with one consistent
@@ -157,11 +149,7 @@ func (s *Wishlists) ListPublicWishlists(ctx context.Context, userID string, c pa
 // list reads a page of wishlists. Index reads are eventually consistent:
 // a wishlist created a moment ago may miss the page being read.
 func (s *Wishlists) list(ctx context.Context, l list, c page.Cursor) (page.Page[*wishlists.Wishlist], error) {
-	p, err := queryPage[wishlistItem](ctx, s.t, l, c)
-	if err != nil {
-		return page.Page[*wishlists.Wishlist]{}, err
-	}
-	return page.Map(p, wishlistItem.toWishlist), nil
+	return queryMapped(ctx, s.t, l, c, wishlistItem.toWishlist)
 }
 
 // UpdateWishlist is one UpdateItem conditional on the wishlist existing
@@ -186,18 +174,7 @@ func (s *Wishlists) UpdateWishlist(ctx context.Context, ownerID, id string, ch w
 			upd = upd.Remove(AttrGSI2PK, AttrGSI2SK)
 		}
 	}
-	var it wishlistItem
-	err := upd.Value(ctx, &it)
-	if dynamo.IsCondCheckFailed(err) {
-		if _, err := s.GetWishlist(ctx, id); err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("update wishlist %s: %w", id, wishlists.ErrNotOwner)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("update wishlist %s: %w", id, err)
-	}
-	return it.toWishlist(), nil
+	return updateOwned(ctx, upd, wishlistItem.toWishlist, s.GetWishlist, wishlists.ErrNotOwner, "wishlist", id)
 }
 
 // DeleteWishlist removes the wishlist and subtracts one from its owner's

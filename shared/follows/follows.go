@@ -259,17 +259,13 @@ func (s *Service) Followers(ctx context.Context, callerID string, c page.Cursor)
 
 // accounts reads the accounts of a page of follows in one batch.
 func (s *Service) accounts(ctx context.Context, p page.Page[Follow], who func(Follow) string) (page.Page[*users.User], error) {
-	userIDs := make([]string, len(p.Items))
-	for i, f := range p.Items {
-		userIDs[i] = who(f)
-	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil)
+	us, err := posts.Accounts(ctx, s.d.Briefs, p.Items, who)
 	if err != nil {
 		return page.Page[*users.User]{}, err
 	}
-	out := page.Page[*users.User]{Items: make([]*users.User, 0, len(userIDs)), Next: p.Next}
-	for _, id := range userIDs {
-		if u := us[id]; u != nil {
+	out := page.Page[*users.User]{Items: make([]*users.User, 0, len(p.Items)), Next: p.Next}
+	for _, f := range p.Items {
+		if u := us[who(f)]; u != nil {
 			out.Items = append(out.Items, u)
 		}
 	}

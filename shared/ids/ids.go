@@ -36,3 +36,16 @@ func Optional(id string) (string, bool) {
 	}
 	return Parse(id)
 }
+
+// Required reads a required id field of a body: the id in canonical
+// form, or "" and the field's message ("is required" when empty, "must be
+// a UUID" otherwise).
+func Required(id string) (string, string) {
+	if id == "" {
+		return "", "is required"
+	}
+	if id, ok := Parse(id); ok {
+		return id, ""
+	}
+	return "", "must be a UUID"
+}

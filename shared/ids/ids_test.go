@@ -45,3 +45,15 @@ func TestNewParses(t *testing.T) {
 	assert.Equal(t, id, got)
 	assert.NotEqual(t, id, New())
 }
+
+func TestRequired(t *testing.T) {
+	got, msg := Required("")
+	assert.Equal(t, "is required", msg)
+	assert.Empty(t, got)
+	got, msg = Required("nope")
+	assert.Equal(t, "must be a UUID", msg)
+	assert.Empty(t, got)
+	got, msg = Required("0B1E6A8E-5D3C-4F7A-9A43-2F9C1B0D7E11")
+	assert.Empty(t, msg)
+	assert.Equal(t, "0b1e6a8e-5d3c-4f7a-9a43-2f9c1b0d7e11", got)
+}

@@ -11,13 +11,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/posts"
-	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -90,29 +87,6 @@ var (
 	ErrNotAuthor      = apperr.Forbidden("Only the author can change or delete this line")
 	ErrNotReplyAuthor = apperr.Forbidden("Only the author can delete this reply")
 )
-
-// CleanContent trims content and checks its length: 1 to MaxContentRunes
-// characters, something visible among them (text.Blank: a line of only
-// zero-width spaces is empty), no control characters other than line
-// breaks and tabs. It returns the trimmed text, or a message for the
-// field.
-func CleanContent(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	switch n := utf8.RuneCountInString(s); {
-	case !utf8.ValidString(s):
-		return "", "must be valid UTF-8 text"
-	case text.Blank(s):
-		return "", "is required"
-	case n > MaxContentRunes:
-		return "", fmt.Sprintf("must be at most %d characters (got %d)", MaxContentRunes, n)
-	}
-	for _, r := range s {
-		if text.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return "", "must not contain control characters"
-		}
-	}
-	return s, ""
-}
 
 // checkPage returns a message when p is not a page number.
 func checkPage(p *int) string {

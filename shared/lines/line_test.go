@@ -8,28 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestCleanContent(t *testing.T) {
-	cases := []struct {
-		name, in, want, msg string
-	}{
-		{"trimmed", "  a line \n", "a line", ""},
-		{"line breaks and tabs kept", "one\n\ttwo", "one\n\ttwo", ""},
-		{"empty", "   ", "", "is required"},
-		{"exactly 500 characters", strings.Repeat("é", 500), strings.Repeat("é", 500), ""},
-		{"501 characters", strings.Repeat("a", 501), "", "must be at most 500 characters (got 501)"},
-		{"control character", "bell\a", "", "must not contain control characters"},
-		{"delete character", "del\x7f", "", "must not contain control characters"},
-		{"invalid UTF-8", "ab\xff", "", "must be valid UTF-8 text"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			got, msg := CleanContent(c.in)
-			assert.Equal(t, c.msg, msg)
-			assert.Equal(t, c.want, got)
-		})
-	}
-}
-
 func TestCheckPage(t *testing.T) {
 	n := func(v int) *int { return &v }
 	assert.Empty(t, checkPage(nil))

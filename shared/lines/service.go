@@ -15,6 +15,7 @@ import (
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -118,15 +119,10 @@ func NewService(d Deps) *Service {
 // apperr.ErrContention.
 func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*View, quota.Usage, error) {
 	var f apperr.Fields
-	content, msg := CleanContent(in.Content)
+	content, msg := text.Body(in.Content, MaxContentRunes)
 	f.Add("content", msg)
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	f.Add("pageNumber", checkPage(in.PageNumber))
 	clubID, ok := ids.Optional(in.ClubID)
 	if !ok {
@@ -268,7 +264,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Lin
 		return nil, ErrNotFound
 	}
 	var f apperr.Fields
-	content, msg := CleanContent(e.Content)
+	content, msg := text.Body(e.Content, MaxContentRunes)
 	f.Add("content", msg)
 	if e.SetPage {
 		f.Add("pageNumber", checkPage(e.PageNumber))
@@ -433,7 +429,7 @@ func (s *Service) CreateReply(ctx context.Context, caller *users.User, lineID, c
 	if !ok {
 		return nil, quota.Usage{}, ErrNotFound
 	}
-	content, msg := CleanContent(content)
+	content, msg := text.Body(content, MaxContentRunes)
 	var f apperr.Fields
 	f.Add("content", msg)
 	if err := f.Err(); err != nil {
@@ -473,12 +469,11 @@ func (s *Service) ListReplies(ctx context.Context, lineID, viewerID string, c pa
 	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)
 	}
-	userIDs := make([]string, len(p.Items))
-	for i, r := range p.Items {
-		userIDs[i] = r.UserID
-	}
 	var us map[string]*users.User
-	g.Go(func() (err error) { us, _, err = s.d.Briefs.GetUsersAndBooks(ctx, userIDs, nil); return err })
+	g.Go(func() (err error) {
+		us, err = posts.Accounts(ctx, s.d.Briefs, p.Items, func(r *Reply) string { return r.UserID })
+		return err
+	})
 	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
 	if err := g.Wait(); err != nil {
 		return page.Page[ReplyView]{}, fmt.Errorf("replies of line %s: %w", lineID, err)

@@ -11,9 +11,7 @@ package notes
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
@@ -109,27 +107,6 @@ func NewService(d Deps) *Service {
 	return &Service{d: d}
 }
 
-// cleanContent trims a note's text and checks it: 1 to MaxContentRunes
-// characters, something visible among them, no control characters other
-// than line breaks and tabs. It returns the text or a message.
-func cleanContent(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	switch n := utf8.RuneCountInString(s); {
-	case !utf8.ValidString(s):
-		return "", "must be valid UTF-8 text"
-	case text.Blank(s):
-		return "", "is required"
-	case n > MaxContentRunes:
-		return "", fmt.Sprintf("must be at most %d characters (got %d)", MaxContentRunes, n)
-	}
-	for _, r := range s {
-		if text.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return "", "must not contain control characters"
-		}
-	}
-	return s, ""
-}
-
 // checkPage returns a message when p is not a page number.
 func checkPage(p *int) string {
 	if p != nil && (*p < 1 || *p > MaxPageNumber) {
@@ -142,15 +119,10 @@ func checkPage(p *int) string {
 // books.ErrNotFound.
 func (s *Service) Create(ctx context.Context, callerID string, in NewNote) (*View, error) {
 	var f apperr.Fields
-	content, msg := cleanContent(in.Content)
+	content, msg := text.Body(in.Content, MaxContentRunes)
 	f.Add("content", msg)
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	f.Add("pageNumber", checkPage(in.PageNumber))
 	if err := f.Err(); err != nil {
 		return nil, err
@@ -243,7 +215,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Vie
 	}
 	var f apperr.Fields
 	if e.Content != nil {
-		c, msg := cleanContent(*e.Content)
+		c, msg := text.Body(*e.Content, MaxContentRunes)
 		f.Add("content", msg)
 		e.Content = &c
 	}

@@ -51,6 +51,18 @@ type Reader interface {
 	GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error)
 }
 
+// Accounts reads the accounts of items, userID naming each one's, in one
+// batch (r.GetUsersAndBooks): the members, participants or repliers of
+// a page beside their records. Unknown ids are absent.
+func Accounts[T any](ctx context.Context, r Reader, items []T, userID func(T) string) (map[string]*users.User, error) {
+	userIDs := make([]string, len(items))
+	for i, it := range items {
+		userIDs[i] = userID(it)
+	}
+	us, _, err := r.GetUsersAndBooks(ctx, userIDs, nil)
+	return us, err
+}
+
 // LikedBy reports which of the posts (by id) the viewer likes; no viewer,
 // no call.
 type LikedBy func(ctx context.Context, viewerID string, ids []string) (map[string]bool, error)

@@ -8,9 +8,7 @@ package reports
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
@@ -109,7 +107,7 @@ func NewService(d Deps) *Service {
 func (s *Service) Create(ctx context.Context, callerID string, in NewReport) (*Report, error) {
 	var f apperr.Fields
 	t := targetOf(&f, in)
-	reason, msg := cleanReason(in.Reason)
+	reason, msg := text.Body(in.Reason, MaxReasonRunes)
 	f.Add("reason", msg)
 	if err := f.Err(); err != nil {
 		return nil, err
@@ -166,25 +164,4 @@ func targetOf(f *apperr.Fields, in NewReport) Target {
 		t.LineID = id
 	}
 	return t
-}
-
-// cleanReason trims a reason and checks it: 1 to MaxReasonRunes
-// characters, something visible, no control characters other than line
-// breaks and tabs.
-func cleanReason(s string) (string, string) {
-	s = strings.TrimSpace(s)
-	switch n := utf8.RuneCountInString(s); {
-	case !utf8.ValidString(s):
-		return "", "must be valid UTF-8 text"
-	case text.Blank(s):
-		return "", "is required"
-	case n > MaxReasonRunes:
-		return "", fmt.Sprintf("must be at most %d characters (got %d)", MaxReasonRunes, n)
-	}
-	for _, r := range s {
-		if text.IsControl(r) && r != '\n' && r != '\r' && r != '\t' {
-			return "", "must not contain control characters"
-		}
-	}
-	return s, ""
 }

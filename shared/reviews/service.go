@@ -96,13 +96,8 @@ type PostResult struct {
 // (monthly_limit_reached), apperr.ErrContention.
 func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (PostResult, error) {
 	var f apperr.Fields
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	f.Add("rating", ValidateRating(in.Rating))
 	content, msg := normalizeContent(in.Content)
 	f.Add("content", msg)

@@ -32,12 +32,31 @@ func Name(s string, max int) (string, string) {
 // most max characters once trimmed, line breaks and tabs allowed, other
 // control characters not. Text that shows nothing is stored as none ("").
 func Prose(s string, max int) (string, string) {
-	s = Clean(s)
+	if s = Clean(s); Blank(s) {
+		return "", ""
+	}
+	return freeText(s, max)
+}
+
+// Body trims white space around s and checks it as the text a post must
+// have (a line's or a note's content, a report's reason): 1 to max
+// characters, something visible among them (Blank: only zero-width
+// spaces is empty), line breaks and tabs allowed, other control
+// characters not. It returns the trimmed text, or a message for the
+// field.
+func Body(s string, max int) (string, string) {
+	if s = strings.TrimSpace(s); Blank(s) {
+		return "", "is required"
+	}
+	return freeText(s, max)
+}
+
+// freeText checks trimmed text that shows something (text that is not
+// valid UTF-8 never is Blank: it holds U+FFFD) for Prose and Body.
+func freeText(s string, max int) (string, string) {
 	switch n := utf8.RuneCountInString(s); {
 	case !utf8.ValidString(s):
 		return "", "must be valid UTF-8 text"
-	case Blank(s):
-		return "", ""
 	case n > max:
 		return "", fmt.Sprintf("must be at most %d characters (got %d)", max, n)
 	}

@@ -37,4 +37,30 @@ func TestProse(t *testing.T) {
 	assert.Equal(t, "must be at most 100 characters (got 101)", msg)
 	_, msg = Prose("bell\a", 100)
 	assert.Equal(t, "must not contain control characters", msg)
+	_, msg = Prose(" \xff ", 100)
+	assert.Equal(t, "must be valid UTF-8 text", msg, "not blank: shows U+FFFD")
+}
+
+func TestBody(t *testing.T) {
+	cases := []struct {
+		name, in, want, msg string
+	}{
+		{"trimmed", "  a line \n", "a line", ""},
+		{"line breaks and tabs kept", "one\n\ttwo", "one\n\ttwo", ""},
+		{"empty", "   ", "", "is required"},
+		{"only zero-width spaces", "\u200b\u200b", "", "is required"},
+		{"exactly max characters", strings.Repeat("é", 500), strings.Repeat("é", 500), ""},
+		{"one over max", strings.Repeat("a", 501), "", "must be at most 500 characters (got 501)"},
+		{"control character", "bell\a", "", "must not contain control characters"},
+		{"delete character", "del\x7f", "", "must not contain control characters"},
+		{"invalid UTF-8", "ab\xff", "", "must be valid UTF-8 text"},
+		{"only invalid UTF-8", " \xff ", "", "must be valid UTF-8 text"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, msg := Body(c.in, 500)
+			assert.Equal(t, c.msg, msg)
+			assert.Equal(t, c.want, got)
+		})
+	}
 }

@@ -288,13 +288,8 @@ func (s *Service) AddItem(ctx context.Context, callerID, wishlistID string, in N
 		return nil, ErrNotFound
 	}
 	var f apperr.Fields
-	bookID, ok := ids.Parse(in.BookID)
-	switch {
-	case in.BookID == "":
-		f.Add("bookId", "is required")
-	case !ok:
-		f.Add("bookId", "must be a UUID")
-	}
+	bookID, msg := ids.Required(in.BookID)
+	f.Add("bookId", msg)
 	priority := DefaultPriority
 	if in.Priority != nil {
 		priority = *in.Priority

@@ -47,11 +47,7 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	env := testenv.New(t, append([]testenv.Option{testenv.WithClock(clock), testenv.WithStoreHosts(stores)}, opts...)...)
 	w := &world{Env: env, clock: clock, stores: stores}
 	rec := books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"}
-	_, err := env.App.Books.Import(t.Context(), []books.Record{rec})
-	require.NoError(t, err)
-	b, err := env.App.Books.GetByISBN(t.Context(), rec.ISBN)
-	require.NoError(t, err)
-	w.book = b.ID
+	w.book = env.ImportBooks(t, rec)[0]
 	return w
 }
 

@@ -45,14 +45,7 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := testenv.New(t, append([]testenv.Option{testenv.WithClock(clock)}, opts...)...)
 	w := &world{Env: env, clock: clock}
-	res, err := env.App.Books.Import(t.Context(), catalogRecords)
-	require.NoError(t, err)
-	require.Equal(t, len(catalogRecords), res.Created, "%+v", res.Errors)
-	for _, r := range catalogRecords {
-		b, err := env.App.Books.GetByISBN(t.Context(), r.ISBN)
-		require.NoError(t, err)
-		w.books = append(w.books, b.ID)
-	}
+	w.books = env.ImportBooks(t, catalogRecords...)
 	return w
 }
 

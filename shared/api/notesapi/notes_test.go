@@ -38,14 +38,7 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 		testenv.WithConfig(func(c *config.Config) { c.AccessTokenTTL, c.RefreshTokenTTL = 30*24*time.Hour, 60*24*time.Hour }),
 	}, opts...)...)
 	w := &world{Env: env, clock: clock}
-	res, err := env.App.Books.Import(t.Context(), catalog)
-	require.NoError(t, err)
-	require.Equal(t, len(catalog), res.Created, "%+v", res.Errors)
-	for _, r := range catalog {
-		b, err := env.App.Books.GetByISBN(t.Context(), r.ISBN)
-		require.NoError(t, err)
-		w.books = append(w.books, b.ID)
-	}
+	w.books = env.ImportBooks(t, catalog...)
 	return w
 }
 

@@ -34,12 +34,7 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	}, opts...)...)
 	w := &world{Env: env, clock: clock}
 	rec := books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"}
-	res, err := env.App.Books.Import(t.Context(), []books.Record{rec})
-	require.NoError(t, err)
-	require.Equal(t, 1, res.Created, "%+v", res.Errors)
-	b, err := env.App.Books.GetByISBN(t.Context(), rec.ISBN)
-	require.NoError(t, err)
-	w.book = b.ID
+	w.book = env.ImportBooks(t, rec)[0]
 	return w
 }
 

@@ -54,14 +54,7 @@ func newWorld(t *testing.T, opts ...testenv.Option) *world {
 		}),
 	}, opts...)
 	w := &world{Env: testenv.New(t, opts...), clock: clock}
-	res, err := w.App.Books.Import(t.Context(), catalog)
-	require.NoError(t, err)
-	require.Zero(t, res.Failed, "%+v", res.Errors)
-	for _, rec := range catalog {
-		b, err := w.App.Books.GetByISBN(t.Context(), rec.ISBN)
-		require.NoError(t, err)
-		w.books = append(w.books, b.ID)
-	}
+	w.books = w.ImportBooks(t, catalog...)
 	return w
 }
 
