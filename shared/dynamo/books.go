@@ -134,11 +134,7 @@ func (s *Books) batchGetBooks(ctx context.Context, ids []string, consistent bool
 	if len(ids) == 0 {
 		return out, nil
 	}
-	keys := make([]dynamo.Keyed, len(ids))
-	for i, id := range ids {
-		keys[i] = BookKey(id).keyed()
-	}
-	items, err := batchAll[bookItem](ctx, s.t.batch(keys...).Consistent(consistent))
+	items, err := batchAll[bookItem](ctx, s.t.batch(keysOf(ids, BookKey)...).Consistent(consistent))
 	if err != nil {
 		return nil, fmt.Errorf("batch get %d books: %w", len(ids), err)
 	}
