@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
 )
@@ -72,7 +72,7 @@ func (a *functionAlarms) rollback() []awscloudwatch.Alarm {
 
 // observability is what the alarms and the dashboard are built from.
 type observability struct {
-	functions []app.Function
+	functions []groups.Function
 	aliases   map[string]awslambda.Alias
 	api       awsapigatewayv2.HttpApi
 	table     awsdynamodb.Table
@@ -273,7 +273,7 @@ func groupRequests(namespace, group, class string, period awscdk.Duration) awscl
 
 // dynamoOperations are the DynamoDB operations the functions call (their
 // grants), for the table's per-operation metrics.
-func dynamoOperations(functions []app.Function) []awsdynamodb.Operation {
+func dynamoOperations(functions []groups.Function) []awsdynamodb.Operation {
 	var names []string
 	for _, f := range functions {
 		for _, a := range f.TableActions {
@@ -305,6 +305,6 @@ var dynamoOperationNames = map[string]awsdynamodb.Operation{
 
 // isHTTP reports whether f serves API routes (its router writes the
 // access log the 5xx alarm reads).
-func isHTTP(f app.Function) bool {
+func isHTTP(f groups.Function) bool {
 	return !f.Authorizer && !f.KeyRotation && f.Worker == nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/interfaces/interfacesawscloudwatch"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 // AliasName is the alias every caller of a function goes through (API
@@ -37,7 +37,7 @@ func newAlias(fn awslambda.Function) awslambda.Alias {
 // for CodeDeploy on Lambda (AWSCodeDeployRoleForLambdaLimited), which
 // only lets it read alarms and move aliases; nag.go says why that is
 // kept.
-func newDeployments(scope constructs.Construct, functions []app.Function, aliases map[string]awslambda.Alias, alarms map[string]*functionAlarms, ops OpsProps) (awscodedeploy.LambdaApplication, awsiam.Role) {
+func newDeployments(scope constructs.Construct, functions []groups.Function, aliases map[string]awslambda.Alias, alarms map[string]*functionAlarms, ops OpsProps) (awscodedeploy.LambdaApplication, awsiam.Role) {
 	application := awscodedeploy.NewLambdaApplication(scope, jsii.String("Deployments"), &awscodedeploy.LambdaApplicationProps{})
 	role := awsiam.NewRole(scope, jsii.String("DeploymentsRole"), &awsiam.RoleProps{
 		AssumedBy:   awsiam.NewServicePrincipal(jsii.String("codedeploy.amazonaws.com"), nil),

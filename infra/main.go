@@ -11,7 +11,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 // buildDir is where `make build` writes the bootstraps, relative to the
@@ -53,7 +53,7 @@ func main() {
 // checkBuild fails with an actionable message before CDK fails with a
 // JavaScript stack trace about a missing asset path.
 func checkBuild(dir string) error {
-	for _, f := range app.Functions() {
+	for _, f := range groups.Functions() {
 		p := filepath.Join(dir, f.Name, "bootstrap")
 		if _, err := os.Stat(p); err != nil {
 			return fmt.Errorf("%s is missing: run `make build` first (make synth does)", p)

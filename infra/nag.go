@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/cdklabs/cdk-nag-go/cdknag/v2"
 )
@@ -29,7 +29,7 @@ func checkCompliance(stack awscdk.Stack) {
 // nagSubjects are the resources a suppression concerns.
 type nagSubjects struct {
 	api       awsapigatewayv2.HttpApi
-	functions []app.Function
+	functions []groups.Function
 	lambdas   map[string]awslambda.Function
 	mediaCDN  awscloudfront.Distribution
 	frontDoor awscloudfront.Distribution // nil without WAF
@@ -116,7 +116,7 @@ func suppressKept(s nagSubjects) {
 
 // publicRoutes are the API Gateway routes of the route-table entries
 // that take no token (each GET with its HEAD).
-func publicRoutes(api awsapigatewayv2.HttpApi, functions []app.Function) []constructs.IConstruct {
+func publicRoutes(api awsapigatewayv2.HttpApi, functions []groups.Function) []constructs.IConstruct {
 	paths, err := gatewayPaths(functions)
 	if err != nil {
 		panic("infra: " + err.Error())

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
 )
 
@@ -157,7 +158,7 @@ func TestTLS(t *testing.T) {
 // wantAlarms is how many alarms each function gets: errors and throttles
 // for all; 5xx answers for an HTTP function; p99 for a function a request
 // waits for.
-func wantAlarms(f app.Function) int {
+func wantAlarms(f groups.Function) int {
 	n := 2
 	if isHTTP(f) {
 		n += 2

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -18,7 +18,7 @@ import (
 // variables may be renamed freely: every variable under the same parent
 // takes the name the first route gave it. It fails when two different
 // routes become the same gateway route.
-func gatewayPaths(functions []app.Function) (map[string]string, error) {
+func gatewayPaths(functions []groups.Function) (map[string]string, error) {
 	names := map[string]string{} // canonical parent path → variable name there
 	out := map[string]string{}
 	owner := map[string]string{} // "METHOD gateway path" → route-table path

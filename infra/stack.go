@@ -25,9 +25,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
@@ -36,15 +36,15 @@ import (
 // BackendStackProps configure the backend stack.
 type BackendStackProps struct {
 	awscdk.StackProps
-	// BuildDir holds one <function>/bootstrap per app.Functions() entry,
+	// BuildDir holds one <function>/bootstrap per groups.Functions() entry,
 	// as `make build` writes them (normally "build").
 	BuildDir string
 	// LogLevel is the LOG_LEVEL of every function; empty means info.
 	LogLevel string
-	// Functions are the Lambdas to create; nil means app.Functions(). The
+	// Functions are the Lambdas to create; nil means groups.Functions(). The
 	// tests add synthetic ones (a worker, a sender) before any group has
 	// them.
-	Functions []app.Function
+	Functions []groups.Function
 	// StorefrontOrigin is the host the stores' custom domains are served
 	// from (the storefront web app, outside this backend); empty means
 	// DefaultStorefrontOrigin.
@@ -95,7 +95,7 @@ const (
 
 // NewBackendStack defines the whole backend: the table, the media bucket
 // and its CDN, the signing keys and their rotation, the work queues with
-// their dead-letter queues, one Lambda per app.Functions() entry with
+// their dead-letter queues, one Lambda per groups.Functions() entry with
 // exactly its grants (a worker's consuming its queue), each behind an
 // alias that CodeDeploy moves, and the HTTP API with one route per
 // route-table entry; then what operating it needs: access logs, alarms,
@@ -168,7 +168,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 
 	functions := props.Functions
 	if functions == nil {
-		functions = app.Functions()
+		functions = groups.Functions()
 	}
 	lambdas := map[string]awslambda.Function{}
 	aliases := map[string]awslambda.Alias{}
@@ -303,7 +303,7 @@ func queueID(n queues.Name) string {
 
 // queueOf returns the queue f names, and refuses a name the stack did not
 // create (one missing from queues.All).
-func queueOf(work map[queues.Name]awssqs.Queue, f app.Function, n queues.Name) awssqs.Queue {
+func queueOf(work map[queues.Name]awssqs.Queue, f groups.Function, n queues.Name) awssqs.Queue {
 	q, ok := work[n]
 	if !ok {
 		panic(fmt.Sprintf("infra: function %s names queue %q, which is not in queues.All", f.Name, n))
@@ -317,7 +317,7 @@ func queueOf(work map[queues.Name]awssqs.Queue, f app.Function, n queues.Name) a
 // source grants the role the consume actions on that queue
 // (GrantConsumeMessages: receive, delete, change visibility, read
 // attributes) and nothing else.
-func consume(fn awslambda.IFunction, f app.Function, work map[queues.Name]awssqs.Queue) {
+func consume(fn awslambda.IFunction, f groups.Function, work map[queues.Name]awssqs.Queue) {
 	if len(f.Routes) > 0 {
 		panic(fmt.Sprintf("infra: worker function %s has routes: a worker group is a queue consumer only", f.Name))
 	}
@@ -435,7 +435,7 @@ func newStoreDomains(scope constructs.Construct, origin string, logs awss3.IBuck
 // AWSLambdaBasicExecutionRole allows logs on every group), only what
 // grant, the log group and tracing add. X-Ray active tracing is on: Lambda
 // samples invocations and runs the daemon shared/tracing sends to.
-func newFunction(scope constructs.Construct, f app.Function, buildDir string, env map[string]*string, timeoutSeconds int, ops OpsProps) awslambda.Function {
+func newFunction(scope constructs.Construct, f groups.Function, buildDir string, env map[string]*string, timeoutSeconds int, ops OpsProps) awslambda.Function {
 	id := func(suffix string) *string { return jsii.String(fmt.Sprintf("%sFunction%s", f.Name, suffix)) }
 	logs := awslogs.NewLogGroup(scope, id("Logs"), &awslogs.LogGroupProps{
 		Retention:     ops.retention(),
@@ -470,14 +470,14 @@ func FunctionDescription(name string) string { return "bookplatform " + name }
 // bucket's objects, sqs:SendMessage on the queues it Sends to. No Grant* helper and no managed policy: those grant
 // whole families of actions (ReadWriteData includes Scan and
 // BatchWriteItem, GrantSendMessages adds GetQueueUrl and
-// GetQueueAttributes), and the list in app.Functions is the reviewed one.
+// GetQueueAttributes), and the list in groups.Functions is the reviewed one.
 //
 // CDNActions apply to the custom domains' distribution and its tenants
 // only. A tenant's CloudFront-managed certificate is an ACM certificate
 // requested with the caller's rights, so a function with CDN actions may
 // also request and describe certificates (ACM names no certificate before
 // it exists: those two actions cannot be scoped to one).
-func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue, dist awscloudfront.CfnDistribution) {
+func grant(fn awslambda.Function, f groups.Function, table awsdynamodb.Table, bucket awss3.Bucket, work map[queues.Name]awssqs.Queue, dist awscloudfront.CfnDistribution) {
 	if len(f.TableActions) > 0 {
 		resources := []string{*table.TableArn()}
 		for _, ix := range f.Indexes {
@@ -531,7 +531,7 @@ func grant(fn awslambda.Function, f app.Function, table awsdynamodb.Table, bucke
 // newAPI builds the HTTP API: one route per route-table entry, the Lambda
 // authorizer on the routes that read a token, and the Fallback function on
 // $default so unknown paths and wrong methods get the envelope's 404/405.
-func newAPI(scope constructs.Construct, functions []app.Function, lambdas map[string]awslambda.Alias, authorizerFn awslambda.IFunction) awsapigatewayv2.HttpApi {
+func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map[string]awslambda.Alias, authorizerFn awslambda.IFunction) awsapigatewayv2.HttpApi {
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {

@@ -15,9 +15,9 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/cxapi"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
@@ -46,12 +46,12 @@ var (
 // consumer of csv-import and a function that sends to webhooks. The
 // stack must already give them their queue wiring, and nobody else any.
 var (
-	testWorker = app.Function{
+	testWorker = groups.Function{
 		Name:         "testworker",
 		Worker:       &api.Worker{Queue: queues.CSVImport, BatchSize: 5},
 		TableActions: []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
 	}
-	testSender = app.Function{
+	testSender = groups.Function{
 		Name:         "testsender",
 		Sends:        []queues.Name{queues.Webhooks},
 		TableActions: []string{"dynamodb:GetItem"},
@@ -59,7 +59,7 @@ var (
 )
 
 // functions are the functions of the test stack.
-var functions = append(app.Functions(), testWorker, testSender)
+var functions = append(groups.Functions(), testWorker, testSender)
 
 // TestMain is the shared GIVEN: the stack built from the repository's
 // route tables and schema, plus the synthetic functions, over dummy
@@ -591,7 +591,7 @@ func TestRoutes_OneVariableNamePerLevel(t *testing.T) {
 	}
 
 	// AND two routes that would become one gateway route are refused
-	_, err = gatewayPaths([]app.Function{{Name: "x", Routes: []httpapi.Route{
+	_, err = gatewayPaths([]groups.Function{{Name: "x", Routes: []httpapi.Route{
 		{Method: "GET", Path: "/v1/a/{id}"}, {Method: "GET", Path: "/v1/a/{name}"},
 	}}})
 	if err == nil {

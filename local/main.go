@@ -57,6 +57,7 @@ import (
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
 )
 
@@ -239,7 +240,7 @@ func run() error {
 
 	// The worker groups consume the local queues as their Lambdas do.
 	front.Starting("starting the queue workers")
-	stopWorkers, err := startWorkers(sqsClient, queueURLs, app.Groups(a.Deps()), a)
+	stopWorkers, err := startWorkers(sqsClient, queueURLs, groups.All(a.Deps()), a)
 	if err != nil {
 		return err
 	}

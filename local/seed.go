@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/clubs"
@@ -131,7 +132,7 @@ func seedDemo(ctx context.Context, a *app.App) error {
 // (its owner may have changed it on purpose).
 func seedStores(ctx context.Context, a *app.App) error {
 	deps := a.Deps()
-	svc := deps.Bookstores()
+	svc := storesapi.Service(deps)
 	for _, d := range demoStores {
 		owner, err := a.Stores.Users.GetUserByEmail(ctx, d.OwnerEmail)
 		if err != nil {

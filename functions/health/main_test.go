@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -148,12 +149,12 @@ func envelope(t *testing.T, resp events.APIGatewayV2HTTPResponse, status int) ht
 	return body
 }
 
-// handler is what app.Start("health") serves: the health group's HTTP
-// handler, which is the Fallback router.
+// handler is what app.Start(healthapi.Group) serves: the health group's
+// HTTP handler, which is the Fallback router.
 func handler(t *testing.T, a *app.App) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	t.Helper()
-	g, ok := a.Group("health")
-	if !ok || !g.Fallback {
+	g := healthapi.Group(a.Deps())
+	if !g.Fallback {
 		t.Fatal("the health group serves API Gateway's $default route")
 	}
 	return app.HTTPHandler(a, g)

@@ -32,6 +32,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -775,7 +776,7 @@ func migratedID(_ *client, s *scenarioState) string {
 // routeKeys lists every route of every group, as the access log names them.
 func routeKeys() []string {
 	var keys []string
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		keys = append(keys, r.Method+" "+r.Path)
 	}
 	return keys
@@ -832,7 +833,7 @@ func TestCallCounts(t *testing.T) {
 	}
 
 	authRoutes := map[string]httpapi.Auth{}
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		authRoutes[r.Method+" "+r.Path] = r.Auth
 	}
 	var table strings.Builder
@@ -1205,13 +1206,13 @@ var iamActions = map[string][]string{
 }
 
 // checkGranted fails when a route made an AWS call that the function
-// serving it in AWS is not granted (app.Functions is what CDK grants), so
+// serving it in AWS is not granted (groups.Functions is what CDK grants), so
 // a new call cannot pass locally and fail with AccessDenied in AWS.
 // TransactWriteItems also needs its parts' actions; those show in the
 // route's other tests failing here once the stores call them directly.
 func checkGranted(t *testing.T, route string, calls []callstats.Call) {
 	t.Helper()
-	for _, f := range app.Functions() {
+	for _, f := range groups.Functions() {
 		for _, r := range f.Routes {
 			if r.Method+" "+r.Path != route {
 				continue
@@ -1227,7 +1228,7 @@ func checkGranted(t *testing.T, route string, calls []callstats.Call) {
 				}
 				for _, action := range actions {
 					if !slices.Contains(granted, action) {
-						t.Errorf("%s: calls %s, which needs %s, which function %s is not granted (shared/app/functions.go)", route, op, action, f.Name)
+						t.Errorf("%s: calls %s, which needs %s, which function %s is not granted (shared/groups/functions.go)", route, op, action, f.Name)
 					}
 				}
 			}

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/tracing"
 )
 
@@ -27,7 +27,7 @@ const coldStartTarget = 50 * time.Millisecond
 // the time from exec to the first invocation's answer.
 func runColdStart(w io.Writer, args []string) error {
 	fs := flag.NewFlagSet("coldstart", flag.ExitOnError)
-	fns := fs.String("fn", "", "comma-separated functions (default: every function of app.Functions() with a directory under functions/)")
+	fns := fs.String("fn", "", "comma-separated functions (default: every function of groups.Functions() with a directory under functions/)")
 	n := fs.Int("n", 20, "cold starts per function")
 	outDir := fs.String("bin", "bench-out/coldstart", "where the host binaries are built")
 	_ = fs.Parse(args)
@@ -86,26 +86,26 @@ func runColdStart(w io.Writer, args []string) error {
 // without editing this file. The key rotation function is left out: it
 // runs a few times a month, called by Secrets Manager, and no client
 // waits for it.
-func coldStartFunctions(names string) ([]app.Function, error) {
-	var all []app.Function
-	for _, f := range app.Functions() {
+func coldStartFunctions(names string) ([]groups.Function, error) {
+	var all []groups.Function
+	for _, f := range groups.Functions() {
 		if !f.KeyRotation {
 			all = append(all, f)
 		}
 	}
 	if names == "" {
-		var out []app.Function
+		var out []groups.Function
 		for _, f := range all {
 			if _, err := os.Stat(filepath.Join("functions", f.Name, "main.go")); err == nil {
 				out = append(out, f)
 			}
 		}
 		if len(out) == 0 {
-			return nil, errors.New("no functions/<name>/main.go found for app.Functions()")
+			return nil, errors.New("no functions/<name>/main.go found for groups.Functions()")
 		}
 		return out, nil
 	}
-	var out []app.Function
+	var out []groups.Function
 	for _, name := range strings.Split(names, ",") {
 		found := false
 		for _, f := range all {
@@ -124,7 +124,7 @@ func coldStartFunctions(names string) ([]app.Function, error) {
 // backend, so the figure is the process's own start, not DynamoDB's; a
 // group that does not serve /health answers with the router's 404
 // envelope, which is also backend-free.
-func coldStartEvent(fn app.Function) ([]byte, error) {
+func coldStartEvent(fn groups.Function) ([]byte, error) {
 	rc := events.APIGatewayV2HTTPRequestContext{
 		AccountID: "123456789012", APIID: "bench", Stage: "$default", RequestID: "bench",
 		DomainName: "bench.execute-api.eu-west-1.amazonaws.com",

@@ -22,6 +22,7 @@ import (
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/text"
@@ -41,8 +42,8 @@ const MediaPrefix = "/media/"
 // at a store the way a DNS provider would (README, "Custom domains
 // locally"). That path exists only on the local server.
 func Handler(a *app.App) http.Handler {
-	router := a.Router()
-	media := Media(a.Media, a.Logger)
+	router := groups.Router(a)
+	media := Media(s3media.NewStore(s3media.NewClient(a.AWS), a.Config.MediaBucket, a.Config.MediaBaseURL), a.Logger)
 	dns, _ := a.DNS.(*dnslocal.Resolver)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {

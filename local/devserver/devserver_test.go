@@ -156,7 +156,7 @@ func TestFront_headerLimit(t *testing.T) {
 func TestMedia_requestID(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
-	url, err := env.App.Media.PutImage(context.Background(), "avatars/u1/a.png", "image/png", []byte("png bytes"))
+	url, err := env.Media.PutImage(context.Background(), "avatars/u1/a.png", "image/png", []byte("png bytes"))
 	require.NoError(t, err)
 
 	a := send(t, "GET", url, nil, nil)

@@ -18,8 +18,8 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/openapi"
 	guregu "github.com/guregu/dynamo/v2"
 )
@@ -229,7 +229,7 @@ func key(k dynamo.Key) map[string]types.AttributeValue {
 // contract is the API reference of the route tables and its validator,
 // built once per test binary.
 var contract = sync.OnceValues(func() (*openapi.Validator, error) {
-	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	doc, err := openapi.Document(groups.All(api.Deps{}))
 	if err != nil {
 		return nil, err
 	}

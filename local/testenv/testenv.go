@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
@@ -44,6 +45,8 @@ import (
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
@@ -201,6 +204,11 @@ type Env struct {
 	Clock *Clock
 	// AWS is the SDK configuration of the local endpoints.
 	AWS aws.Config
+	// S3 and Media are a client of the in-memory S3 and the media
+	// bucket's store on it, for arranging and asserting objects (the
+	// groups that store images build their own, as in their functions).
+	S3    *s3.Client
+	Media *s3media.Store
 	// DNS and CDN are the custom domains' stand-ins: the DNS records a
 	// test sets, and CloudFront's tenants (deployed when the test says:
 	// CDN.DeployAll).
@@ -285,6 +293,10 @@ func New(tb testing.TB, opts ...Option) *Env {
 		a.StoreHosts = s.storeHosts
 	}
 	a.DNS = dns
+	s3Client := s3media.NewClient(awsCfg)
+	media := s3media.NewStore(s3Client, cfg.MediaBucket, cfg.MediaBaseURL)
+	// App.Users sets avatars too, as the users group's service does.
+	a.Users = a.Users.WithImages(images.NewService(media, a.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
@@ -306,7 +318,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
-	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, DNS: dns, CDN: cdn, tb: tb, handler: h}
+	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, DNS: dns, CDN: cdn, tb: tb, handler: h}
 }
 
 // AWSConfig returns an SDK configuration with static dummy credentials and

@@ -79,12 +79,12 @@ func TestNew_s3RoundTrip(t *testing.T) {
 	env := testenv.New(t)
 	ctx := context.Background()
 
-	_, err := env.App.S3.PutObject(ctx, &s3.PutObjectInput{
+	_, err := env.S3.PutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv"),
 		Body: strings.NewReader("isbn,qty\n1,2\n"), ContentType: aws.String("text/csv"),
 	})
 	require.NoError(t, err)
-	got, err := env.App.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv")})
+	got, err := env.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv")})
 	require.NoError(t, err)
 	data, _ := io.ReadAll(got.Body)
 	got.Body.Close()
@@ -97,7 +97,7 @@ func TestNew_mediaRouteServesUploads(t *testing.T) {
 	t.Parallel()
 	env := testenv.New(t)
 	png := []byte("\x89PNG\r\n\x1a\nnot really")
-	url, err := env.App.Media.PutImage(context.Background(), "avatars/u1/pic one.png", "image/png", png)
+	url, err := env.Media.PutImage(context.Background(), "avatars/u1/pic one.png", "image/png", png)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(url, env.Config.MediaBaseURL+"/"), url)
 

@@ -1,15 +1,19 @@
 // Package api declares what an endpoint group is: its descriptor (Group)
 // and what it is built from (Deps). Each group's package
-// (shared/api/<name>api) exports one constructor; shared/app lists them
-// once, and the router, the Lambda function list with its IAM grants, the
-// CDK stack, the local server, the route tests, the call benchmark and the
-// API reference all read that list. Adding a group is its own packages
-// and one line there.
+// (shared/api/<name>api) exports one constructor; its function's main
+// names that constructor alone (app.Start), so the function links that
+// group and no other, and shared/groups lists them all once for the
+// readers of every group: the Lambda function list with its IAM grants,
+// the CDK stack, the local server, the route tests, the call benchmark and
+// the API reference. Adding a group is its own packages, its main and one
+// line in that list.
 package api
 
 import (
 	"log/slog"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/challenges"
@@ -17,11 +21,9 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/quota"
-	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
@@ -39,7 +41,7 @@ type Group struct {
 	// Table lists the DynamoDB actions the group's own code calls on the
 	// table and its indexes. What every HTTP function does anyway (read
 	// the caller, count the request, keep idempotency records) is added
-	// by the function list (app.Functions).
+	// by the function list (groups.Functions).
 	Table []string
 	// Media lists the S3 actions on objects of the media bucket.
 	Media []string
@@ -69,14 +71,25 @@ type Worker struct {
 // Deps is what groups build their services from. A zero Deps builds
 // groups whose handlers are never called: their tables can be listed
 // (CDK, the API reference), not served.
+//
+// It holds what every group's function has anyway (the table's stores,
+// the tokens, the configuration). A client that only some groups use
+// (S3 for images, CloudFront for custom domains, a queue sender) is not
+// here: the group builds it from AWS in its constructor, through its
+// adapter package (s3media, cdn, queues), so only that group's function
+// imports and links it (shared/groups tests this with go list).
 type Deps struct {
 	Config config.Config
+	// AWS is the SDK configuration the function's clients are built from
+	// (traced in Lambda; the stand-ins' endpoints on the local run and in
+	// tests).
+	AWS    aws.Config
 	Stores dynamo.Stores
-	Media  *s3media.Store
-	Images *images.Service
 	Tokens *auth.Tokens
 	// Users is the account service, shared by the auth and users groups
-	// and the router's identity.
+	// and the demo data. It stores no image: the users group adds its
+	// avatars' storage (users.Service.WithImages), so the auth function
+	// does not link S3.
 	Users *users.Service
 	Quota quota.Policy
 	// StoreHosts answers whether a caller may host a club or challenge
@@ -86,12 +99,11 @@ type Deps struct {
 	StoreHosts storehost.Directory
 	// WishlistLimits are the per-tier wishlist limits (configuration).
 	WishlistLimits wishlists.Limits
-	// Tenants and DNS are the custom domains' CDN and resolver (nil
-	// Tenants: custom domains are off).
-	Tenants stores.Tenants
-	DNS     stores.Resolver
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// DNS, when set, is the resolver custom domains are checked with (the
+	// local run's and the tests' stand-in); nil is the system's (cdn.DNS).
+	DNS    stores.Resolver
+	Logger *slog.Logger
+	Now    func() time.Time
 }
 
 // TenantActions are the CloudFront actions of custom domains
@@ -102,18 +114,6 @@ type Deps struct {
 var TenantActions = []string{
 	"cloudfront:CreateDistributionTenant", "cloudfront:DeleteDistributionTenant", "cloudfront:GetDistributionTenant",
 	"cloudfront:GetManagedCertificateDetails", "cloudfront:UpdateDistributionTenant",
-}
-
-// Bookstores is the store service of the stores group.
-func (d Deps) Bookstores() *stores.Service {
-	return stores.NewService(stores.Deps{
-		Store: d.Stores.Bookstores, Users: d.Stores.Users, Briefs: d.Stores.Briefs, Images: d.Images,
-		Domains: stores.DomainDeps{
-			Tenants: d.Tenants, DNS: d.DNS,
-			TargetSuffix: d.Config.StoreDomainTargetSuffix, PlatformDomain: d.Config.PlatformDomain,
-		},
-		Now: d.Now,
-	})
 }
 
 // Clubs is the clubs service of the clubs group (and of the demo data).

@@ -1,8 +1,13 @@
-// Package app wires the service together: it builds the AWS clients from
-// the configuration, the stores and shared services on top of them, and
-// the endpoint groups from the one list of groups (groups.go). Every
-// Lambda main, the local server and the tests build the service through
-// this package, so they all run the same code.
+// Package app is what every function shares: it builds the clients every
+// group uses (DynamoDB, the signing keys) from the configuration, the
+// stores and shared services on top of them, and the request pipeline
+// (identity, rate limits, roles, idempotency, cursors) in front of a
+// group's routes. A Lambda main hands Start its group's constructor, so
+// the function links that group alone; clients only some groups use are
+// built by those groups (api.Deps). Every Lambda main, the local server
+// and the tests build the service through this package, so they all run
+// the same code; the readers of every group (the local server, CDK, the
+// API reference, the tests) get the list of groups from shared/groups.
 package app
 
 import (
@@ -16,19 +21,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/cdn"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
-	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
-	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/stores"
@@ -41,20 +41,21 @@ import (
 type App struct {
 	Config config.Config
 	Logger *slog.Logger
-	DB     *dynamodb.Client
-	S3     *s3.Client
+	// AWS is the SDK configuration the clients are built from: the
+	// groups build from it the clients only they use (api.Deps).
+	AWS aws.Config
+	DB  *dynamodb.Client
 	// Stores are the table's stores, one per aggregate.
 	Stores dynamo.Stores
-	Media  *s3media.Store
-	// Images is the one upload mechanism of avatars, logos and banners.
-	Images *images.Service
 	// Keys are the access-token keys (the Secrets Manager keyring in
 	// AWS, the configured set elsewhere); cursors and idempotency
 	// records are keyed from them too.
 	Keys   auth.Keyring
 	Tokens *auth.Tokens
-	// Users is the account service (the auth and users groups, the
-	// router's identity, the demo data).
+	// Users is the account service (the auth and users groups, the demo
+	// data). It stores no avatar: the users group adds the media bucket
+	// (users.Service.WithImages), and so may a caller that sets avatars
+	// without going through that group.
 	Users *users.Service
 	// Books is the catalog service (the catalog importer, the demo data).
 	Books *books.Service
@@ -69,26 +70,27 @@ type App struct {
 	// Counter counts requests for the rate limits; nil turns them off
 	// (the test environment does, unless a test turns them on).
 	Counter ratelimit.Counter
-	// Tenants are the custom domains' CDN tenants (nil when no
-	// distribution is configured) and DNS their resolver. The local run
-	// and the tests replace both with stand-ins before building routers.
-	Tenants stores.Tenants
-	DNS     stores.Resolver
-	Now     func() time.Time
+	// DNS, when set, is the resolver of custom domains (nil: the
+	// system's); the local run and the tests set their stand-in before
+	// building routers. The stores group builds the CDN tenants itself.
+	DNS stores.Resolver
+	Now func() time.Time
 }
 
-// Clients are the AWS clients the app runs on.
+// Clients are the AWS clients every function runs on, and the SDK
+// configuration they come from (the groups build their own clients from
+// it).
 type Clients struct {
-	DynamoDB   *dynamodb.Client
-	S3         *s3.Client
-	CloudFront *cloudfront.Client
+	AWS      aws.Config
+	DynamoDB *dynamodb.Client
 	// Keys, when set, replace the configuration's fixed key set (New):
 	// FromEnv sets the Secrets Manager keyring of JWT_SECRET_ARN.
 	Keys auth.Keyring
 }
 
 // LoadClients builds the AWS clients from the SDK's default chain; the
-// endpoints come from AWS_ENDPOINT_URL_DYNAMODB / _S3 / _SQS when set.
+// endpoints come from AWS_ENDPOINT_URL_DYNAMODB (and _S3, _SQS,
+// _CLOUDFRONT for the groups' own clients) when set.
 func LoadClients(ctx context.Context) (Clients, error) {
 	awsCfg, err := LoadAWSConfig(ctx)
 	if err != nil {
@@ -108,7 +110,7 @@ func LoadAWSConfig(ctx context.Context) (aws.Config, error) {
 
 // NewClients builds the clients from an AWS configuration.
 func NewClients(awsCfg aws.Config) Clients {
-	return Clients{DynamoDB: dynamo.NewClient(awsCfg), S3: s3media.NewClient(awsCfg), CloudFront: cdn.NewClient(awsCfg)}
+	return Clients{AWS: awsCfg, DynamoDB: dynamo.NewClient(awsCfg)}
 }
 
 // New wires the app. now may be nil for the wall clock.
@@ -119,10 +121,8 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	if logger == nil {
 		logger = NewLogger(cfg.LogLevel)
 	}
-	a := &App{Config: cfg, Logger: logger, DB: clients.DynamoDB, S3: clients.S3, Now: now}
+	a := &App{Config: cfg, Logger: logger, AWS: clients.AWS, DB: clients.DynamoDB, Now: now}
 	a.Stores = dynamo.NewStores(clients.DynamoDB, cfg.TableName, now)
-	a.Media = s3media.NewStore(clients.S3, cfg.MediaBucket, cfg.MediaBaseURL)
-	a.Images = images.NewService(a.Media, now)
 	a.Keys = clients.Keys
 	if a.Keys == nil {
 		keys, err := auth.NewKeySet(cfg.JWTSecret, cfg.JWTPreviousSecret, cfg.JWTNextSecret)
@@ -135,7 +135,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	}
 	a.Tokens = auth.NewTokens(a.Keys, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
-		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens, Images: a.Images,
+		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens,
 		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
 		PasswordTries: users.AttemptPolicy{Limit: cfg.PasswordAttempts, Window: cfg.PasswordAttemptWindow},
 		Now:           now,
@@ -147,19 +147,15 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 		Free: cfg.WishlistsFree, Premium: cfg.WishlistsPremium, Bookstore: cfg.WishlistsBookstore, Items: cfg.WishlistMaxItems,
 	}
 	a.Counter = a.Stores.Counters
-	if cfg.CDNDistributionID != "" {
-		a.Tenants = cdn.NewTenants(clients.CloudFront, cfg.CDNDistributionID)
-	}
-	a.DNS = cdn.DNS{}
 	return a
 }
 
 // Deps is what the app's groups are built from.
 func (a *App) Deps() api.Deps {
 	return api.Deps{
-		Config: a.Config, Stores: a.Stores, Media: a.Media, Images: a.Images, Tokens: a.Tokens, Users: a.Users,
+		Config: a.Config, AWS: a.AWS, Stores: a.Stores, Tokens: a.Tokens, Users: a.Users,
 		Quota: a.Quota, StoreHosts: a.StoreHosts, WishlistLimits: a.WishlistLimits,
-		Tenants: a.Tenants, DNS: a.DNS, Logger: a.Logger, Now: a.Now,
+		DNS: a.DNS, Logger: a.Logger, Now: a.Now,
 	}
 }
 

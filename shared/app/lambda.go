@@ -14,20 +14,18 @@ import (
 	"github.com/bookplatform/backend/shared/worker"
 )
 
-// Start is the whole of a group's Lambda main: the app from the
-// environment, built once per cold start outside the handler (warm
-// invocations reuse the clients and their connections), then the group's
-// handler: its router for API Gateway (the Fallback group's router also
-// answers every other group's paths, see FallbackRouter), or, for a queue
-// consumer, its worker. A bad configuration or an unknown group stops the
-// process with a message.
-func Start(group string) {
+// Start is the whole of a group's Lambda main, given the group's
+// constructor (app.Start(clubsapi.Group)): naming the constructor rather
+// than the group is what keeps every other group out of the function's
+// binary. The app comes from the environment, built once per cold start
+// outside the handler (warm invocations reuse the clients and their
+// connections), then the group's handler: its router for API Gateway
+// (the Fallback group's router also answers every other group's paths,
+// see FallbackRouter), or, for a queue consumer, its worker. A bad
+// configuration stops the process with a message.
+func Start(build api.Build) {
 	a := MustFromEnv()
-	g, ok := a.Group(group)
-	if !ok {
-		fmt.Fprintf(os.Stderr, "no group %q in shared/app/groups.go\n", group)
-		os.Exit(2)
-	}
+	g := build(a.Deps())
 	if w := g.Worker; w != nil {
 		lambda.Start(traced(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger)))
 		return
@@ -45,22 +43,12 @@ func traced[E, R any](h func(context.Context, E) (R, error)) func(context.Contex
 // g: its own routes, or for the Fallback group every group's paths with
 // only its own handlers.
 func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-	var h http.Handler = a.Router(g.Name)
+	var h http.Handler = a.Router(g)
 	if g.Fallback {
-		h = a.FallbackRouter()
+		h = a.FallbackRouter(g)
 	}
 	h = frontDoor(a.Config.OriginVerifySecret, a.Logger, h)
 	return traced(httpadapter.NewV2(h).ProxyWithContext)
-}
-
-// Group returns the named group, built on the app.
-func (a *App) Group(name string) (api.Group, bool) {
-	for _, g := range Groups(a.Deps()) {
-		if g.Name == name {
-			return g, true
-		}
-	}
-	return api.Group{}, false
 }
 
 // MustFromEnv is FromEnv for a Lambda main: a bad configuration stops the

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -102,7 +102,7 @@ func TestRoutes_AuthMatrix(t *testing.T) {
 		return env.DoHeaders(method, samplePath(r.Path), b, h)
 	}
 
-	routes := app.Routes()
+	routes := groups.Routes()
 	require.NotEmpty(t, routes)
 	for _, r := range routes {
 		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestRoutes_AuthMatrix(t *testing.T) {
 func TestRoutes_EveryGETAnswersHEAD(t *testing.T) {
 	env := testenv.New(t)
 	a := env.Signup(t, "head_reader")
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		if r.Method != http.MethodGet {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
@@ -23,7 +23,7 @@ import (
 // orders, the point of sale) is covered by declaring its role.
 func TestRoutes_RoleMatrix(t *testing.T) {
 	env := testenv.New(t)
-	routes := app.Routes()
+	routes := groups.Routes()
 	n := 0
 	for i, r := range routes {
 		switch r.Role.Need {

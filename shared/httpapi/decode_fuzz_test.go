@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -18,7 +18,7 @@ import (
 // the route tables: a new route is fuzzed without a target of its own.
 func bodyRoutes() []httpapi.Route {
 	var out []httpapi.Route
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		if r.Doc.Body != nil {
 			out = append(out, r)
 		}

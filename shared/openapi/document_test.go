@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/openapi"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -23,7 +23,7 @@ import (
 // reference is the document of every group and its validator, built once
 // per test binary as local/testenv would.
 var reference = sync.OnceValues(func() (*openapi.Validator, error) {
-	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	doc, err := openapi.Document(groups.All(api.Deps{}))
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +32,7 @@ var reference = sync.OnceValues(func() (*openapi.Validator, error) {
 
 func document(t *testing.T) *openapi3.T {
 	t.Helper()
-	doc, err := openapi.Document(app.Groups(api.Deps{}))
+	doc, err := openapi.Document(groups.All(api.Deps{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestDocument_HasEveryRouteExactlyOnce(t *testing.T) {
 	for _, item := range doc.Paths.Map() {
 		ops += len(item.Operations())
 	}
-	groups := app.Groups(api.Deps{})
-	routes := app.Routes()
+	all := groups.All(api.Deps{})
+	routes := groups.Routes()
 	if ops != len(routes) {
 		t.Errorf("document has %d operations, route tables %d routes", ops, len(routes))
 	}
-	for _, g := range groups {
+	for _, g := range all {
 		for _, r := range g.Routes {
 			item := doc.Paths.Value(r.Path)
 			if item == nil || item.GetOperation(r.Method) == nil {
@@ -95,13 +95,13 @@ func TestDocument_HasEveryRouteExactlyOnce(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d operations on %d paths, %d routes in %d groups", ops, doc.Paths.Len(), len(routes), len(groups))
+	t.Logf("%d operations on %d paths, %d routes in %d groups", ops, doc.Paths.Len(), len(routes), len(all))
 }
 
 // docs/openapi.json, which the docs group serves, is the document the
 // route tables give.
 func TestDocument_CommittedCopyIsCurrent(t *testing.T) {
-	want, err := openapi.JSON(app.Groups(api.Deps{}))
+	want, err := openapi.JSON(groups.All(api.Deps{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestDocument_CommittedCopyIsCurrent(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("docs/openapi.json is not the document the route tables give: run make openapi")
 	}
-	again, _ := openapi.JSON(app.Groups(api.Deps{}))
+	again, _ := openapi.JSON(groups.All(api.Deps{}))
 	if !bytes.Equal(again, want) {
 		t.Fatal("two runs wrote different documents")
 	}
@@ -122,7 +122,7 @@ func TestDocument_CommittedCopyIsCurrent(t *testing.T) {
 // their 403 may carry the monthly-limit body, any other's not.
 func TestDocument_MonthlyQuotaRoutes(t *testing.T) {
 	var quota []string
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		if r.Quota != "" {
 			quota = append(quota, r.Method+" "+r.Path)
 		}
@@ -274,7 +274,7 @@ func TestDocument_ComponentNames(t *testing.T) {
 func TestDocument_Roles(t *testing.T) {
 	doc := document(t)
 	n := 0
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		op := doc.Paths.Value(r.Path).GetOperation(r.Method)
 		role, has := op.Extensions["x-role"].(map[string]any)
 		if r.Role.Need == httpapi.NeedNone {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/openapi"
 	"github.com/bookplatform/backend/shared/quota"
@@ -125,7 +125,7 @@ func TestValidator_MatchesLiteralBeforeParameter(t *testing.T) {
 // on 404 and 405.
 func TestValidator_AgreesWithTheRouter(t *testing.T) {
 	v := validator(t)
-	routes := app.Routes()
+	routes := groups.Routes()
 	stubs := make([]httpapi.Route, len(routes))
 	literals := map[int][]string{} // segment index → literals there
 	for i, r := range routes {
@@ -215,7 +215,7 @@ func TestValidator_StatedBodiesAreTheOnesWritten(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	policy := quota.Policy{FreePosts: 50, FreeReviews: 50, UpgradeURL: "https://example.com/upgrade"}
 	byKey := map[string]httpapi.Route{}
-	for _, r := range app.Routes() {
+	for _, r := range groups.Routes() {
 		byKey[r.Method+" "+r.Path] = r
 	}
 	route := func(key string, edit func(*httpapi.Route)) httpapi.Route {

@@ -31,6 +31,14 @@ func NewClient(cfg aws.Config) *s3.Client {
 	})
 }
 
+// NewImages is the images service over the media bucket (bucket, with
+// public URLs under baseURL), on an S3 client of its own built from cfg.
+// The groups that store images (users, stores) build it in their
+// constructors, so no other function links the S3 client.
+func NewImages(cfg aws.Config, bucket, baseURL string, now func() time.Time) *images.Service {
+	return images.NewService(NewStore(NewClient(cfg), bucket, baseURL), now)
+}
+
 // imageCacheControl: every image has its own key per upload, so its URL
 // never changes content.
 const imageCacheControl = "public, max-age=31536000, immutable"

@@ -119,7 +119,11 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 // points the caller's profile at it. Errors: ValidationError (not JPG,
 // PNG or GIF, empty, over 5 MB).
 func (s *Service) SetAvatar(ctx context.Context, caller *User, data []byte) (string, error) {
-	url, err := s.d.Images.Put(ctx, images.Avatar, caller.ID, data)
+	img, err := s.images()
+	if err != nil {
+		return "", err
+	}
+	url, err := img.Put(ctx, images.Avatar, caller.ID, data)
 	if err != nil {
 		return "", err
 	}
@@ -129,13 +133,21 @@ func (s *Service) SetAvatar(ctx context.Context, caller *User, data []byte) (str
 // AvatarUpload returns a presigned upload slot for the caller's next
 // avatar (images.Service.Presign).
 func (s *Service) AvatarUpload(ctx context.Context, caller *User) (images.Upload, error) {
-	return s.d.Images.Presign(ctx, images.Avatar, caller.ID)
+	img, err := s.images()
+	if err != nil {
+		return images.Upload{}, err
+	}
+	return img.Presign(ctx, images.Avatar, caller.ID)
 }
 
 // AttachAvatar makes the file uploaded at key the caller's avatar, after
 // the checks SetAvatar makes. Errors: ValidationError, images.ErrNoUpload.
 func (s *Service) AttachAvatar(ctx context.Context, caller *User, key string) (string, error) {
-	url, err := s.d.Images.Attach(ctx, images.Avatar, caller.ID, key)
+	img, err := s.images()
+	if err != nil {
+		return "", err
+	}
+	url, err := img.Attach(ctx, images.Avatar, caller.ID, key)
 	if err != nil {
 		return "", err
 	}

@@ -2,6 +2,7 @@ package users
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -94,7 +95,8 @@ type Deps struct {
 	Sessions SessionStorer
 	Attempts Attempts
 	Tokens   *auth.Tokens
-	Images   *images.Service
+	// Images stores avatars; nil in a service that sets none (WithImages).
+	Images *images.Service
 	// RefreshTTL is a refresh token's life; RefreshReuse how long after
 	// its first use it may be presented again without ending its session.
 	RefreshTTL    time.Duration
@@ -115,6 +117,28 @@ func NewService(d Deps) *Service {
 		d.Now = time.Now
 	}
 	return &Service{d: d}
+}
+
+// WithImages returns the service with img as its avatars' storage: the
+// users group's (and the local run's), which hold the media bucket's
+// client; the service in api.Deps has none, so a function that stores no
+// avatar (auth) does not link S3.
+func (s *Service) WithImages(img *images.Service) *Service {
+	d := s.d
+	d.Images = img
+	return &Service{d: d}
+}
+
+// errNoImages is an avatar call on a service built without WithImages: a
+// wiring mistake, answered as an internal error rather than a panic.
+var errNoImages = errors.New("users: the service has no image storage (users.Service.WithImages)")
+
+// images is the avatars' storage. Errors: errNoImages.
+func (s *Service) images() (*images.Service, error) {
+	if s.d.Images == nil {
+		return nil, errNoImages
+	}
+	return s.d.Images, nil
 }
 
 // checkPassword compares password with u's hash; a nil user (unknown

@@ -40,7 +40,7 @@ var (
 // S3 for logos and banners (multipart or presigned); the CDN's tenant
 // API for custom domains.
 func Group(d api.Deps) api.Group {
-	h := &handler{stores: d.Bookstores()}
+	h := &handler{stores: Service(d)}
 	return api.Group{
 		Name: "stores",
 		Table: []string{

@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/imagejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -20,9 +21,14 @@ type handler struct {
 // Group is the users group. It writes profiles with their username
 // claims (TransactWriteItems), revokes sessions on a password change
 // (Query, UpdateItem), forgets the password attempts of a right one
-// (DeleteItem) and stores avatars.
+// (DeleteItem) and stores avatars, in the media bucket through a client
+// of its own (only this function of the two sharing the account service
+// links S3).
 func Group(d api.Deps) api.Group {
 	h := &handler{users: d.Users}
+	if d.Users != nil { // nil: a zero Deps, whose table is only listed
+		h.users = d.Users.WithImages(s3media.NewImages(d.AWS, d.Config.MediaBucket, d.Config.MediaBaseURL, d.Now))
+	}
 	return api.Group{
 		Name:  "users",
 		Table: []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},

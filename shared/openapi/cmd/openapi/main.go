@@ -1,7 +1,10 @@
 // Command openapi writes the API reference, built from the route tables of
 // every group and checked as OpenAPI 3.1, to the file named by -o (stdout
 // without it). `make openapi` runs it; the docs group serves the file it
-// writes.
+// writes. With -o it also writes what else is generated from the route
+// tables: the route keys the Fallback group's function answers unknown
+// paths from (shared/app/routekeys_gen.go, see groups.RouteKeysSource);
+// run it from the module root.
 package main
 
 import (
@@ -10,21 +13,22 @@ import (
 	"os"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/openapi"
 )
 
 func main() {
 	out := flag.String("o", "", "write the document to this file instead of stdout")
+	keys := flag.String("routekeys", groups.RouteKeysFile, "with -o, also write the Fallback function's route keys to this file (empty: do not)")
 	flag.Parse()
-	if err := run(*out); err != nil {
+	if err := run(*out, *keys); err != nil {
 		fmt.Fprintln(os.Stderr, "openapi:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string) error {
-	data, err := openapi.JSON(app.Groups(api.Deps{}))
+func run(out, keys string) error {
+	data, err := openapi.JSON(groups.All(api.Deps{}))
 	if err != nil {
 		return err
 	}
@@ -35,5 +39,15 @@ func run(out string) error {
 		_, err = os.Stdout.Write(data)
 		return err
 	}
-	return os.WriteFile(out, data, 0o644)
+	if err := os.WriteFile(out, data, 0o644); err != nil {
+		return err
+	}
+	if keys == "" {
+		return nil
+	}
+	src, err := groups.RouteKeysSource()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(keys, src, 0o644)
 }

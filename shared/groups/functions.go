@@ -1,4 +1,4 @@
-package app
+package groups
 
 import (
 	"slices"
@@ -55,7 +55,7 @@ var (
 // authorizer and the key rotation function.
 func Functions() []Function {
 	var out []Function
-	for _, g := range Groups(api.Deps{}) {
+	for _, g := range All(api.Deps{}) {
 		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {

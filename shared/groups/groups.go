@@ -1,0 +1,76 @@
+// Package groups is the one list of the service's endpoint groups, for
+// the readers of every group: the function list with its IAM grants
+// (Functions), which the CDK stack builds from; the local server (Router);
+// the route tests, the call benchmark and the API reference (Routes, All).
+// A Lambda never imports it: its main names its own group's constructor
+// (app.Start(clubsapi.Group)), so it links that group alone, and the
+// Fallback group's function knows the other groups' paths from the route
+// keys generated from this list into shared/app (RouteKeysSource).
+package groups
+
+import (
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/authapi"
+	"github.com/bookplatform/backend/shared/api/booksapi"
+	"github.com/bookplatform/backend/shared/api/challengesapi"
+	"github.com/bookplatform/backend/shared/api/clubsapi"
+	"github.com/bookplatform/backend/shared/api/docsapi"
+	"github.com/bookplatform/backend/shared/api/followsapi"
+	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/linesapi"
+	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/reportsapi"
+	"github.com/bookplatform/backend/shared/api/reviewsapi"
+	"github.com/bookplatform/backend/shared/api/storesapi"
+	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/api/wishlistsapi"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+// list is the one list of the service's endpoint groups. The function
+// list and its grants (Functions), the CDK stack, the local server, the
+// route tests, the call benchmark and the API reference all read it: a
+// new group is its own packages, its functions/<name>/main.go and one
+// line here.
+var list = []api.Build{
+	healthapi.Group,
+	authapi.Group,
+	usersapi.Group,
+	booksapi.Group,
+	linesapi.Group,
+	reviewsapi.Group,
+	clubsapi.Group,
+	challengesapi.Group,
+	wishlistsapi.Group,
+	followsapi.Group,
+	notesapi.Group,
+	reportsapi.Group,
+	storesapi.Group,
+	docsapi.Group,
+}
+
+// All returns every group built from d. With a zero Deps the handlers
+// are never called: the tables can be listed, not served.
+func All(d api.Deps) []api.Group {
+	out := make([]api.Group, len(list))
+	for i, build := range list {
+		out[i] = build(d)
+	}
+	return out
+}
+
+// Routes returns every route of every group, for readers that need the
+// routes and not their handlers.
+func Routes() []httpapi.Route {
+	var out []httpapi.Route
+	for _, g := range All(api.Deps{}) {
+		out = append(out, g.Routes...)
+	}
+	return out
+}
+
+// Router is the local server's router: every group of a, on one port.
+func Router(a *app.App) *httpapi.Router {
+	return a.Router(All(a.Deps())...)
+}
