@@ -164,6 +164,9 @@ func (s *Service) Create(ctx context.Context, caller *users.User, p Profile) (*S
 // creation: the fields of why (a ValidationError or nil), the store when
 // the caller owns one, and a taken slug (read when nothing said so yet).
 func (s *Service) createRefused(ctx context.Context, slug string, owns bool, why error) error {
+	if !owns {
+		return why
+	}
 	var f apperr.Fields
 	if why != nil {
 		e, ok := apperr.As(why)
@@ -174,9 +177,6 @@ func (s *Service) createRefused(ctx context.Context, slug string, owns bool, why
 		for k, v := range fields {
 			f.Add(k, v)
 		}
-	}
-	if !owns {
-		return f.Err()
 	}
 	f.Add("store", ownsStore)
 	if _, bad := f["slug"]; !bad && ValidateSlug(slug) == "" {
