@@ -595,6 +595,12 @@ func scenario() []step {
 		{route: "POST /v1/stores", note: "free tier", want: 403, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/stores", map[string]any{"name": "No", "slug": "no-shop"}, s.token)
 		}},
+		{route: "POST /v1/stores", note: "a second store, slug taken", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.do("POST", "/v1/stores", map[string]any{
+				"name": "Bench Books", "slug": s.storeSlug, "addressLine1": "1005 W Burnside St",
+				"city": "Portland", "state": "OR", "postalCode": "97209", "country": "US",
+			}, s.sellerToken)
+		}},
 		{route: "GET /v1/stores/my", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/stores/my", nil, s.sellerToken)
 		}},
@@ -615,6 +621,12 @@ func scenario() []step {
 		}},
 		{route: "GET /v1/stores", note: "by name", want: 200, do: func(e *client, _ *scenarioState) *response {
 			return e.do("GET", "/v1/stores?limit=5", nil, "")
+		}},
+		{route: "GET /v1/stores", note: "700 miles (ranges)", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/stores?latitude=45.5231&longitude=-122.6765&radius=700", nil, "")
+		}},
+		{route: "GET /v1/stores", note: "near the pole (ranges)", want: 200, do: func(e *client, _ *scenarioState) *response {
+			return e.do("GET", "/v1/stores?latitude=89.4&longitude=0&radius=100", nil, "")
 		}},
 		// The store hosts a club and a challenge; the reader follows it.
 		{route: "POST /v1/clubs", note: "store-hosted", want: 201, do: func(e *client, s *scenarioState) *response {

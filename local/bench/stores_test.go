@@ -187,6 +187,21 @@ func TestStoresBench(t *testing.T) {
 	summarize("near a metro centre, radius 50 mi", near("&radius=50", true, q/2), true)
 	summarize("near a metro centre, radius 100 mi", near("&radius=100", true, q/5), true)
 	summarize("near a metro centre, 25 mi, page 3 (offset 40)", near("&offset=40", true, q/5), true)
+	// Wide and polar searches read ranges of the position list
+	// (geo.PlanSearch): a bounded number of Queries however wide.
+	summarize("near a metro centre, radius 300 mi (ranges)", near("&radius=300", true, q/10), true)
+	summarize("near a metro centre, radius 700 mi (ranges)", near("&radius=700", true, q/10), true)
+	summarize("the whole globe, radius 12450 mi (ranges)", near("&radius=12450", true, q/10), true)
+	var polar []sample
+	for range q / 10 {
+		polar = append(polar, measure(fmt.Sprintf("/v1/stores?latitude=%.5f&longitude=%.5f&radius=100", 88+rng.Float64()*2, rng.Float64()*360-180)))
+	}
+	summarize("near the north pole, 100 mi (ranges)", polar, true)
+	var byName []sample
+	for range q / 5 {
+		byName = append(byName, measure(fmt.Sprintf("/v1/stores?offset=%d", rng.IntN(n))))
+	}
+	summarize("by name, a random page (offset up to 5,000)", byName, true)
 
 	var lookups, unknown []sample
 	for i := -20; i < q; i++ {

@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/reports"
 )
 
@@ -54,6 +55,7 @@ const (
 	typeSlugClaim     = "StoreSlugClaim"
 	typeStoreListing  = "StoreListing"
 	typeStoreCell     = "StoreCell"
+	typeStorePosition = "StorePosition"
 	typeStaff         = "StoreStaff"
 	typeHomeOf        = "HomeStoreOf"
 	typeDomainClaim   = "StoreDomainClaim"
@@ -470,6 +472,24 @@ func StoreListingKey(storeID string) Key { return Key{StoreKey(storeID).PK, "LIS
 // position reads the cells its radius meets, one key each, whatever the
 // number of stores in them.
 func StoreCellKey(cell string) Key { return Key{"STORECELL#" + cell, "CELL"} }
+
+// StorePositionKey is a store's entry in the position list a wide search
+// reads by ranges (geo.Plan.Ranges): one partition per first character
+// of the geohash (geo.Parts of them), sorted by the position's geohash
+// of geo.HashPrecision characters, then the store's id.
+func StorePositionKey(p geo.Point, storeID string) Key {
+	h := geo.Hash(p)
+	return Key{storePositionPK(h[:1]), h + "#" + storeID}
+}
+
+// storePositionPK is the partition of one part of the position list.
+func storePositionPK(part string) string { return "STOREPOS#" + part }
+
+// StoreDirCountKey holds the number of stores in the directory by name
+// (storeDirectory): it changes in the transactions that create and
+// delete a store, so GET /stores without a position reads its total in
+// one GetItem.
+func StoreDirCountKey() Key { return Key{storeDirectory, "COUNT"} }
 
 // storeCellAttr is the attribute of a store in its cell's item: "s" and
 // the id's hex digits (a plain name, no placeholder needed), holding

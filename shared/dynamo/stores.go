@@ -148,18 +148,43 @@ func cellEntry(s *stores.Store) string {
 	return s.ID + "," + strconv.FormatFloat(s.Location.Lat, 'f', -1, 64) + "," + strconv.FormatFloat(s.Location.Lng, 'f', -1, 64)
 }
 
-// enterCell adds to x the update that puts s in its cell's item (none
-// without a position).
-func (s *Bookstores) enterCell(x *tx, st *stores.Store) {
-	if st.Location != nil {
-		x.update(s.t.update(StoreCellKey(geo.Cell(*st.Location))).Set(storeCellAttr(st.ID), cellEntry(st)).Set("type", typeStoreCell), nil)
-	}
+// positionItem is a store's entry in the position list
+// (StorePositionKey), which a wide search reads by ranges.
+type positionItem struct {
+	PK        string  `dynamo:"PK"`
+	SK        string  `dynamo:"SK"`
+	Type      string  `dynamo:"type"`
+	StoreID   string  `dynamo:"storeId"`
+	Latitude  float64 `dynamo:"latitude"`
+	Longitude float64 `dynamo:"longitude"`
 }
 
-// leaveCell adds to x the update that takes s out of its cell's item.
-func (s *Bookstores) leaveCell(x *tx, storeID string, at *geo.Point) {
-	if at != nil {
+// enterIndex adds to x the writes that put st in the two indexes of
+// positions: its cell's item and the position list (none without a
+// position).
+func (s *Bookstores) enterIndex(x *tx, st *stores.Store) {
+	if st.Location == nil {
+		return
+	}
+	x.update(s.t.update(StoreCellKey(geo.Cell(*st.Location))).Set(storeCellAttr(st.ID), cellEntry(st)).Set("type", typeStoreCell), nil)
+	k := StorePositionKey(*st.Location, st.ID)
+	x.put(s.t.put(positionItem{PK: k.PK, SK: k.SK, Type: typeStorePosition, StoreID: st.ID, Latitude: st.Location.Lat, Longitude: st.Location.Lng}), nil)
+}
+
+// leaveIndex adds to x the writes that take a store at a position out of
+// both indexes: from its cell's item unless keepCell (one transaction
+// may change an item once: a move within a cell is one update of its
+// entry), and from the position list unless keepPosition (a move within
+// the same geohash of geo.HashPrecision is one put).
+func (s *Bookstores) leaveIndex(x *tx, storeID string, at *geo.Point, keepCell, keepPosition bool) {
+	if at == nil {
+		return
+	}
+	if !keepCell {
 		x.update(s.t.update(StoreCellKey(geo.Cell(*at))).Remove(storeCellAttr(storeID)), nil)
+	}
+	if !keepPosition {
+		x.delete(s.t.del(StorePositionKey(*at, storeID)), nil)
 	}
 }
 
@@ -193,6 +218,13 @@ type domainClaimItem struct {
 	Slug    string `dynamo:"slug"`
 	Name    string `dynamo:"name"`
 	Status  string `dynamo:"status"`
+	// VerifiedAt is when the domain was first verified for this store:
+	// from then on the claim is never taken over (TakeOverDomain).
+	VerifiedAt *time.Time `dynamo:"verifiedAt"`
+}
+
+func (c domainClaimItem) toClaim() stores.DomainClaim {
+	return stores.DomainClaim{Domain: c.Domain, StoreID: c.StoreID, Slug: c.Slug, Name: c.Name, Status: stores.DomainStatus(c.Status), VerifiedAt: c.VerifiedAt}
 }
 
 func newDomainClaim(s *stores.Store, domain string, status stores.DomainStatus) domainClaimItem {
@@ -213,10 +245,11 @@ type storeError string
 
 func (e storeError) Error() string { return string(e) }
 
-// CreateStore writes the store, its listing and its slug claim and marks
-// its owner, in one transaction: the slug claim's put and the owner's
+// CreateStore writes the store, its listing (and one more on the
+// directory's count), its slug claim and its index entries, and marks its
+// owner, in one transaction: the slug claim's put and the owner's
 // condition (no store yet) make a slug unique and a store per owner hold
-// under concurrency. Errors: stores.ErrSlugTaken, stores.ErrAlreadyOwner,
+// under concurrency, and the count exact. Errors: stores.ErrSlugTaken, stores.ErrAlreadyOwner,
 // users.ErrNotFound.
 func (s *Bookstores) CreateStore(ctx context.Context, st *stores.Store) error {
 	claim := StoreSlugClaimKey(st.Slug)
@@ -226,8 +259,9 @@ func (s *Bookstores) CreateStore(ctx context.Context, st *stores.Store) error {
 		update(s.t.update(UserKey(st.OwnerUserID)).Set("storeId", st.ID).
 			If("attribute_exists(PK) AND attribute_not_exists(storeId)"), stores.ErrAlreadyOwner).
 		put(s.t.put(toStoreItem(st)).If("attribute_not_exists(PK)"), errStoreIDTaken).
-		put(s.t.put(toListingItem(st)).If("attribute_not_exists(PK)"), errListingExists)
-	s.enterCell(x, st)
+		put(s.t.put(toListingItem(st)).If("attribute_not_exists(PK)"), errListingExists).
+		update(s.t.update(StoreDirCountKey()).Add("count", 1).Set("type", typeDirCount), nil)
+	s.enterIndex(x, st)
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("create store %s: %w", st.Slug, err)
 	}
@@ -373,12 +407,13 @@ func (s *Bookstores) UpdateStore(ctx context.Context, prev, next *stores.Store) 
 		x.put(s.t.put(toListingItem(next)), nil)
 	}
 	if moved {
-		// One transaction may change an item once: a move within a cell
-		// is one update of its entry.
-		if prev.Location == nil || next.Location == nil || geo.Cell(*prev.Location) != geo.Cell(*next.Location) {
-			s.leaveCell(x, prev.ID, prev.Location)
+		sameCell, samePosition := false, false
+		if prev.Location != nil && next.Location != nil {
+			sameCell = geo.Cell(*prev.Location) == geo.Cell(*next.Location)
+			samePosition = geo.Hash(*prev.Location) == geo.Hash(*next.Location)
 		}
-		s.enterCell(x, next)
+		s.leaveIndex(x, prev.ID, prev.Location, sameCell, samePosition)
+		s.enterIndex(x, next)
 	}
 	if prev.Name != next.Name && next.Domain.Name != "" {
 		x.update(s.t.update(StoreDomainClaimKey(next.Domain.Name)).Set("name", next.Name).If("storeId = ?", next.ID), stores.ErrChanged)
@@ -419,8 +454,10 @@ func (s *Bookstores) SetImage(ctx context.Context, storeID, field, url string, n
 // deleting; take back its staff memberships and home-store choices from
 // their users (one small transaction each), let its clubs and challenges
 // go and remove its follows, all side by side; then one transaction
-// removes the store, its listing, slug and domain claims, its (by then
-// empty) directories' counts, and its owner's mark. Errors:
+// removes the store, its listing (and one from the directory's count),
+// slug and domain claims, its index entries, its (by then empty)
+// directories' counts, and its owner's mark: the store item's condition
+// makes a repeated deletion count nothing. Errors:
 // stores.ErrNotFound.
 func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	// The mark answers the store as it now is: a retry after a crash
@@ -444,6 +481,7 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	x := s.t.tx().
 		delete(s.t.del(StoreKey(st.ID)).If("attribute_exists(PK)"), stores.ErrNotFound).
 		delete(s.t.del(StoreListingKey(st.ID)), nil).
+		update(s.t.update(StoreDirCountKey()).Add("count", -1), nil).
 		delete(s.t.del(StoreSlugClaimKey(it.Slug)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged).
 		update(s.t.update(UserKey(it.OwnerUserID)).Remove("storeId").If("attribute_exists(PK) AND storeId = ?", st.ID), users.ErrChanged)
 	for _, dir := range storeDirs(st.ID) {
@@ -453,7 +491,7 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 		x.delete(s.t.del(StoreDomainClaimKey(it.CustomDomain)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged)
 	}
 	if it.Latitude != nil && it.Longitude != nil {
-		s.leaveCell(x, st.ID, &geo.Point{Lat: *it.Latitude, Lng: *it.Longitude})
+		s.leaveIndex(x, st.ID, &geo.Point{Lat: *it.Latitude, Lng: *it.Longitude}, false, false)
 	}
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("delete store %s: %w", st.ID, err)
@@ -510,10 +548,43 @@ func (s *Bookstores) releaseChildren(ctx context.Context, storeID, slug string) 
 	return nil
 }
 
-// ListingsIn reads the stores of every cell: one BatchGetItem per 100
-// cells, side by side (a 25-mile radius meets a few dozen cells, 100
-// miles a few hundred). A cell without stores has no item.
-func (s *Bookstores) ListingsIn(ctx context.Context, cells []string) ([]stores.Listing, error) {
+// ListingsIn reads the stores a search plan holds (geo.Plan): its cells,
+// one BatchGetItem per 100 side by side (a cell without stores has no
+// item); or its ranges of the position list, one Query each side by side
+// (at most geo.Parts), each reading the small entries of the stores in
+// it.
+func (s *Bookstores) ListingsIn(ctx context.Context, plan geo.Plan) ([]stores.Listing, error) {
+	if len(plan.Ranges) > 0 {
+		return s.listingsInRanges(ctx, plan.Ranges)
+	}
+	return s.listingsInCells(ctx, plan.Cells)
+}
+
+func (s *Bookstores) listingsInRanges(ctx context.Context, ranges []geo.Range) ([]stores.Listing, error) {
+	results := make([][]positionItem, len(ranges))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, r := range ranges {
+		g.Go(func() error {
+			// A range of cells is every geohash from its first cell's to
+			// the end of its last one's ("~" sorts after every geohash
+			// character).
+			return s.t.table.Get(AttrPK, storePositionPK(r.Part())).Range(AttrSK, dynamo.Between, r.From, r.To+"~").
+				Project("storeId", "latitude", "longitude").All(gctx, &results[i])
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("read %d ranges of store positions: %w", len(ranges), err)
+	}
+	var out []stores.Listing
+	for _, items := range results {
+		for _, it := range items {
+			out = append(out, stores.Listing{StoreID: it.StoreID, Location: &geo.Point{Lat: it.Latitude, Lng: it.Longitude}})
+		}
+	}
+	return out, nil
+}
+
+func (s *Bookstores) listingsInCells(ctx context.Context, cells []string) ([]stores.Listing, error) {
 	var chunks [][]dynamo.Keyed
 	for i, c := range cells {
 		if i%100 == 0 {
@@ -568,20 +639,26 @@ func parseCellEntry(v string) (stores.Listing, bool) {
 }
 
 // ListByName reads one offset page of the directory (GSI2, by folded
-// name) and counts the directory beside it: total is exact, and an
-// offset page is the listings from offset, read after skipping offset
-// keys (small items; fine for the directory's thousands of stores).
+// name) and its count item beside it: total is exact (the count changes
+// in the transactions that add and remove listings), and an offset page
+// is the listings from offset, read after skipping offset keys (small
+// items; fine for the directory's thousands of stores).
 func (s *Bookstores) ListByName(ctx context.Context, o page.Offset) ([]string, int, error) {
 	var (
 		items []listingItem
-		total int
+		count dirCountItem
 		g     errgroup.Group
 	)
-	q := func() *dynamo.Query { return s.t.table.Get(GSI2.PartitionKey, storeDirectory).Index(GSI2.Name) }
 	g.Go(func() error {
-		return q().Project("storeId").Limit(o.Offset+o.Limit).All(ctx, &items)
+		return s.t.table.Get(GSI2.PartitionKey, storeDirectory).Index(GSI2.Name).Project("storeId").Limit(o.Offset+o.Limit).All(ctx, &items)
 	})
-	g.Go(func() (err error) { total, err = q().Count(ctx); return err })
+	g.Go(func() error {
+		err := s.t.get(StoreDirCountKey()).Consistent(true).Project("count").One(ctx, &count)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return nil // no store was ever created
+		}
+		return err
+	})
 	if err := g.Wait(); err != nil {
 		return nil, 0, fmt.Errorf("store directory: %w", err)
 	}
@@ -589,7 +666,7 @@ func (s *Bookstores) ListByName(ctx context.Context, o page.Offset) ([]string, i
 	for i := o.Offset; i < len(items); i++ {
 		out = append(out, items[i].StoreID)
 	}
-	return out, total, nil
+	return out, count.Count, nil
 }
 
 // AddStaff writes the membership, adds the store to the user's staffAt
@@ -709,6 +786,66 @@ func (s *Bookstores) ClaimDomain(ctx context.Context, st *stores.Store, domain s
 	return nil
 }
 
+// DomainHolder reads a domain's claim and its store's domain (its
+// tenant), both strongly consistent: what a takeover is conditional on.
+// A claim whose store is gone has a zero Domain. Errors:
+// stores.ErrNotFound (no claim).
+func (s *Bookstores) DomainHolder(ctx context.Context, domain string) (stores.DomainClaim, stores.Domain, error) {
+	var c domainClaimItem
+	err := s.t.get(StoreDomainClaimKey(domain)).Consistent(true).One(ctx, &c)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		return stores.DomainClaim{}, stores.Domain{}, fmt.Errorf("domain %s: %w", domain, stores.ErrNotFound)
+	}
+	if err != nil {
+		return stores.DomainClaim{}, stores.Domain{}, fmt.Errorf("get domain claim %s: %w", domain, err)
+	}
+	var it storeItem
+	err = s.t.get(StoreKey(c.StoreID)).Project("customDomain", "domainStatus", "domainTenantId", "domainVerifiedAt").Consistent(true).One(ctx, &it)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return stores.DomainClaim{}, stores.Domain{}, fmt.Errorf("get store %s: %w", c.StoreID, err)
+	}
+	d := stores.Domain{Name: it.CustomDomain, Status: stores.DomainStatus(it.DomainStatus), TenantID: it.DomainTenantID, VerifiedAt: it.DomainVerifiedAt}
+	return c.toClaim(), d, nil
+}
+
+// TakeOverDomain gives st a domain another store claimed and never
+// verified, in one transaction conditional on what was read: the claim
+// is still that store's, PENDING and never verified (else
+// stores.ErrDomainTaken), and that store still has the domain with the
+// tenant read (holderTenantID, "" for none) and no verification (else
+// stores.ErrDomainTaken); the claim becomes st's (PENDING), the former
+// holder's domain is cleared (NONE, no tenant), and st's own domain moves
+// as in ClaimDomain (else stores.ErrChanged).
+func (s *Bookstores) TakeOverDomain(ctx context.Context, st *stores.Store, claim stores.DomainClaim, holderTenantID string, now time.Time) error {
+	domain := claim.Domain
+	holder := s.t.update(StoreKey(claim.StoreID)).Set("domainStatus", string(stores.DomainNone)).Set("updatedAt", now.UTC()).
+		Remove("customDomain", "domainTenantId", "domainVerifiedAt")
+	if holderTenantID == "" {
+		holder = holder.If("customDomain = ? AND attribute_not_exists(domainVerifiedAt) AND attribute_not_exists(domainTenantId)", domain)
+	} else {
+		holder = holder.If("customDomain = ? AND attribute_not_exists(domainVerifiedAt) AND domainTenantId = ?", domain, holderTenantID)
+	}
+	upd := s.t.update(StoreKey(st.ID)).Set("customDomain", domain).Set("domainStatus", string(stores.DomainPending)).
+		Set("updatedAt", now.UTC()).Remove("domainVerifiedAt", "domainTenantId")
+	if st.Domain.Name == "" {
+		upd = upd.If(storeLive + " AND attribute_not_exists(customDomain)")
+	} else {
+		upd = upd.If(storeLive+" AND customDomain = ?", st.Domain.Name)
+	}
+	x := s.t.tx().
+		put(s.t.put(newDomainClaim(st, domain, stores.DomainPending)).
+			If("storeId = ? AND $ = ? AND attribute_not_exists(verifiedAt)", claim.StoreID, "status", string(stores.DomainPending)), stores.ErrDomainTaken).
+		update(holder, stores.ErrDomainTaken).
+		update(upd, stores.ErrChanged)
+	if st.Domain.Name != "" {
+		x.delete(s.t.del(StoreDomainClaimKey(st.Domain.Name)).If("storeId = ?", st.ID), stores.ErrChanged)
+	}
+	if err := x.run(ctx); err != nil {
+		return fmt.Errorf("take domain %s over for store %s: %w", domain, st.ID, err)
+	}
+	return nil
+}
+
 // SetDomainTenant records the tenant of the store's current domain.
 // Errors: stores.ErrChanged.
 func (s *Bookstores) SetDomainTenant(ctx context.Context, st *stores.Store, tenantID string) error {
@@ -728,12 +865,14 @@ func (s *Bookstores) SetDomainTenant(ctx context.Context, st *stores.Store, tena
 func (s *Bookstores) SetDomainStatus(ctx context.Context, st *stores.Store, next stores.DomainStatus, verifiedAt *time.Time, now time.Time) error {
 	upd := s.t.update(StoreKey(st.ID)).Set("domainStatus", string(next)).Set("updatedAt", now.UTC()).
 		If(storeLive+" AND customDomain = ? AND domainStatus = ?", st.Domain.Name, string(st.Domain.Status))
+	claim := s.t.update(StoreDomainClaimKey(st.Domain.Name)).Set("status", string(next)).If("storeId = ?", st.ID)
 	if verifiedAt != nil {
 		upd = upd.Set("domainVerifiedAt", verifiedAt.UTC())
+		claim = claim.Set("verifiedAt", verifiedAt.UTC())
 	}
 	err := s.t.tx().
 		update(upd, stores.ErrChanged).
-		update(s.t.update(StoreDomainClaimKey(st.Domain.Name)).Set("status", string(next)).If("storeId = ?", st.ID), stores.ErrChanged).
+		update(claim, stores.ErrChanged).
 		run(ctx)
 	if err != nil {
 		return fmt.Errorf("set domain status of store %s: %w", st.ID, err)
@@ -768,5 +907,5 @@ func (s *Bookstores) GetDomainClaim(ctx context.Context, domain string) (stores.
 	if err != nil {
 		return stores.DomainClaim{}, fmt.Errorf("get domain claim %s: %w", domain, err)
 	}
-	return stores.DomainClaim{Domain: c.Domain, StoreID: c.StoreID, Slug: c.Slug, Name: c.Name, Status: stores.DomainStatus(c.Status)}, nil
+	return c.toClaim(), nil
 }

@@ -163,7 +163,11 @@ func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store
 	}
 	prev := st.clone()
 	now := s.d.Now().UTC()
-	if err := s.d.Store.ClaimDomain(ctx, st, domain, now); err != nil {
+	err = s.d.Store.ClaimDomain(ctx, st, domain, now)
+	if errors.Is(err, ErrDomainTaken) {
+		err = s.takeOver(ctx, st, domain, now)
+	}
+	if err != nil {
 		return nil, Instructions{}, err
 	}
 	if prev.Domain.TenantID != "" && prev.Domain.Name != domain {
@@ -186,6 +190,41 @@ func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store
 		Note: "DNS changes can take up to 48 hours to propagate. Check GET /v1/stores/" + st.Slug +
 			"/domain/status: the domain becomes VERIFIED once the record resolves and its certificate is issued, then ACTIVE once it is served.",
 	}, nil
+}
+
+// takeOver gives st a domain another store claimed but never verified,
+// once the domain's DNS proves st's owner controls it: its CNAME reaches
+// st's own target. The holder's CDN tenant goes first (a domain is
+// served by one tenant; if the takeover then fails, the holder's next
+// status check makes a new one), then one transaction conditional on the
+// claim and tenant read moves the claim and clears the holder's domain.
+// A verified domain is never taken over (docs/decisions.md, "Custom
+// domains"). Errors: ErrDomainTaken, ValidationError (no DNS proof yet),
+// ErrChanged.
+func (s *Service) takeOver(ctx context.Context, st *Store, domain string, now time.Time) error {
+	claim, holder, err := s.d.Store.DomainHolder(ctx, domain)
+	if errors.Is(err, ErrNotFound) {
+		// Freed since: claim it as anyone would.
+		return s.d.Store.ClaimDomain(ctx, st, domain, now)
+	}
+	if err != nil {
+		return err
+	}
+	if claim.StoreID == st.ID || claim.Status != DomainPending || claim.VerifiedAt != nil || holder.VerifiedAt != nil {
+		return ErrDomainTaken
+	}
+	target := s.d.Domains.Target(st.Slug)
+	if !s.resolvesTo(ctx, domain, target) {
+		return apperr.Validation("This domain is claimed by another store and not verified yet", map[string]string{
+			"domain": fmt.Sprintf("is claimed by another store and not verified yet: a CNAME record for %s pointing to %s proves it is yours and takes it over", domain, target),
+		})
+	}
+	if holder.TenantID != "" {
+		if err := s.d.Domains.Tenants.DeleteTenant(ctx, holder.TenantID); err != nil {
+			return err
+		}
+	}
+	return s.d.Store.TakeOverDomain(ctx, st, claim, holder.TenantID, now)
 }
 
 // ensureTenant gives st's domain its CDN tenant if it has none yet (its

@@ -50,10 +50,11 @@ type Storer interface {
 	// A crash between the steps leaves a store that reads as not found
 	// and a repeated call finishes. Errors: ErrNotFound.
 	DeleteStore(ctx context.Context, s *Store) error
-	// ListingsIn reads the stores of the geohash cells (geo.Cover).
-	ListingsIn(ctx context.Context, cells []string) ([]Listing, error)
+	// ListingsIn reads the stores a search plan holds (geo.PlanSearch):
+	// every store in its cells or ranges, perhaps more.
+	ListingsIn(ctx context.Context, plan geo.Plan) ([]Listing, error)
 	// ListByName reads one offset page of store ids in name order and
-	// the number of stores.
+	// the number of stores (a counter kept with the listings, exact).
 	ListByName(ctx context.Context, o page.Offset) ([]string, int, error)
 
 	// AddStaff makes userID staff at the store: the membership, the
@@ -87,6 +88,15 @@ type Storer interface {
 	// ReleaseDomain removes s's custom domain and frees its name. Errors:
 	// ErrChanged.
 	ReleaseDomain(ctx context.Context, s *Store, now time.Time) error
+	// DomainHolder reads a domain's claim and the domain as its store
+	// has it (strongly consistent). Errors: ErrNotFound.
+	DomainHolder(ctx context.Context, domain string) (DomainClaim, Domain, error)
+	// TakeOverDomain gives s the domain of claim, which another store
+	// holds and never verified, clearing that store's domain, in one
+	// transaction conditional on the claim and that store's tenant
+	// (holderTenantID) being as read. Errors: ErrDomainTaken,
+	// ErrChanged.
+	TakeOverDomain(ctx context.Context, s *Store, claim DomainClaim, holderTenantID string, now time.Time) error
 	// GetDomainClaim reads the claim of a domain (eventually
 	// consistent: the storefront's lookup). Errors: ErrNotFound.
 	GetDomainClaim(ctx context.Context, domain string) (DomainClaim, error)
@@ -123,27 +133,60 @@ func NewService(d Deps) *Service {
 }
 
 // Create creates the caller's store from p: the fields named required
-// must be there, the slug free, and the caller own no store yet.
-// customDomainStatus starts NONE. Errors: ValidationError (every bad
-// field), ErrSlugTaken, ErrAlreadyOwner.
+// must be there, the slug free, and the caller own no store yet. Every
+// problem is named in one ValidationError (docs/decisions.md, "Stores"):
+// the bad fields, slug "is already taken", and store when the caller owns
+// one already. customDomainStatus starts NONE.
 func (s *Service) Create(ctx context.Context, caller *users.User, p Profile) (*Store, error) {
 	now := s.d.Now().UTC()
 	st := &Store{
 		ID: ids.New(), OwnerUserID: caller.ID, Hours: Hours{}, Domain: Domain{Status: DomainNone},
 		Version: 1, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := p.apply(st, true); err != nil {
-		return nil, err
+	err := p.apply(st, true)
+	// The record read with the request says whether the caller owns a
+	// store; the transaction's condition decides under concurrency.
+	owns := caller.StoreID != ""
+	if err == nil && !owns {
+		err = s.d.Store.CreateStore(ctx, st)
+		if err == nil {
+			return st, nil
+		}
+		owns = errors.Is(err, ErrAlreadyOwner)
+		if !owns && !errors.Is(err, ErrSlugTaken) {
+			return nil, err
+		}
 	}
-	if caller.StoreID != "" {
-		// The record read with the request says so already; the
-		// transaction's condition decides under concurrency.
-		return nil, ErrAlreadyOwner
+	return nil, s.createRefused(ctx, st.Slug, owns, err)
+}
+
+// createRefused is one ValidationError naming everything that refuses a
+// creation: the fields of why (a ValidationError or nil), the store when
+// the caller owns one, and a taken slug (read when nothing said so yet).
+func (s *Service) createRefused(ctx context.Context, slug string, owns bool, why error) error {
+	if !owns {
+		return why
 	}
-	if err := s.d.Store.CreateStore(ctx, st); err != nil {
-		return nil, err
+	var f apperr.Fields
+	if why != nil {
+		e, ok := apperr.As(why)
+		if !ok || e.Code != apperr.CodeValidation {
+			return why
+		}
+		fields, _ := e.Details["fields"].(map[string]string)
+		for k, v := range fields {
+			f.Add(k, v)
+		}
 	}
-	return st, nil
+	f.Add("store", ownsStore)
+	if _, bad := f["slug"]; !bad && ValidateSlug(slug) == "" {
+		if _, err := s.d.Store.LookupSlug(ctx, slug); err == nil {
+			f.Add("slug", slugTaken)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+	}
+	return apperr.Validation(ErrAlreadyOwner.Message, f)
 }
 
 // Get returns a store by slug. Errors: ErrNotFound.
@@ -261,10 +304,12 @@ func (s *Service) AttachImage(ctx context.Context, storeID string, k images.Kind
 }
 
 // Search radius bounds (miles): the spec's default, and the widest a
-// query may ask for.
+// query may ask for: just over half the Earth's circumference
+// (geo.HalfCircumference), the whole globe. A search reads a bounded
+// number of keys however wide it is (geo.PlanSearch).
 const (
 	DefaultRadius = 25
-	MaxRadius     = 100
+	MaxRadius     = 12450
 )
 
 // Query is a list of stores: near a point within Radius miles, ordered
@@ -283,7 +328,8 @@ type Found struct {
 }
 
 // Search lists stores (GET /stores). Near a point it reads only the
-// geohash cells the radius reaches (geo.Cover), measures each candidate's
+// geohash cells or ranges the radius reaches (geo.PlanSearch, a bounded
+// number of reads wherever the point and however wide), measures each candidate's
 // distance exactly, cuts at the radius and orders by distance: total is
 // exact and offset pages are slices of one order. Without a point the
 // stores come by name.
@@ -296,7 +342,7 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Found, int, error) {
 		found, err := s.read(ctx, storeIDs, nil)
 		return found, total, err
 	}
-	listings, err := s.d.Store.ListingsIn(ctx, geo.Cover(*q.Near, q.Radius))
+	listings, err := s.d.Store.ListingsIn(ctx, geo.PlanSearch(*q.Near, q.Radius))
 	if err != nil {
 		return nil, 0, err
 	}

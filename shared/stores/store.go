@@ -109,16 +109,28 @@ type DomainClaim struct {
 	Slug    string
 	Name    string
 	Status  DomainStatus
+	// VerifiedAt is when the domain was first verified for the store
+	// (nil: never, and another store proving the domain by DNS may take
+	// it over).
+	VerifiedAt *time.Time
 }
+
+// Field messages of a refused creation.
+const (
+	slugTaken = "is already taken"
+	ownsStore = "this account owns a store already: an account owns one store at most"
+)
 
 // Errors of stores. Storage returns them wrapped with context; callers
 // test them with errors.Is.
 var (
 	ErrNotFound = apperr.NotFound("Store not found")
 	// ErrSlugTaken is a 400, as the spec lists "slug taken" under 400.
-	ErrSlugTaken = apperr.Validation("Slug already taken", map[string]string{"slug": "is already taken"})
+	ErrSlugTaken = apperr.Validation("Slug already taken", map[string]string{"slug": slugTaken})
 	// ErrAlreadyOwner: one store per owner (docs/decisions.md, "Stores").
-	ErrAlreadyOwner = apperr.Conflict("You already own a store; an account owns one store at most")
+	// It is a 400 naming the field store, as the spec lists only 400
+	// for POST /stores.
+	ErrAlreadyOwner = apperr.Validation("You already own a store; an account owns one store at most", map[string]string{"store": ownsStore})
 	// ErrChanged: the store changed since it was read (a concurrent
 	// update won); the service retries.
 	ErrChanged = apperr.Conflict("Store changed by another request; retry")

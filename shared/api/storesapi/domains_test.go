@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -184,4 +186,135 @@ func TestDomains_ConcurrentClaimsHaveOneWinner(t *testing.T) {
 	winnerStore := env.Do("GET", fmt.Sprintf("/v1/stores/domrace-%d", won), nil, "").JSON
 	assert.Equal(t, winnerStore["id"], claim["storeId"])
 	assert.Equal(t, []string{"contested.example.com"}, env.CDN.Domains())
+}
+
+// A domain claimed but never verified does not block the one who
+// controls it: a store whose CNAME record for the domain points at its
+// own target takes the claim over in its verify, in one transaction that
+// also clears the holder's domain; the holder's CDN tenant goes first
+// (a domain is served by one tenant). Without that proof the verify is
+// refused and says what record would prove it.
+func TestDomains_UnverifiedClaimYieldsToDNSProof(t *testing.T) {
+	env := testenv.New(t)
+	squatter := bookseller(t, env, "dom_squatter")
+	squat := newStore(t, env, squatter, storeBody("squat-shop"))
+	real := bookseller(t, env, "dom_real")
+	mine := newStore(t, env, real, storeBody("real-shop"))
+	const domain = "books.example.com"
+
+	res := env.Do("POST", "/v1/stores/squat-shop/domain/verify", map[string]any{"domain": domain}, squatter.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	require.Equal(t, []string{domain}, env.CDN.Domains())
+
+	target := "real-shop." + env.Config.StoreDomainTargetSuffix
+	t.Run("without DNS proof the claim holds, and the refusal says how to prove it", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores/real-shop/domain/verify", map[string]any{"domain": domain}, real.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Contains(t, testenv.FieldErrors(t, res)["domain"], target)
+		env.DNS.SetCNAME(domain, "squat-shop.elsewhere.example.net")
+		res = env.Do("POST", "/v1/stores/real-shop/domain/verify", map[string]any{"domain": domain}, real.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Equal(t, squat["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+		assert.Equal(t, "PENDING", env.Do("GET", "/v1/stores/squat-shop", nil, "").JSON["customDomainStatus"])
+	})
+
+	env.DNS.SetCNAME(domain, target)
+	res = env.Do("POST", "/v1/stores/real-shop/domain/verify", map[string]any{"domain": domain}, real.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, map[string]any{"id": mine["id"], "customDomain": domain, "customDomainStatus": "PENDING"}, res.JSON["store"])
+
+	claim := env.Item(t, dynamo.StoreDomainClaimKey(domain))
+	assert.Equal(t, mine["id"], claim["storeId"])
+	assert.Equal(t, "real-shop", claim["slug"])
+	held := env.Do("GET", "/v1/stores/squat-shop", nil, "").JSON
+	assert.Equal(t, "NONE", held["customDomainStatus"], "the holder's domain is cleared")
+	assert.Nil(t, held["customDomain"])
+	assert.NotContains(t, env.Item(t, dynamo.StoreKey(squat["id"].(string))), "domainTenantId")
+	assert.Equal(t, []string{domain}, env.CDN.Domains(), "one tenant: the holder's went, the new holder's came")
+	assert.NotEmpty(t, env.Item(t, dynamo.StoreKey(mine["id"].(string)))["domainTenantId"])
+
+	lookup := env.Do("GET", "/v1/stores/lookup-by-domain?domain="+domain, nil, "")
+	assert.Equal(t, "real-shop", lookup.JSON["store"].(map[string]any)["slug"])
+	s := env.Do("GET", "/v1/stores/squat-shop/domain/status", nil, squatter.Token)
+	assert.Equal(t, "NONE", s.JSON["status"])
+	s = env.Do("GET", "/v1/stores/real-shop/domain/status", nil, real.Token)
+	assert.Equal(t, "VERIFIED", s.JSON["status"], "the new holder goes on as any claim does")
+
+	t.Run("the former holder cannot take it back", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores/squat-shop/domain/verify", map[string]any{"domain": domain}, squatter.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Equal(t, mine["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+	})
+}
+
+// A domain verified once is its store's until the store lets it go:
+// VERIFIED, ACTIVE, and PENDING again after DNS moved away, none is taken
+// over, even by a store the domain's CNAME now points at.
+func TestDomains_VerifiedClaimIsNeverTaken(t *testing.T) {
+	env := testenv.New(t)
+	holder := bookseller(t, env, "domv_holder")
+	held := newStore(t, env, holder, storeBody("held-shop"))
+	other := bookseller(t, env, "domv_taker")
+	newStore(t, env, other, storeBody("taker-shop"))
+	const domain = "shop.example.org"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/held-shop/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
+	env.DNS.SetCNAME(domain, "held-shop."+env.Config.StoreDomainTargetSuffix)
+	status := func() string {
+		t.Helper()
+		res := env.Do("GET", "/v1/stores/held-shop/domain/status", nil, holder.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		return res.JSON["status"].(string)
+	}
+	takeOver := func(t *testing.T) {
+		t.Helper()
+		env.DNS.SetCNAME(domain, "taker-shop."+env.Config.StoreDomainTargetSuffix)
+		res := env.Do("POST", "/v1/stores/taker-shop/domain/verify", map[string]any{"domain": domain}, other.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Equal(t, "is used by another store", testenv.FieldErrors(t, res)["domain"])
+		assert.Equal(t, held["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+		assert.Equal(t, domain, env.Do("GET", "/v1/stores/held-shop", nil, "").JSON["customDomain"])
+		assert.Equal(t, []string{domain}, env.CDN.Domains(), "the holder's tenant stays")
+		env.DNS.SetCNAME(domain, "held-shop."+env.Config.StoreDomainTargetSuffix)
+	}
+
+	require.Equal(t, "VERIFIED", status())
+	t.Run("VERIFIED", takeOver)
+	env.CDN.DeployAll()
+	require.Equal(t, "ACTIVE", status())
+	t.Run("ACTIVE", takeOver)
+	t.Run("PENDING again after DNS moved away", func(t *testing.T) {
+		env.DNS.SetCNAME(domain, "taker-shop."+env.Config.StoreDomainTargetSuffix)
+		require.Equal(t, "PENDING", status())
+		takeOver(t)
+	})
+}
+
+// A takeover is conditional on the claim as it was read: if the holder
+// verified in between, the transaction is refused and nothing changes.
+func TestDomains_TakeOverIsConditionalOnTheClaimRead(t *testing.T) {
+	env := testenv.New(t)
+	holder := bookseller(t, env, "domc_holder")
+	held := newStore(t, env, holder, storeBody("race-held"))
+	other := bookseller(t, env, "domc_taker")
+	taker := newStore(t, env, other, storeBody("race-taker"))
+	const domain = "race.example.net"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/race-held/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
+	ctx := t.Context()
+	bs := env.App.Stores.Bookstores
+	claim, holderDomain, err := bs.DomainHolder(ctx, domain)
+	require.NoError(t, err)
+	assert.Equal(t, held["id"], claim.StoreID)
+	assert.Nil(t, claim.VerifiedAt)
+
+	// The holder verifies after the claim was read.
+	env.DNS.SetCNAME(domain, "race-held."+env.Config.StoreDomainTargetSuffix)
+	require.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/race-held/domain/status", nil, holder.Token).JSON["status"])
+
+	st, err := bs.GetStore(ctx, taker["id"].(string))
+	require.NoError(t, err)
+	err = bs.TakeOverDomain(ctx, st, claim, holderDomain.TenantID, time.Now())
+	require.ErrorIs(t, err, stores.ErrDomainTaken)
+	assert.Equal(t, held["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+	assert.Equal(t, "NONE", env.Do("GET", "/v1/stores/race-taker", nil, "").JSON["customDomainStatus"])
+	assert.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/race-held", nil, "").JSON["customDomainStatus"])
 }

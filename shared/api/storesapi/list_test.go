@@ -1,11 +1,16 @@
 package storesapi_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"sort"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -134,7 +139,8 @@ func TestStores_List(t *testing.T) {
 	t.Run("bad queries are 400", func(t *testing.T) {
 		for _, q := range []string{
 			"latitude=45", "longitude=-122", "radius=10", "latitude=91&longitude=0", "latitude=45&longitude=-181",
-			"latitude=abc&longitude=1", "latitude=45&longitude=-122&radius=0", "latitude=45&longitude=-122&radius=101",
+			"latitude=abc&longitude=1", "latitude=45&longitude=-122&radius=0", "latitude=45&longitude=-122&radius=12451",
+			"latitude=45&longitude=-122&radius=1e9", "latitude=45&longitude=-122&radius=Inf",
 			"latitude=45&longitude=-122&radius=-5", "latitude=NaN&longitude=1", "limit=0", "limit=101", "offset=-1",
 		} {
 			res := env.Do("GET", "/v1/stores?"+q, nil, "")
@@ -148,4 +154,224 @@ func ownerEmail(t *testing.T, env *testenv.Env, slug string) string {
 	t.Helper()
 	owner := env.Do("GET", "/v1/stores/"+slug, nil, "").JSON["ownerUserId"].(string)
 	return env.Item(t, dynamo.UserKey(owner))["email"].(string)
+}
+
+// accessLog keeps the router's access records (the app's "request" log
+// lines) by request id: what a request cost in DynamoDB calls.
+type accessLog struct {
+	mu   sync.Mutex
+	recs map[string]map[string]any
+}
+
+func (l *accessLog) Write(p []byte) (int, error) {
+	for _, line := range bytes.Split(p, []byte("\n")) {
+		var rec map[string]any
+		if json.Unmarshal(line, &rec) != nil || rec["msg"] != "request" {
+			continue
+		}
+		if id, _ := rec["requestId"].(string); id != "" {
+			l.mu.Lock()
+			l.recs[id] = rec
+			l.mu.Unlock()
+		}
+	}
+	return len(p), nil
+}
+
+// calls is the number of DynamoDB calls the request of res made. The
+// record is written as the handler returns, a moment after the answer.
+func (l *accessLog) calls(t *testing.T, res *testenv.Response) int {
+	t.Helper()
+	id := res.Header.Get("X-Request-Id")
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		l.mu.Lock()
+		rec, ok := l.recs[id]
+		l.mu.Unlock()
+		if ok {
+			n, _ := rec["dynamoCalls"].(float64)
+			return int(n)
+		}
+	}
+	t.Fatalf("no access record for request %q", id)
+	return 0
+}
+
+// A search reads a bounded number of index keys wherever it is centred
+// and however wide it is: near a pole, where a 100-mile circle spans
+// every longitude (134 BatchGetItem calls once), across the antimeridian,
+// between the two demo cities 680 miles apart, and over the whole globe.
+// Totals stay exact and the order is by distance.
+func TestStores_ListFarAndWide(t *testing.T) {
+	logs := &accessLog{recs: map[string]map[string]any{}}
+	env := testenv.New(t, testenv.WithLogger(slog.New(slog.NewJSONHandler(logs, nil))))
+	places := map[string]geo.Point{
+		"seattle-books": {Lat: 47.6145, Lng: -122.3190}, "harbor-books": {Lat: 37.7997, Lng: -122.4077},
+		"portland-books": {Lat: 45.5231, Lng: -122.6765}, "pole-books": {Lat: 89.5, Lng: 10}, "far-side-books": {Lat: 88.7, Lng: -170}, "arctic-books": {Lat: 88.9, Lng: 30},
+		"svalbard-books": {Lat: 78.2232, Lng: 15.6267}, "fiji-books": {Lat: -18.1416, Lng: 178.4419},
+		"samoa-books": {Lat: -13.8333, Lng: -171.7667}, "tonga-books": {Lat: -21.1394, Lng: -175.2049},
+	}
+	i := 0
+	for slug, p := range places {
+		owner := bookseller(t, env, fmt.Sprintf("wide_owner_%d", i))
+		b := storeBody(slug)
+		b["latitude"], b["longitude"] = p.Lat, p.Lng
+		newStore(t, env, owner, b)
+		i++
+	}
+	cases := []struct {
+		name      string
+		center    geo.Point
+		radius    float64
+		mostCalls int
+	}{
+		{"near the north pole, 100 miles", geo.Point{Lat: 89.4, Lng: 0}, 100, geo.MaxRanges + 1},
+		{"near the north pole, 25 miles", geo.Point{Lat: 89.4, Lng: 0}, 25, geo.MaxRanges + 1},
+		{"latitude 88, 100 miles", geo.Point{Lat: 88, Lng: 0}, 100, geo.MaxRanges + 1},
+		{"the demo stores: Seattle to San Francisco", geo.Point{Lat: 47.6145, Lng: -122.3190}, 700, geo.MaxRanges + 1},
+		{"across the antimeridian", geo.Point{Lat: -18.1416, Lng: 178.4419}, 800, geo.MaxRanges + 1},
+		{"the whole globe", geo.Point{Lat: 47.6145, Lng: -122.3190}, 12450, geo.Parts + 1},
+		{"Portland, 100 miles: cells, one key each", geo.Point{Lat: 45.5231, Lng: -122.6765}, 100, geo.MaxCells/100 + 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			type near struct {
+				slug string
+				d    float64
+			}
+			var want []near
+			for slug, p := range places {
+				if d := geo.Miles(c.center, p); d <= c.radius {
+					want = append(want, near{slug, d})
+				}
+			}
+			sort.Slice(want, func(i, j int) bool { return want[i].d < want[j].d })
+			require.NotEmpty(t, want, "the case finds something")
+			res := env.Do("GET", fmt.Sprintf("/v1/stores?latitude=%v&longitude=%v&radius=%v", c.center.Lat, c.center.Lng, c.radius), nil, "")
+			require.Equal(t, http.StatusOK, res.Status, "%s", res)
+			assert.EqualValues(t, len(want), res.JSON["total"])
+			var got []string
+			for _, s := range res.JSON["stores"].([]any) {
+				got = append(got, s.(map[string]any)["slug"].(string))
+			}
+			var wantSlugs []string
+			for _, w := range want {
+				wantSlugs = append(wantSlugs, w.slug)
+			}
+			assert.Equal(t, wantSlugs, got, "nearest first")
+			assert.LessOrEqual(t, logs.calls(t, res), c.mostCalls, "DynamoDB calls: the index reads and the page's stores")
+		})
+	}
+	t.Run("Seattle to San Francisco, as the demo stores are", func(t *testing.T) {
+		res := env.Do("GET", "/v1/stores?latitude=47.6145&longitude=-122.3190&radius=700", nil, "")
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		last := res.JSON["stores"].([]any)[2].(map[string]any)
+		assert.Equal(t, "harbor-books", last["slug"])
+		assert.InDelta(t, 680, last["distance"], 5)
+	})
+	t.Run("offset pages of a wide search neither skip nor repeat", func(t *testing.T) {
+		var seen []string
+		for offset := 0; offset < 20; offset += 2 {
+			res := env.Do("GET", fmt.Sprintf("/v1/stores?latitude=0&longitude=0&radius=12450&limit=2&offset=%d", offset), nil, "")
+			require.Equal(t, http.StatusOK, res.Status, "%s", res)
+			assert.EqualValues(t, len(places), res.JSON["total"])
+			for _, s := range res.JSON["stores"].([]any) {
+				seen = append(seen, s.(map[string]any)["slug"].(string))
+			}
+		}
+		assert.Len(t, seen, len(places))
+		assert.ElementsMatch(t, seen, keys(places))
+	})
+	t.Run("a move shows in a wide search, once", func(t *testing.T) {
+		owner := env.Login(t, testenv.Account{Email: ownerEmail(t, env, "svalbard-books")})
+		res := env.Do("PUT", "/v1/stores/svalbard-books", map[string]any{"latitude": 47.62, "longitude": -122.35}, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		res = env.Do("GET", "/v1/stores?latitude=47.6145&longitude=-122.3190&radius=700", nil, "")
+		assert.EqualValues(t, 4, res.JSON["total"], "Seattle, Portland, San Francisco and the one that moved")
+		res = env.Do("GET", "/v1/stores?latitude=78.2232&longitude=15.6267&radius=500", nil, "")
+		assert.EqualValues(t, 0, res.JSON["total"], "gone from its old place")
+		assert.EqualValues(t, len(places), env.Do("GET", "/v1/stores?latitude=0&longitude=0&radius=12450", nil, "").JSON["total"])
+	})
+	t.Run("a deleted store leaves the cells and the position list", func(t *testing.T) {
+		id := env.Do("GET", "/v1/stores/pole-books", nil, "").JSON["id"].(string)
+		key := dynamo.StorePositionKey(places["pole-books"], id)
+		require.NotNil(t, env.Item(t, key))
+		owner := env.Login(t, testenv.Account{Email: ownerEmail(t, env, "pole-books")})
+		require.Equal(t, http.StatusOK, env.Do("DELETE", "/v1/stores/pole-books", nil, owner.Token).Status)
+		assert.Nil(t, env.Item(t, key))
+		assert.EqualValues(t, len(places)-1, env.Do("GET", "/v1/stores?latitude=0&longitude=0&radius=12450", nil, "").JSON["total"], "ranges")
+		near := 0
+		for slug, p := range places {
+			if slug != "pole-books" && geo.Miles(geo.Point{Lat: 89.4, Lng: 0}, p) <= 100 {
+				near++
+			}
+		}
+		require.NotZero(t, near)
+		assert.EqualValues(t, near, env.Do("GET", "/v1/stores?latitude=89.4&longitude=0&radius=100", nil, "").JSON["total"], "ranges near the pole")
+		assert.EqualValues(t, 0, env.Do("GET", "/v1/stores?latitude=89.5&longitude=10&radius=1", nil, "").JSON["total"], "cells")
+	})
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// The directory by name keeps its count in an item changed in the
+// transactions that add and remove listings: exact under parallel
+// creations and deletions, and what GET /v1/stores answers as total.
+func TestStores_DirectoryCountExactUnderConcurrency(t *testing.T) {
+	env := testenv.New(t)
+	const n = 12
+	owners := make([]testenv.Account, n)
+	for i := range owners {
+		owners[i] = bookseller(t, env, fmt.Sprintf("dir_owner_%d", i))
+	}
+	var wg sync.WaitGroup
+	var created sync.Map
+	for i := range owners {
+		// Two at once per owner: one wins, the other is refused and
+		// counts nothing.
+		for range 2 {
+			wg.Go(func() {
+				res := env.Do("POST", "/v1/stores", storeBody(fmt.Sprintf("dir-shop-%d", i)), owners[i].Token)
+				if res.Status == http.StatusCreated {
+					_, again := created.LoadOrStore(i, true)
+					assert.False(t, again, "owner %d: two stores", i)
+				} else {
+					assert.Equal(t, http.StatusBadRequest, res.Status, "%s", res)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	count := func() any {
+		t.Helper()
+		item := env.Item(t, dynamo.StoreDirCountKey())
+		require.NotNil(t, item, "the directory's count item")
+		return item["count"]
+	}
+	assert.EqualValues(t, n, count())
+	assert.EqualValues(t, n, env.Do("GET", "/v1/stores", nil, "").JSON["total"])
+
+	// Every owner deletes their store, half of them create another, all
+	// at once.
+	for i := range owners {
+		wg.Go(func() {
+			assert.Equal(t, http.StatusOK, env.Do("DELETE", fmt.Sprintf("/v1/stores/dir-shop-%d", i), nil, owners[i].Token).Status)
+			if i%2 == 0 {
+				assert.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores", storeBody(fmt.Sprintf("dir-again-%d", i)), owners[i].Token).Status)
+			}
+		})
+	}
+	wg.Wait()
+	assert.EqualValues(t, n/2, count())
+	res := env.Do("GET", "/v1/stores?limit=100", nil, "")
+	assert.EqualValues(t, n/2, res.JSON["total"])
+	assert.Len(t, res.JSON["stores"], n/2)
+	// A repeated deletion of a store that is gone changes nothing.
+	testenv.AssertError(t, env.Do("DELETE", "/v1/stores/dir-shop-1", nil, owners[1].Token), http.StatusNotFound, "NotFound", "")
+	assert.EqualValues(t, n/2, count())
 }

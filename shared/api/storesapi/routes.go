@@ -30,8 +30,8 @@ var (
 )
 
 // Group is the stores group. Its calls: GetItem for a store, its slug or
-// domain claim; Query for the store lists (GSI1 by position, GSI2 by
-// name), staff and a deleted store's leftovers; BatchGetItem for a page
+// domain claim; Query for the store lists (the position list by
+// ranges, GSI2 by name), staff and a deleted store's leftovers; BatchGetItem for a page
 // of stores and the staff's accounts; TransactWriteItems (with Put,
 // Update, Delete and ConditionCheck parts) for every change that must
 // stay in step with another; UpdateItem for images and domain progress;
@@ -55,7 +55,7 @@ func Group(d api.Deps) api.Group {
 					Response: listResponse{}, Errors: []int{400}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/stores"), Auth: httpapi.AuthBearer, Role: httpapi.BookstoreTier, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Create the caller's store (one per account)", Body: createRequest{}, Response: storejson.Owned{},
-					Status: http.StatusCreated, Errors: []int{400, 409}}},
+					Status: http.StatusCreated, Errors: []int{400}}},
 			// The caller's record names the store it owns: the handler
 			// starts once it is read.
 			{Method: http.MethodGet, Path: httpapi.V1("/stores/my"), Auth: httpapi.AuthBearer, AfterAdmission: true, Handler: h.mine,
@@ -131,7 +131,7 @@ var (
 	listQuery = []httpapi.Param{
 		{Name: "latitude", Type: "number", About: "with longitude: list the stores within radius of this point, nearest first, with their distance"},
 		{Name: "longitude", Type: "number", About: "with latitude"},
-		{Name: "radius", Type: "number", About: "miles, more than 0 and at most 100; default 25; needs latitude and longitude"},
+		{Name: "radius", Type: "number", About: "miles, more than 0 and at most 12450 (the whole globe); default 25; needs latitude and longitude"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},
 		{Name: "offset", Type: "integer", About: "default 0"},
 	}

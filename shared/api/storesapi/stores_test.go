@@ -81,10 +81,27 @@ func TestStores_Create(t *testing.T) {
 		assert.Equal(t, s["id"], res.JSON["id"])
 		assert.Contains(t, res.JSON, "taxRate", "the owner's view")
 	})
-	t.Run("a second store of one owner is 409", func(t *testing.T) {
+	t.Run("a second store of one owner is 400, naming the store", func(t *testing.T) {
 		res := env.Do("POST", "/v1/stores", storeBody("second-shop"), owner.Token)
-		testenv.AssertError(t, res, http.StatusConflict, "Conflict", "")
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Equal(t, map[string]any{"store": "this account owns a store already: an account owns one store at most"}, testenv.FieldErrors(t, res))
 		assert.Nil(t, env.Item(t, dynamo.StoreSlugClaimKey("second-shop")), "nothing written")
+	})
+	t.Run("a second store with a taken slug names both", func(t *testing.T) {
+		res := env.Do("POST", "/v1/stores", storeBody("corner-books"), owner.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		f := testenv.FieldErrors(t, res)
+		assert.Equal(t, "is already taken", f["slug"])
+		assert.Contains(t, f, "store")
+	})
+	t.Run("a second store with a bad body names every field and the store", func(t *testing.T) {
+		b := storeBody("third-shop")
+		b["primaryColor"] = "blue"
+		res := env.Do("POST", "/v1/stores", b, owner.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		f := testenv.FieldErrors(t, res)
+		assert.Contains(t, f, "primaryColor")
+		assert.Contains(t, f, "store")
 	})
 	t.Run("a taken slug is 400, whatever its case", func(t *testing.T) {
 		other := bookseller(t, env, "ben_books")
@@ -259,7 +276,7 @@ func TestStores_OneStorePerOwnerUnderConcurrency(t *testing.T) {
 		if s == http.StatusCreated {
 			created++
 		} else {
-			assert.Equal(t, http.StatusConflict, s)
+			assert.Equal(t, http.StatusBadRequest, s, "one store per owner is a 400, as the spec lists for POST /stores")
 		}
 	}
 	assert.Equal(t, 1, created, "%v", statuses)
