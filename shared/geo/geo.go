@@ -69,10 +69,22 @@ const (
 )
 
 // Cell is the index cell of p (CellPrecision).
-func Cell(p Point) string { return geohash.EncodeWithPrecision(p.Lat, p.Lng, CellPrecision) }
+func Cell(p Point) string { return encode(p, CellPrecision) }
 
 // Hash is p's key in the position list (HashPrecision).
-func Hash(p Point) string { return geohash.EncodeWithPrecision(p.Lat, p.Lng, HashPrecision) }
+func Hash(p Point) string { return encode(p, HashPrecision) }
+
+// encode is p's geohash. The library's grid is half-open: latitude 90
+// would wrap to the south pole's row and longitude 180 to -180's column,
+// so both edges are moved inside by edgeInset (the library scales to 32
+// bits, so the next float below 90 still wraps): a pole's store is filed
+// beside the pole, where every search that reaches the pole reads.
+func encode(p Point, precision uint) string {
+	return geohash.EncodeWithPrecision(min(p.Lat, 90-edgeInset), min(p.Lng, 180-edgeInset), precision)
+}
+
+// edgeInset is about a centimetre in degrees.
+const edgeInset = 1e-7
 
 // Range is a run of geohash cells of one precision, consecutive in
 // geohash order and of one part of the position list (the same first
