@@ -41,21 +41,12 @@ func (r *Resolver) SetCNAME(host, target string) {
 	r.cname[norm(host)] = norm(target)
 }
 
-// LookupCNAME follows host's CNAME records and returns the canonical
-// name with a trailing dot, as the net package does; a host without a
-// record is its own canonical name.
-func (r *Resolver) LookupCNAME(_ context.Context, host string) (string, error) {
+// CNAME returns the target of host's own record ("" when it has none),
+// as a recursive resolver answers a query of type CNAME (stores.Resolver).
+func (r *Resolver) CNAME(_ context.Context, host string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h := norm(host)
-	for range 10 { // a loop of records ends somewhere
-		next, ok := r.cname[h]
-		if !ok {
-			break
-		}
-		h = next
-	}
-	return h + ".", nil
+	return r.cname[norm(host)], nil
 }
 
 // record is one CNAME as the HTTP interface shows it.

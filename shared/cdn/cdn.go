@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
@@ -146,14 +145,4 @@ func notFound(err error) bool {
 	var nf *types.EntityNotFound
 	var api smithy.APIError
 	return errors.As(err, &nf) || (errors.As(err, &api) && api.ErrorCode() == "EntityNotFound")
-}
-
-// DNS resolves names with the system's resolver (stores.Resolver).
-type DNS struct{}
-
-var _ stores.Resolver = DNS{}
-
-// LookupCNAME returns host's canonical name, following its CNAMEs.
-func (DNS) LookupCNAME(ctx context.Context, host string) (string, error) {
-	return net.DefaultResolver.LookupCNAME(ctx, host)
 }

@@ -46,12 +46,14 @@ type TenantState struct {
 	Serving bool
 }
 
-// Resolver looks domains up in DNS (the net package in AWS, a stand-in
-// locally).
+// Resolver looks domains up in DNS (a recursive resolver in AWS, a
+// stand-in locally).
 type Resolver interface {
-	// LookupCNAME returns the canonical name of host, following CNAME
-	// records (host itself when it has none).
-	LookupCNAME(ctx context.Context, host string) (string, error)
+	// CNAME returns the target of host's own CNAME record, without the
+	// trailing dot, and "" when it has none. It does not follow the
+	// chain: every store's target is a CNAME of the one CDN endpoint, so
+	// only the names along the way tell one store from another.
+	CNAME(ctx context.Context, host string) (string, error)
 }
 
 // DomainDeps are what custom domains need.
@@ -161,24 +163,26 @@ func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store
 	if err != nil {
 		return nil, Instructions{}, err
 	}
-	prev := st.clone()
-	now := s.d.Now().UTC()
-	err = s.d.Store.ClaimDomain(ctx, st, domain, now)
-	if errors.Is(err, ErrDomainTaken) {
-		err = s.takeOver(ctx, st, domain, now)
-	}
-	if err != nil {
-		return nil, Instructions{}, err
-	}
-	if prev.Domain.TenantID != "" && prev.Domain.Name != domain {
-		// The old domain's tenant goes; its name was freed with the claim.
-		if err := dd.Tenants.DeleteTenant(ctx, prev.Domain.TenantID); err != nil {
+	if st.Domain.Name != domain {
+		// A new domain (verify again of the store's own domain changes
+		// nothing: its status and verifiedAt stay, so a verified domain
+		// never becomes a claim another store could take over).
+		prev := st.clone()
+		now := s.d.Now().UTC()
+		err = s.d.Store.ClaimDomain(ctx, st, domain, now)
+		if errors.Is(err, ErrDomainTaken) {
+			err = s.takeOver(ctx, st, domain, now)
+		}
+		if err != nil {
 			return nil, Instructions{}, err
 		}
-	}
-	st.Domain = Domain{Name: domain, Status: DomainPending}
-	if prev.Domain.Name == domain {
-		st.Domain.TenantID = prev.Domain.TenantID
+		if prev.Domain.TenantID != "" {
+			// The old domain's tenant goes; its name was freed with the claim.
+			if err := dd.Tenants.DeleteTenant(ctx, prev.Domain.TenantID); err != nil {
+				return nil, Instructions{}, err
+			}
+		}
+		st.Domain = Domain{Name: domain, Status: DomainPending}
 	}
 	if err := s.ensureTenant(ctx, st); err != nil {
 		return nil, Instructions{}, err
@@ -239,6 +243,11 @@ func (s *Service) ensureTenant(ctx context.Context, st *Store) error {
 		return fmt.Errorf("create CDN tenant for %s: %w", st.Domain.Name, err)
 	}
 	if err := s.d.Store.SetDomainTenant(ctx, st, id); err != nil {
+		// The store's domain changed meanwhile (taken over, removed):
+		// the tenant would hold the name with nothing pointing at it.
+		if derr := s.d.Domains.Tenants.DeleteTenant(ctx, id); derr != nil {
+			return errors.Join(err, fmt.Errorf("delete CDN tenant %s left by a changed domain: %w", id, derr))
+		}
 		return err
 	}
 	st.Domain.TenantID = id
@@ -333,23 +342,30 @@ func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainRepor
 	return r, nil
 }
 
-// resolvesTo reports whether domain's CNAME chain reaches target: the
-// canonical names are equal, or domain's is target's own (target is
-// itself a CNAME of the CDN's host).
+// resolvesTo reports whether domain's CNAME chain passes through target,
+// the store's own host ({slug}.<suffix>), read one record at a time. The
+// canonical name at the chain's end proves nothing: every store's target
+// ends at the same CDN endpoint, so a domain pointed at one store would
+// prove itself for all of them.
 func (s *Service) resolvesTo(ctx context.Context, domain, target string) bool {
-	canon := func(h string) string {
-		c, err := s.d.Domains.DNS.LookupCNAME(ctx, h)
-		if err != nil {
-			return ""
+	h := domain
+	for range maxCNAMEHops {
+		next, err := s.d.Domains.DNS.CNAME(ctx, h)
+		next = strings.TrimSuffix(strings.ToLower(next), ".")
+		if err != nil || next == "" || next == h {
+			return false
 		}
-		return strings.TrimSuffix(strings.ToLower(c), ".")
+		if next == target {
+			return true
+		}
+		h = next
 	}
-	got := canon(domain)
-	if got == "" || got == domain {
-		return false
-	}
-	return got == target || got == canon(target)
+	return false
 }
+
+// maxCNAMEHops bounds the records resolvesTo reads (a chain longer than
+// this is not one a store's owner set up, or it is a loop).
+const maxCNAMEHops = 8
 
 // RemoveDomain deletes the store's custom domain: its CDN tenant goes,
 // its name is free again and the status is NONE. Errors: ErrNoDomain,

@@ -318,3 +318,80 @@ func TestDomains_TakeOverIsConditionalOnTheClaimRead(t *testing.T) {
 	assert.Equal(t, "NONE", env.Do("GET", "/v1/stores/race-taker", nil, "").JSON["customDomainStatus"])
 	assert.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/race-held", nil, "").JSON["customDomainStatus"])
 }
+
+// In AWS every {slug}.<suffix> is one wildcard CNAME of the CDN's
+// endpoint, so every store's target ends at the same name: only the
+// record naming the store's own target proves a domain is its owner's.
+// A domain pointed at its owner's store proves nothing for another store.
+func TestDomains_ProofIsTheStoresOwnTarget(t *testing.T) {
+	env := testenv.New(t)
+	sfx := env.Config.StoreDomainTargetSuffix
+	edge := "edge." + sfx // stands for the routing endpoint (dxxxx.cloudfront.net)
+	owner := bookseller(t, env, "wc_owner")
+	newStore(t, env, owner, storeBody("owner-shop"))
+	thief := bookseller(t, env, "wc_thief")
+	thiefStore := newStore(t, env, thief, storeBody("thief-shop"))
+	env.DNS.SetCNAME("owner-shop."+sfx, edge)
+	env.DNS.SetCNAME("thief-shop."+sfx, edge)
+
+	const domain = "realowner.example.com"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/owner-shop/domain/verify", map[string]any{"domain": domain}, owner.Token).Status)
+	// The real owner sets the record it was told to set.
+	env.DNS.SetCNAME(domain, "owner-shop."+sfx)
+
+	// Before the owner's next status check, the thief verifies the same domain.
+	res := env.Do("POST", "/v1/stores/thief-shop/domain/verify", map[string]any{"domain": domain}, thief.Token)
+	assert.NotEqual(t, http.StatusOK, res.Status, "a store whose target the domain does NOT name took it over: %s", res)
+	assert.NotEqual(t, thiefStore["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+	assert.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/owner-shop/domain/status", nil, owner.Token).JSON["status"], "the owner keeps its claim, and its record verifies it")
+	assert.NotEqual(t, "VERIFIED", env.Do("GET", "/v1/stores/thief-shop/domain/status", nil, thief.Token).JSON["status"])
+}
+
+// Nor does it verify a squatter's claim: the domain stays PENDING for the
+// squatter, and its real owner, whose store it names, takes it over.
+func TestDomains_SquatterIsNotVerifiedByAnotherStoresRecord(t *testing.T) {
+	env := testenv.New(t)
+	sfx := env.Config.StoreDomainTargetSuffix
+	edge := "edge." + sfx
+	squatter := bookseller(t, env, "wcs_squatter")
+	newStore(t, env, squatter, storeBody("squat2-shop"))
+	owner := bookseller(t, env, "wcs_owner")
+	newStore(t, env, owner, storeBody("owner2-shop"))
+	env.DNS.SetCNAME("owner2-shop."+sfx, edge)
+	env.DNS.SetCNAME("squat2-shop."+sfx, edge)
+	const domain = "victim.example.com"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/squat2-shop/domain/verify", map[string]any{"domain": domain}, squatter.Token).Status)
+	env.DNS.SetCNAME(domain, "owner2-shop."+sfx) // the real owner points it at ITS store
+	s := env.Do("GET", "/v1/stores/squat2-shop/domain/status", nil, squatter.Token)
+	assert.Equal(t, "PENDING", s.JSON["status"], "the squatter verified a domain that names another store's target")
+	res := env.Do("POST", "/v1/stores/owner2-shop/domain/verify", map[string]any{"domain": domain}, owner.Token)
+	assert.Equal(t, http.StatusOK, res.Status, "%s", res)
+}
+
+// Verify again of the store's own verified domain changes nothing: its
+// status and verifiedAt stay, so it never becomes a claim another store
+// could take over.
+func TestDomains_VerifyAgainKeepsTheVerification(t *testing.T) {
+	env := testenv.New(t)
+	sfx := env.Config.StoreDomainTargetSuffix
+	holder := bookseller(t, env, "rv_holder")
+	held := newStore(t, env, holder, storeBody("rv-held"))
+	other := bookseller(t, env, "rv_taker")
+	newStore(t, env, other, storeBody("rv-taker"))
+	const domain = "rv.example.org"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/rv-held/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
+	env.DNS.SetCNAME(domain, "rv-held."+sfx)
+	env.CDN.DeployAll()
+	s := env.Do("GET", "/v1/stores/rv-held/domain/status", nil, holder.Token)
+	require.NotEqual(t, "PENDING", s.JSON["status"], "%v", s.JSON)
+	require.NotNil(t, s.JSON["verifiedAt"])
+
+	// The owner presses "verify" again on the same domain.
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/rv-held/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
+	assert.NotNil(t, env.Item(t, dynamo.StoreDomainClaimKey(domain))["verifiedAt"], "the claim keeps verifiedAt")
+
+	env.DNS.SetCNAME(domain, "rv-taker."+sfx)
+	res := env.Do("POST", "/v1/stores/rv-taker/domain/verify", map[string]any{"domain": domain}, other.Token)
+	assert.NotEqual(t, http.StatusOK, res.Status, "a domain verified once was taken over: %s", res)
+	assert.Equal(t, held["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+}

@@ -375,3 +375,22 @@ func TestStores_DirectoryCountExactUnderConcurrency(t *testing.T) {
 	testenv.AssertError(t, env.Do("DELETE", "/v1/stores/dir-shop-1", nil, owners[1].Token), http.StatusNotFound, "NotFound", "")
 	assert.EqualValues(t, n/2, count())
 }
+
+// A store at the north pole (latitude 90 is accepted) is found by every
+// search that reaches it, by cells or by ranges.
+func TestStores_ListFindsAStoreAtThePole(t *testing.T) {
+	env := testenv.New(t)
+	owner := bookseller(t, env, "pole_owner")
+	b := storeBody("north-pole-books")
+	b["latitude"], b["longitude"] = 90.0, 0.0
+	newStore(t, env, owner, b)
+	for _, q := range []string{
+		"/v1/stores?latitude=89.99&longitude=0&radius=5",
+		"/v1/stores?latitude=90&longitude=0&radius=1",
+		"/v1/stores?latitude=85&longitude=0&radius=500",
+	} {
+		res := env.Do("GET", q, nil, "")
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.EqualValues(t, 1, res.JSON["total"], q)
+	}
+}
