@@ -131,6 +131,13 @@ func seedDemo(ctx context.Context, a *app.App) error {
 // clubs and challenges for them. A store that exists is left as it is
 // (its owner may have changed it on purpose).
 func seedStores(ctx context.Context, a *app.App) error {
+	// A data directory from before the position list and the directory's
+	// count item gets both first.
+	if n, err := a.Stores.Bookstores.Reindex(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		a.Logger.Info("stores reindexed: position list and directory count written", "stores", n)
+	}
 	deps := a.Deps()
 	svc := storesapi.Service(deps)
 	for _, d := range demoStores {

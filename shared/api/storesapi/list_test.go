@@ -394,3 +394,30 @@ func TestStores_ListFindsAStoreAtThePole(t *testing.T) {
 		assert.EqualValues(t, 1, res.JSON["total"], q)
 	}
 }
+
+// A table whose stores were written before the position list and the
+// directory's count item (a local data directory from an older version)
+// is repaired by Reindex, which the local run calls before it serves:
+// wide searches find the stores, totals are exact, and a deletion counts
+// down from the right number.
+func TestStores_ReindexRepairsAnOlderTable(t *testing.T) {
+	env := testenv.New(t)
+	owner := bookseller(t, env, "legacy_owner")
+	st := newStore(t, env, owner, storeBody("legacy-books"))
+	loc := geo.Point{Lat: st["latitude"].(float64), Lng: st["longitude"].(float64)}
+	env.DeleteItem(t, dynamo.StorePositionKey(loc, st["id"].(string)))
+	env.DeleteItem(t, dynamo.StoreDirCountKey())
+
+	n, err := env.App.Stores.Bookstores.Reindex(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	n, err = env.App.Stores.Bookstores.Reindex(t.Context())
+	require.NoError(t, err)
+	assert.Zero(t, n, "a table with the count item is left alone")
+
+	q := fmt.Sprintf("/v1/stores?latitude=%v&longitude=%v&radius=300", loc.Lat, loc.Lng)
+	assert.EqualValues(t, 1, env.Do("GET", q, nil, "").JSON["total"], "found by ranges")
+	assert.EqualValues(t, 1, env.Do("GET", "/v1/stores", nil, "").JSON["total"])
+	require.Equal(t, http.StatusOK, env.Do("DELETE", "/v1/stores/legacy-books", nil, owner.Token).Status)
+	assert.EqualValues(t, 0, env.Do("GET", "/v1/stores", nil, "").JSON["total"])
+}
