@@ -23,6 +23,15 @@ const Prefix = "/_local/dns/"
 type Resolver struct {
 	mu    sync.Mutex
 	cname map[string]string
+	fail  error
+}
+
+// Fail makes every lookup answer err until Fail(nil), as a resolver that
+// does not answer (tests of what a DNS outage does).
+func (r *Resolver) Fail(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fail = err
 }
 
 // New returns an empty resolver.
@@ -46,6 +55,9 @@ func (r *Resolver) SetCNAME(host, target string) {
 func (r *Resolver) CNAME(_ context.Context, host string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.fail != nil {
+		return "", r.fail
+	}
 	return r.cname[norm(host)], nil
 }
 

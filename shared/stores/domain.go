@@ -163,10 +163,18 @@ func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store
 	if err != nil {
 		return nil, Instructions{}, err
 	}
+	if st.Domain.Name == domain && st.Domain.Status != DomainPending {
+		// Verify again of the store's own domain restarts it at PENDING,
+		// as the spec's states say, keeping its tenant and verifiedAt on
+		// the store and the claim: a domain verified once never becomes
+		// a claim another store could take over, and the next status
+		// check moves it on again.
+		if err := s.d.Store.SetDomainStatus(ctx, st, DomainPending, st.Domain.VerifiedAt, s.d.Now().UTC()); err != nil {
+			return nil, Instructions{}, err
+		}
+		st.Domain.Status = DomainPending
+	}
 	if st.Domain.Name != domain {
-		// A new domain (verify again of the store's own domain changes
-		// nothing: its status and verifiedAt stay, so a verified domain
-		// never becomes a claim another store could take over).
 		prev := st.clone()
 		now := s.d.Now().UTC()
 		err = s.d.Store.ClaimDomain(ctx, st, domain, now)
@@ -218,7 +226,9 @@ func (s *Service) takeOver(ctx context.Context, st *Store, domain string, now ti
 		return ErrDomainTaken
 	}
 	target := s.d.Domains.Target(st.Slug)
-	if !s.resolvesTo(ctx, domain, target) {
+	if ok, err := s.resolvesTo(ctx, domain, target); err != nil {
+		return fmt.Errorf("check DNS of %s: %w", domain, err)
+	} else if !ok {
 		return apperr.Validation("This domain is claimed by another store and not verified yet", map[string]string{
 			"domain": fmt.Sprintf("is claimed by another store and not verified yet: a CNAME record for %s pointing to %s proves it is yours and takes it over", domain, target),
 		})
@@ -309,7 +319,14 @@ func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainRepor
 	if err != nil {
 		return DomainReport{}, fmt.Errorf("read CDN tenant of %s: %w", st.Domain.Name, err)
 	}
-	pointed = s.resolvesTo(ctx, st.Domain.Name, target)
+	pointed, dnsErr := s.resolvesTo(ctx, st.Domain.Name, target)
+	if dnsErr != nil {
+		// DNS did not answer: that says nothing of the record, so the
+		// status stays where it is (a lost packet must not send an
+		// ACTIVE domain back to PENDING).
+		return DomainReport{Domain: st.Domain.Name, Status: st.Domain.Status, VerifiedAt: st.Domain.VerifiedAt,
+			Message: "DNS could not be checked just now; the status is unchanged. Try again in a moment."}, nil
+	}
 
 	next := DomainPending
 	switch {
@@ -347,20 +364,24 @@ func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainRepor
 // canonical name at the chain's end proves nothing: every store's target
 // ends at the same CDN endpoint, so a domain pointed at one store would
 // prove itself for all of them.
-func (s *Service) resolvesTo(ctx context.Context, domain, target string) bool {
+// An error is DNS not answering (the record may well be there).
+func (s *Service) resolvesTo(ctx context.Context, domain, target string) (bool, error) {
 	h := domain
 	for range maxCNAMEHops {
 		next, err := s.d.Domains.DNS.CNAME(ctx, h)
+		if err != nil {
+			return false, err
+		}
 		next = strings.TrimSuffix(strings.ToLower(next), ".")
-		if err != nil || next == "" || next == h {
-			return false
+		if next == "" || next == h {
+			return false, nil
 		}
 		if next == target {
-			return true
+			return true, nil
 		}
 		h = next
 	}
-	return false
+	return false, nil
 }
 
 // maxCNAMEHops bounds the records resolvesTo reads (a chain longer than

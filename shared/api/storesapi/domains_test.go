@@ -1,6 +1,7 @@
 package storesapi_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -385,13 +386,49 @@ func TestDomains_VerifyAgainKeepsTheVerification(t *testing.T) {
 	s := env.Do("GET", "/v1/stores/rv-held/domain/status", nil, holder.Token)
 	require.NotEqual(t, "PENDING", s.JSON["status"], "%v", s.JSON)
 	require.NotNil(t, s.JSON["verifiedAt"])
+	firstVerified, statusBefore := s.JSON["verifiedAt"], s.JSON["status"]
 
-	// The owner presses "verify" again on the same domain.
-	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/rv-held/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
+	// The owner presses "verify" again on the same domain: PENDING, as
+	// the spec's states say, until the next status check.
+	res := env.Do("POST", "/v1/stores/rv-held/domain/verify", map[string]any{"domain": domain}, holder.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "PENDING", res.JSON["store"].(map[string]any)["customDomainStatus"])
+	assert.Equal(t, 1, env.CDN.Count(), "its tenant stays")
 	assert.NotNil(t, env.Item(t, dynamo.StoreDomainClaimKey(domain))["verifiedAt"], "the claim keeps verifiedAt")
 
 	env.DNS.SetCNAME(domain, "rv-taker."+sfx)
-	res := env.Do("POST", "/v1/stores/rv-taker/domain/verify", map[string]any{"domain": domain}, other.Token)
+	res = env.Do("POST", "/v1/stores/rv-taker/domain/verify", map[string]any{"domain": domain}, other.Token)
 	assert.NotEqual(t, http.StatusOK, res.Status, "a domain verified once was taken over: %s", res)
 	assert.Equal(t, held["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
+
+	env.DNS.SetCNAME(domain, "rv-held."+sfx)
+	s = env.Do("GET", "/v1/stores/rv-held/domain/status", nil, holder.Token)
+	assert.Equal(t, statusBefore, s.JSON["status"], "the next status check moves it on again")
+	assert.Equal(t, firstVerified, s.JSON["verifiedAt"], "verifiedAt is when it was first verified")
+}
+
+// DNS that does not answer says nothing of the record: a status check
+// then keeps the status (an ACTIVE domain does not flap to PENDING) and
+// says to try again; a takeover without an answer proves nothing.
+func TestDomains_DNSOutageChangesNothing(t *testing.T) {
+	env := testenv.New(t)
+	sfx := env.Config.StoreDomainTargetSuffix
+	owner := bookseller(t, env, "dns_owner")
+	store := newStore(t, env, owner, storeBody("dns-shop"))
+	const domain = "outage.example.com"
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/dns-shop/domain/verify", map[string]any{"domain": domain}, owner.Token).Status)
+	env.DNS.SetCNAME(domain, "dns-shop."+sfx)
+	env.CDN.DeployAll()
+	s := env.Do("GET", "/v1/stores/dns-shop/domain/status", nil, owner.Token)
+	require.NotEqual(t, "PENDING", s.JSON["status"], "%v", s.JSON)
+	before := s.JSON["status"]
+
+	env.DNS.Fail(errors.New("i/o timeout"))
+	s = env.Do("GET", "/v1/stores/dns-shop/domain/status", nil, owner.Token)
+	require.Equal(t, http.StatusOK, s.Status, "%s", s)
+	assert.Equal(t, before, s.JSON["status"])
+	assert.Contains(t, s.JSON["message"], "could not be checked")
+	assert.Equal(t, before, env.Item(t, dynamo.StoreKey(store["id"].(string)))["domainStatus"], "nothing written")
+	env.DNS.Fail(nil)
+	assert.Equal(t, before, env.Do("GET", "/v1/stores/dns-shop/domain/status", nil, owner.Token).JSON["status"])
 }
