@@ -192,9 +192,10 @@ func (s *Service) VerifyDomain(ctx context.Context, storeID, raw string) (*Store
 		}
 		st.Domain = Domain{Name: domain, Status: DomainPending}
 	}
-	if err := s.ensureTenant(ctx, st); err != nil {
-		return nil, Instructions{}, err
-	}
+	// No CDN tenant yet: the status check makes it once the domain's
+	// DNS names this store's target, so a claim nobody proved never gets
+	// a certificate (a squatter's tenant would otherwise be issued one as
+	// soon as the real owner points the domain at the CDN).
 	target := dd.Target(st.Slug)
 	return st, Instructions{
 		Message: fmt.Sprintf("Create a CNAME record for %s pointing to %s at your DNS provider.", domain, target),
@@ -241,9 +242,9 @@ func (s *Service) takeOver(ctx context.Context, st *Store, domain string, now ti
 	return s.d.Store.TakeOverDomain(ctx, st, claim, holder.TenantID, now)
 }
 
-// ensureTenant gives st's domain its CDN tenant if it has none yet (its
-// creation failed or was cut short before): verification never waits on
-// a tenant that does not exist.
+// ensureTenant gives st's domain its CDN tenant if it has none yet (the
+// first status check that finds the domain naming st, or its creation
+// failed or was cut short before).
 func (s *Service) ensureTenant(ctx context.Context, st *Store) error {
 	if st.Domain.TenantID != "" {
 		return nil
@@ -299,33 +300,34 @@ func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainRepor
 	if dd.Tenants == nil {
 		return DomainReport{}, ErrDomainsOff
 	}
-	if err := s.ensureTenant(ctx, st); err != nil {
-		return DomainReport{}, err
-	}
 	target := dd.Target(st.Slug)
-	var (
-		state   TenantState
-		pointed bool
-	)
-	state, err = dd.Tenants.Tenant(ctx, st.Domain.TenantID)
-	if errors.Is(err, ErrNoTenant) {
-		// Deleted behind the service's back: make a new one.
-		st.Domain.TenantID = ""
-		if err := s.ensureTenant(ctx, st); err != nil {
-			return DomainReport{}, err
-		}
-		state, err = TenantState{}, nil
-	}
+	pointed, err := s.resolvesTo(ctx, st.Domain.Name, target)
 	if err != nil {
-		return DomainReport{}, fmt.Errorf("read CDN tenant of %s: %w", st.Domain.Name, err)
-	}
-	pointed, dnsErr := s.resolvesTo(ctx, st.Domain.Name, target)
-	if dnsErr != nil {
 		// DNS did not answer: that says nothing of the record, so the
 		// status stays where it is (a lost packet must not send an
 		// ACTIVE domain back to PENDING).
 		return DomainReport{Domain: st.Domain.Name, Status: st.Domain.Status, VerifiedAt: st.Domain.VerifiedAt,
 			Message: "DNS could not be checked just now; the status is unchanged. Try again in a moment."}, nil
+	}
+	var state TenantState
+	if pointed {
+		// The domain names this store: it gets its CDN tenant now if it
+		// has none (the first time, or its creation failed before).
+		if err := s.ensureTenant(ctx, st); err != nil {
+			return DomainReport{}, err
+		}
+		state, err = dd.Tenants.Tenant(ctx, st.Domain.TenantID)
+		if errors.Is(err, ErrNoTenant) {
+			// Deleted behind the service's back: make a new one.
+			st.Domain.TenantID = ""
+			if err := s.ensureTenant(ctx, st); err != nil {
+				return DomainReport{}, err
+			}
+			state, err = TenantState{}, nil
+		}
+		if err != nil {
+			return DomainReport{}, fmt.Errorf("read CDN tenant of %s: %w", st.Domain.Name, err)
+		}
 	}
 
 	next := DomainPending

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A custom domain's whole life: verify (PENDING, CNAME instructions, a
-// CDN tenant), DNS pointed (VERIFIED, verifiedAt), deployed (ACTIVE), the
+// A custom domain's whole life: verify (PENDING, CNAME instructions, no
+// CDN tenant yet), DNS pointed (its tenant, VERIFIED, verifiedAt), deployed (ACTIVE), the
 // storefront's lookup, removal (tenant gone, name free, NONE).
 func TestDomains_Lifecycle(t *testing.T) {
 	env := testenv.New(t)
@@ -31,7 +31,7 @@ func TestDomains_Lifecycle(t *testing.T) {
 	assert.Equal(t, map[string]any{"type": "CNAME", "name": "books.example.com", "value": target}, in["record"])
 	assert.Contains(t, in["message"], target)
 	assert.NotEmpty(t, in["note"])
-	assert.Equal(t, []string{"books.example.com"}, env.CDN.Domains(), "one tenant for the domain")
+	assert.Empty(t, env.CDN.Domains(), "no tenant (and no certificate) before DNS names the store")
 
 	status := func() map[string]any {
 		t.Helper()
@@ -53,6 +53,7 @@ func TestDomains_Lifecycle(t *testing.T) {
 	env.DNS.SetCNAME("books.example.com", target)
 	s = status()
 	assert.Equal(t, "VERIFIED", s["status"], "CNAME resolves and the certificate is issued")
+	assert.Equal(t, []string{"books.example.com"}, env.CDN.Domains(), "one tenant for the domain, made once DNS named the store")
 	require.NotNil(t, s["verifiedAt"])
 	verifiedAt := s["verifiedAt"]
 	assert.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/dom-shop", nil, "").JSON["customDomainStatus"])
@@ -141,21 +142,28 @@ func TestDomains_Validation(t *testing.T) {
 		res = env.Do("GET", "/v1/stores/lookup-by-domain?domain="+urlEscape("bücher.example.de"), nil, "")
 		assert.Equal(t, http.StatusOK, res.Status, "the lookup normalizes the same way")
 	})
-	t.Run("changing the domain frees the old one and replaces its tenant", func(t *testing.T) {
+	target := "domv-shop." + env.Config.StoreDomainTargetSuffix
+	t.Run("changing the domain frees the old one and deletes its tenant", func(t *testing.T) {
+		env.DNS.SetCNAME("xn--bcher-kva.example.de", target)
+		require.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/domv-shop/domain/status", nil, owner.Token).JSON["status"])
+		require.Equal(t, []string{"xn--bcher-kva.example.de"}, env.CDN.Domains())
 		res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": "shop.example.org"}, owner.Token)
 		require.Equal(t, http.StatusOK, res.Status, "%s", res)
 		assert.Nil(t, env.Item(t, dynamo.StoreDomainClaimKey("xn--bcher-kva.example.de")))
-		assert.Equal(t, []string{"shop.example.org"}, env.CDN.Domains())
+		assert.Empty(t, env.CDN.Domains(), "the old tenant is gone; the new domain gets one once DNS names the store")
 	})
 	t.Run("verifying the same domain again keeps its tenant and restarts at PENDING", func(t *testing.T) {
+		env.DNS.SetCNAME("shop.example.org", target)
+		require.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/domv-shop/domain/status", nil, owner.Token).JSON["status"])
 		res := env.Do("POST", "/v1/stores/domv-shop/domain/verify", map[string]any{"domain": "shop.example.org"}, owner.Token)
 		require.Equal(t, http.StatusOK, res.Status, "%s", res)
-		assert.Equal(t, 1, env.CDN.Count())
+		assert.Equal(t, "PENDING", res.JSON["store"].(map[string]any)["customDomainStatus"])
+		assert.Equal(t, []string{"shop.example.org"}, env.CDN.Domains())
 	})
 }
 
-// Of two stores claiming one domain at once, exactly one gets it, and
-// only the winner has a tenant.
+// Of stores claiming one domain at once, exactly one gets it, and no
+// tenant is made before DNS names the winner.
 func TestDomains_ConcurrentClaimsHaveOneWinner(t *testing.T) {
 	env := testenv.New(t)
 	const n = 6
@@ -186,7 +194,7 @@ func TestDomains_ConcurrentClaimsHaveOneWinner(t *testing.T) {
 	claim := env.Item(t, dynamo.StoreDomainClaimKey("contested.example.com"))
 	winnerStore := env.Do("GET", fmt.Sprintf("/v1/stores/domrace-%d", won), nil, "").JSON
 	assert.Equal(t, winnerStore["id"], claim["storeId"])
-	assert.Equal(t, []string{"contested.example.com"}, env.CDN.Domains())
+	assert.Empty(t, env.CDN.Domains())
 }
 
 // A domain claimed but never verified does not block the one who
@@ -205,7 +213,7 @@ func TestDomains_UnverifiedClaimYieldsToDNSProof(t *testing.T) {
 
 	res := env.Do("POST", "/v1/stores/squat-shop/domain/verify", map[string]any{"domain": domain}, squatter.Token)
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
-	require.Equal(t, []string{domain}, env.CDN.Domains())
+	require.Empty(t, env.CDN.Domains(), "a claim nobody proved has no tenant")
 
 	target := "real-shop." + env.Config.StoreDomainTargetSuffix
 	t.Run("without DNS proof the claim holds, and the refusal says how to prove it", func(t *testing.T) {
@@ -231,8 +239,7 @@ func TestDomains_UnverifiedClaimYieldsToDNSProof(t *testing.T) {
 	assert.Equal(t, "NONE", held["customDomainStatus"], "the holder's domain is cleared")
 	assert.Nil(t, held["customDomain"])
 	assert.NotContains(t, env.Item(t, dynamo.StoreKey(squat["id"].(string))), "domainTenantId")
-	assert.Equal(t, []string{domain}, env.CDN.Domains(), "one tenant: the holder's went, the new holder's came")
-	assert.NotEmpty(t, env.Item(t, dynamo.StoreKey(mine["id"].(string)))["domainTenantId"])
+	assert.Empty(t, env.CDN.Domains(), "no tenant until the new holder's status check")
 
 	lookup := env.Do("GET", "/v1/stores/lookup-by-domain?domain="+domain, nil, "")
 	assert.Equal(t, "real-shop", lookup.JSON["store"].(map[string]any)["slug"])
@@ -240,6 +247,8 @@ func TestDomains_UnverifiedClaimYieldsToDNSProof(t *testing.T) {
 	assert.Equal(t, "NONE", s.JSON["status"])
 	s = env.Do("GET", "/v1/stores/real-shop/domain/status", nil, real.Token)
 	assert.Equal(t, "VERIFIED", s.JSON["status"], "the new holder goes on as any claim does")
+	assert.Equal(t, []string{domain}, env.CDN.Domains())
+	assert.NotEmpty(t, env.Item(t, dynamo.StoreKey(mine["id"].(string)))["domainTenantId"])
 
 	t.Run("the former holder cannot take it back", func(t *testing.T) {
 		res := env.Do("POST", "/v1/stores/squat-shop/domain/verify", map[string]any{"domain": domain}, squatter.Token)
@@ -365,6 +374,7 @@ func TestDomains_SquatterIsNotVerifiedByAnotherStoresRecord(t *testing.T) {
 	env.DNS.SetCNAME(domain, "owner2-shop."+sfx) // the real owner points it at ITS store
 	s := env.Do("GET", "/v1/stores/squat2-shop/domain/status", nil, squatter.Token)
 	assert.Equal(t, "PENDING", s.JSON["status"], "the squatter verified a domain that names another store's target")
+	assert.Empty(t, env.CDN.Domains(), "nor got the squatter a tenant: no certificate is issued for it")
 	res := env.Do("POST", "/v1/stores/owner2-shop/domain/verify", map[string]any{"domain": domain}, owner.Token)
 	assert.Equal(t, http.StatusOK, res.Status, "%s", res)
 }
