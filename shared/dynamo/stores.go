@@ -115,13 +115,17 @@ func (it storeItem) toStore() *stores.Store {
 }
 
 // slugClaimItem makes a slug unique (StoreSlugClaimKey) and is what a
-// role check reads.
+// role check reads. A deleted store's claim stays, retired (no storeId):
+// its slug is its owner's alone to use again, so a custom domain whose
+// CNAME still names {slug}.<suffix> can never come to serve another
+// party's store.
 type slugClaimItem struct {
 	PK          string `dynamo:"PK"`
 	SK          string `dynamo:"SK"`
 	Type        string `dynamo:"type"`
-	StoreID     string `dynamo:"storeId"`
+	StoreID     string `dynamo:"storeId,omitempty"`
 	OwnerUserID string `dynamo:"ownerUserId"`
+	Retired     bool   `dynamo:"retired,omitempty"`
 }
 
 // listingItem is a store's entry in the directory by name
@@ -255,7 +259,7 @@ func (s *Bookstores) CreateStore(ctx context.Context, st *stores.Store) error {
 	claim := StoreSlugClaimKey(st.Slug)
 	x := s.t.tx().
 		put(s.t.put(slugClaimItem{PK: claim.PK, SK: claim.SK, Type: typeSlugClaim, StoreID: st.ID, OwnerUserID: st.OwnerUserID}).
-			If("attribute_not_exists(PK)"), stores.ErrSlugTaken).
+			If("attribute_not_exists(PK) OR (retired = ? AND ownerUserId = ?)", true, st.OwnerUserID), stores.ErrSlugTaken).
 		update(s.t.update(UserKey(st.OwnerUserID)).Set("storeId", st.ID).
 			If("attribute_exists(PK) AND attribute_not_exists(storeId)"), stores.ErrAlreadyOwner).
 		put(s.t.put(toStoreItem(st)).If("attribute_not_exists(PK)"), errStoreIDTaken).
@@ -303,7 +307,7 @@ func (s *Bookstores) LookupSlug(ctx context.Context, slug string) (string, error
 func (s *Bookstores) slugClaim(ctx context.Context, slug string) (slugClaimItem, error) {
 	var c slugClaimItem
 	err := s.t.get(StoreSlugClaimKey(slug)).Consistent(true).One(ctx, &c)
-	if errors.Is(err, dynamo.ErrNotFound) {
+	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && c.Retired) {
 		return c, fmt.Errorf("slug %s: %w", slug, stores.ErrNotFound)
 	}
 	if err != nil {
@@ -455,7 +459,8 @@ func (s *Bookstores) SetImage(ctx context.Context, storeID, field, url string, n
 // their users (one small transaction each), let its clubs and challenges
 // go and remove its follows, all side by side; then one transaction
 // removes the store, its listing (and one from the directory's count),
-// slug and domain claims, its index entries, its (by then empty)
+// its domain claim, its index entries, retires its slug claim (the
+// owner's alone to use again), its (by then empty)
 // directories' counts, and its owner's mark: the store item's condition
 // makes a repeated deletion count nothing. Errors:
 // stores.ErrNotFound.
@@ -482,7 +487,8 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 		delete(s.t.del(StoreKey(st.ID)).If("attribute_exists(PK)"), stores.ErrNotFound).
 		delete(s.t.del(StoreListingKey(st.ID)), nil).
 		update(s.t.update(StoreDirCountKey()).Add("count", -1), nil).
-		delete(s.t.del(StoreSlugClaimKey(it.Slug)).If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged).
+		put(s.t.put(slugClaimItem{PK: StoreSlugClaimKey(it.Slug).PK, SK: StoreSlugClaimKey(it.Slug).SK, Type: typeSlugClaim, OwnerUserID: it.OwnerUserID, Retired: true}).
+			If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged).
 		update(s.t.update(UserKey(it.OwnerUserID)).Remove("storeId").If("attribute_exists(PK) AND storeId = ?", st.ID), users.ErrChanged)
 	for _, dir := range storeDirs(st.ID) {
 		x.delete(s.t.del(DirCountKey(dir)), nil)

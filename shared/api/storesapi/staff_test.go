@@ -210,17 +210,28 @@ func TestStores_Delete(t *testing.T) {
 	assert.Nil(t, env.Item(t, dynamo.UserKey(clerk.ID))["staffAt"])
 	assert.Nil(t, env.Item(t, dynamo.UserKey(owner.ID))["storeId"])
 	for _, k := range []dynamo.Key{
-		dynamo.StoreKey(storeID), dynamo.StoreListingKey(storeID), dynamo.StoreSlugClaimKey("del-shop"),
+		dynamo.StoreKey(storeID), dynamo.StoreListingKey(storeID),
 		dynamo.StoreDomainClaimKey("del.example.com"), dynamo.StaffKey("del-shop", clerk.ID), dynamo.HomeOfKey(storeID, readers[0].ID),
 	} {
 		assert.Nil(t, env.Item(t, k), "%s %s is left", k.PK, k.SK)
 	}
 	assert.Zero(t, env.CDN.Count(), "the domain's tenant is deleted")
+	claim := env.Item(t, dynamo.StoreSlugClaimKey("del-shop"))
+	assert.Equal(t, true, claim["retired"], "the slug is retired, not freed")
+	assert.NotContains(t, claim, "storeId")
 	testenv.AssertError(t, env.Do("GET", "/v1/stores/my", nil, owner.Token), http.StatusNotFound, "NotFound", "")
 	testenv.AssertError(t, env.Do("DELETE", "/v1/stores/del-shop", nil, owner.Token), http.StatusNotFound, "NotFound", "")
 	testenv.AssertError(t, env.Do("PUT", "/v1/users/me/home-store", map[string]any{"storeId": storeID}, readers[0].Token), http.StatusNotFound, "NotFound", "")
 
-	t.Run("the owner may open a store again, and the slug is free", func(t *testing.T) {
+	t.Run("nobody else may take the slug: a custom domain's record may still name it", func(t *testing.T) {
+		other := bookseller(t, env, "del_other")
+		res := env.Do("POST", "/v1/stores", storeBody("del-shop"), other.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Equal(t, "is already taken", testenv.FieldErrors(t, res)["slug"])
+		res = env.Do("POST", "/v1/stores/del-shop/domain/verify", map[string]any{"domain": "del.example.com"}, other.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "")
+	})
+	t.Run("the owner may open a store again under the slug", func(t *testing.T) {
 		again := newStore(t, env, owner, storeBody("del-shop"))
 		assert.NotEqual(t, storeID, again["id"])
 		res := env.Do("GET", "/v1/stores/del-shop/staff", nil, owner.Token)
