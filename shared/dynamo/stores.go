@@ -584,7 +584,7 @@ func (s *Bookstores) listingsInRanges(ctx context.Context, ranges []geo.Range) (
 	var out []stores.Listing
 	for _, items := range results {
 		for _, it := range items {
-			out = append(out, stores.Listing{StoreID: it.StoreID, Location: &geo.Point{Lat: it.Latitude, Lng: it.Longitude}})
+			out = append(out, stores.Listing{StoreID: it.StoreID, Location: geo.Point{Lat: it.Latitude, Lng: it.Longitude}})
 		}
 	}
 	return out, nil
@@ -641,7 +641,7 @@ func parseCellEntry(v string) (stores.Listing, bool) {
 	if err1 != nil || err2 != nil {
 		return stores.Listing{}, false
 	}
-	return stores.Listing{StoreID: parts[0], Location: &geo.Point{Lat: lat, Lng: lng}}, true
+	return stores.Listing{StoreID: parts[0], Location: geo.Point{Lat: lat, Lng: lng}}, true
 }
 
 // ListByName reads one offset page of the directory (GSI2, by folded
