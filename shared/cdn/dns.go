@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bookplatform/backend/shared/stores"
@@ -134,8 +135,8 @@ func cnameIn(msg []byte, id uint16, name dnsmessage.Name) (target string, ok boo
 }
 
 // systemNameserver is the first nameserver of /etc/resolv.conf, or the
-// local one.
-func systemNameserver() string {
+// local one: read once per process, not for every record of a chain.
+var systemNameserver = sync.OnceValue(func() string {
 	f, err := os.Open("/etc/resolv.conf")
 	if err == nil {
 		defer f.Close()
@@ -148,4 +149,4 @@ func systemNameserver() string {
 		}
 	}
 	return "127.0.0.1:53"
-}
+})

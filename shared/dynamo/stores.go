@@ -163,6 +163,12 @@ type positionItem struct {
 	Longitude float64 `dynamo:"longitude"`
 }
 
+// toPositionItem is st's entry in the position list (st has a position).
+func toPositionItem(st *stores.Store) positionItem {
+	k := StorePositionKey(*st.Location, st.ID)
+	return positionItem{PK: k.PK, SK: k.SK, Type: typeStorePosition, StoreID: st.ID, Latitude: st.Location.Lat, Longitude: st.Location.Lng}
+}
+
 // enterIndex adds to x the writes that put st in the two indexes of
 // positions: its cell's item and the position list (none without a
 // position).
@@ -171,8 +177,7 @@ func (s *Bookstores) enterIndex(x *tx, st *stores.Store) {
 		return
 	}
 	x.update(s.t.update(StoreCellKey(geo.Cell(*st.Location))).Set(storeCellAttr(st.ID), cellEntry(st)).Set("type", typeStoreCell), nil)
-	k := StorePositionKey(*st.Location, st.ID)
-	x.put(s.t.put(positionItem{PK: k.PK, SK: k.SK, Type: typeStorePosition, StoreID: st.ID, Latitude: st.Location.Lat, Longitude: st.Location.Lng}), nil)
+	x.put(s.t.put(toPositionItem(st)), nil)
 }
 
 // leaveIndex adds to x the writes that take a store at a position out of
@@ -584,7 +589,7 @@ func (s *Bookstores) listingsInRanges(ctx context.Context, ranges []geo.Range) (
 	var out []stores.Listing
 	for _, items := range results {
 		for _, it := range items {
-			out = append(out, stores.Listing{StoreID: it.StoreID, Location: &geo.Point{Lat: it.Latitude, Lng: it.Longitude}})
+			out = append(out, stores.Listing{StoreID: it.StoreID, Location: geo.Point{Lat: it.Latitude, Lng: it.Longitude}})
 		}
 	}
 	return out, nil
@@ -641,7 +646,7 @@ func parseCellEntry(v string) (stores.Listing, bool) {
 	if err1 != nil || err2 != nil {
 		return stores.Listing{}, false
 	}
-	return stores.Listing{StoreID: parts[0], Location: &geo.Point{Lat: lat, Lng: lng}}, true
+	return stores.Listing{StoreID: parts[0], Location: geo.Point{Lat: lat, Lng: lng}}, true
 }
 
 // ListByName reads one offset page of the directory (GSI2, by folded
@@ -950,9 +955,7 @@ func (s *Bookstores) Reindex(ctx context.Context) (int, error) {
 		if st.Location == nil {
 			continue
 		}
-		k := StorePositionKey(*st.Location, st.ID)
-		it := positionItem{PK: k.PK, SK: k.SK, Type: typeStorePosition, StoreID: st.ID, Latitude: st.Location.Lat, Longitude: st.Location.Lng}
-		if err := s.t.put(it).Run(ctx); err != nil {
+		if err := s.t.put(toPositionItem(st)).Run(ctx); err != nil {
 			return 0, fmt.Errorf("reindex store %s: %w", st.ID, err)
 		}
 	}

@@ -186,7 +186,7 @@ func storeValue(r *http.Request, route *Route) (string, error) {
 		case ok:
 			return id, nil
 		case ref.In == InPath:
-			return "", errStoreNotFound(v)
+			return "", errStoreNotFound
 		default:
 			return "", apperr.Validation(ref.Name+" must be a store id (a UUID)", map[string]string{ref.Name: "must be a UUID"})
 		}
@@ -231,7 +231,9 @@ func bodyField(r *http.Request, name string) (string, error) {
 	return s, nil
 }
 
-func errStoreNotFound(v string) error { return apperr.NotFound("Store %s not found", text.Quote(v)) }
+// errStoreNotFound is a store reference no store can have, answered as
+// the directory answers an unknown store (stores.ErrNotFound).
+var errStoreNotFound = apperr.NotFound("Store not found")
 
 // roleDecision decides a role on the caller's stored record and, for a
 // store role, the store's header.

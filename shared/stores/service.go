@@ -352,10 +352,7 @@ func (s *Service) Search(ctx context.Context, q Query) ([]Found, int, error) {
 	}
 	var in []near
 	for _, l := range listings {
-		if l.Location == nil {
-			continue
-		}
-		if d := geo.Miles(*q.Near, *l.Location); d <= q.Radius {
+		if d := geo.Miles(*q.Near, l.Location); d <= q.Radius {
 			in = append(in, near{l.StoreID, d})
 		}
 	}

@@ -88,11 +88,12 @@ type Domain struct {
 	VerifiedAt *time.Time
 }
 
-// Listing is what a search by position or by name reads of a store
-// before its page is read whole: its id and position.
+// Listing is what a search by position reads of a store before its
+// page is read whole: its id and position (only stores with a position
+// are listed by position).
 type Listing struct {
 	StoreID  string
-	Location *geo.Point
+	Location geo.Point
 }
 
 // StaffMember is one staff membership of a store.

@@ -5,7 +5,7 @@ import (
 	"math"
 	"net/url"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -219,12 +219,10 @@ func (p Profile) apply(s *Store, creating bool) error {
 	// Coordinates: given (both), or derived from a US ZIP code when the
 	// address moves and none were given.
 	switch {
-	case (p.Latitude == nil) != (p.Longitude == nil):
-		missing := "latitude"
-		if p.Longitude == nil {
-			missing = "longitude"
-		}
-		f.Add(missing, "is required with "+map[string]string{"latitude": "longitude", "longitude": "latitude"}[missing])
+	case p.Latitude == nil && p.Longitude != nil:
+		f.Add("latitude", "is required with longitude")
+	case p.Latitude != nil && p.Longitude == nil:
+		f.Add("longitude", "is required with latitude")
 	case p.Latitude != nil:
 		pt := geo.Point{Lat: *p.Latitude, Lng: *p.Longitude}
 		if pt.Lat < -90 || pt.Lat > 90 {
@@ -285,22 +283,13 @@ func validateWebsite(v string) string {
 func normalizeHours(in map[string]string) (Hours, map[string]string) {
 	out := Hours{}
 	problems := map[string]string{}
-	known := map[string]bool{}
-	for _, d := range Days {
-		known[d] = true
-	}
-	keys := make([]string, 0, len(in))
-	for k := range in {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for k, v := range in {
 		field := "hours." + k
-		if !known[k] {
+		if !slices.Contains(Days, k) {
 			problems[field] = "is not a day: the keys are monday to sunday, in lower case"
 			continue
 		}
-		v := strings.TrimSpace(in[k])
+		v = strings.TrimSpace(v)
 		switch {
 		case text.Blank(v):
 			problems[field] = "must not be empty (say Closed)"

@@ -274,12 +274,8 @@ type bannerResponse struct {
 	BannerURL string `json:"bannerUrl"`
 }
 
-func imageResponse(k images.Kind) any {
-	if k.Field == images.Logo.Field {
-		return logoResponse{}
-	}
-	return bannerResponse{}
-}
+// imageResponse is the Doc's answer of kind k's routes.
+func imageResponse(k images.Kind) any { return imageAnswer(k, "") }
 
 func imageAnswer(k images.Kind, url string) any {
 	if k.Field == images.Logo.Field {
