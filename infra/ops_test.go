@@ -132,10 +132,12 @@ func TestAccessLogs_S3AndCloudFront(t *testing.T) {
 // below TLS 1.2 (SNI, TLSv1.2_2021); on its cloudfront.net name it
 // cannot (nag.go suppresses CFR4 there, and only there).
 func TestTLS(t *testing.T) {
+	checked := 0
 	for id, d := range resources(hardened, "AWS::CloudFront::Distribution") {
 		if props(d)["DistributionConfig"].(obj)["ConnectionMode"] == "tenant-only" {
 			continue // each store domain is a tenant with its own certificate
 		}
+		checked++
 		vc, _ := props(d)["DistributionConfig"].(obj)["ViewerCertificate"].(obj)
 		if vc["MinimumProtocolVersion"] != "TLSv1.2_2021" || vc["SslSupportMethod"] != "sni-only" || vc["AcmCertificateArn"] == nil {
 			t.Errorf("hardened distribution %s: viewer certificate %v, want an ACM certificate, SNI, TLSv1.2_2021", id, vc)
@@ -144,6 +146,9 @@ func TestTLS(t *testing.T) {
 		if !strings.Contains(aliases, hardenedOps.MediaDomainName) && !strings.Contains(aliases, hardenedOps.APIDomainName) {
 			t.Errorf("hardened distribution %s serves %s", id, aliases)
 		}
+	}
+	if checked != 2 {
+		t.Errorf("%d hardened distributions with a domain of their own, want 2 (media, the API's front door)", checked)
 	}
 	for id, d := range resources(template, "AWS::CloudFront::Distribution") {
 		if vc := props(d)["DistributionConfig"].(obj)["ViewerCertificate"]; vc != nil {

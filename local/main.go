@@ -220,7 +220,7 @@ func run() error {
 		return err
 	}
 	a := app.New(cfg, clients, logger, nil)
-	a.DNS = dns // before any router is built
+	a.DNS = dns // before the groups are built
 
 	if err := dynamo.Table.EnsureTable(ctx, a.DB, cfg.TableName); err != nil {
 		return err
@@ -238,9 +238,11 @@ func run() error {
 		return err
 	}
 
-	// The worker groups consume the local queues as their Lambdas do.
+	// Every group, built once: the worker groups consume the local queues
+	// as their Lambdas do, the others serve HTTP.
+	gs := groups.All(a.Deps())
 	front.Starting("starting the queue workers")
-	stopWorkers, err := startWorkers(sqsClient, queueURLs, groups.All(a.Deps()), a)
+	stopWorkers, err := startWorkers(sqsClient, queueURLs, gs, a)
 	if err != nil {
 		return err
 	}
@@ -256,7 +258,7 @@ func run() error {
 	}
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
-	front.Ready(devserver.Handler(a))
+	front.Ready(devserver.Handler(a, gs))
 	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL,
 		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string

@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 )
 
 // Depth targets: an authenticated read may wait for at most two DynamoDB
@@ -28,20 +25,6 @@ func runCalls(w io.Writer, args []string) error {
 		"go test ./local/bench -run TestCallCounts -count=1 -v")
 	fmt.Fprintf(w, "   targets: an authenticated read at most %d sequential round trips; GET /v1/users/me depth %d\n", maxAuthenticatedReadDepth, usersMeDepth)
 
-	dir, err := os.MkdirTemp("", "bench-calls")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	table := filepath.Join(dir, "calls.txt")
 	progress("calls: go test ./local/bench -run TestCallCounts")
-	cmd := exec.Command("go", "test", "./local/bench", "-run", "^TestCall", "-count=1", "-args", "-calls-out="+table)
-	out, runErr := cmd.CombinedOutput()
-	if data, err := os.ReadFile(table); err == nil {
-		_, _ = w.Write(data)
-	}
-	if runErr != nil {
-		return fmt.Errorf("go test ./local/bench -run TestCall: %v\n%s", runErr, out)
-	}
-	return nil
+	return runTestFigure(w, testFigure{run: "^TestCall", outFlag: "calls-out"})
 }

@@ -896,7 +896,7 @@ func runScenario(t *testing.T, steps []step) []observation {
 	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.DNS = env.DNS // before the router is built: the DNS stand-in the scenario sets records in
-	srv := httptest.NewServer(devserver.Handler(a))
+	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 

@@ -2,11 +2,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 )
 
@@ -29,23 +25,8 @@ func runCatalog(w io.Writer, args []string) error {
 
 	section(w, "5. Catalog: import time by size, and search latency and DynamoDB calls with 10,000 books, DynamoDB Local (in memory)",
 		EnvBenchSearch+"=1 go test ./local/bench -run TestCatalogBench -count=1 -v -timeout 30m")
-	dir, err := os.MkdirTemp("", "bench-catalog")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	table := filepath.Join(dir, "catalog.txt")
 	progress("catalog: go test ./local/bench -run TestCatalogBench (imports %s books, then searches)", *sizes)
-	cmd := exec.Command("go", "test", "./local/bench", "-run", "^TestCatalogBench$", "-count=1", "-timeout", "30m",
-		"-args", "-catalog-out="+table, "-catalog-sizes="+*sizes,
-		"-search-rounds="+strconv.Itoa(*rounds), "-search-http-rounds="+strconv.Itoa(*httpRounds))
-	cmd.Env = append(os.Environ(), EnvBenchSearch+"=1")
-	out, runErr := cmd.CombinedOutput()
-	if data, err := os.ReadFile(table); err == nil {
-		_, _ = w.Write(data)
-	}
-	if runErr != nil {
-		return fmt.Errorf("go test ./local/bench -run TestCatalogBench: %v\n%s", runErr, out)
-	}
-	return nil
+	return runTestFigure(w, testFigure{run: "^TestCatalogBench$", env: EnvBenchSearch, timeout: "30m", outFlag: "catalog-out", args: []string{
+		"-catalog-sizes=" + *sizes, "-search-rounds=" + strconv.Itoa(*rounds), "-search-http-rounds=" + strconv.Itoa(*httpRounds),
+	}})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 var (
@@ -187,7 +188,7 @@ func TestCatalogBench(t *testing.T) {
 	// End to end: real HTTP through the router, signed-in users (GET
 	// /v1/books allows 60 searches a minute per user, so requests are
 	// spread over several), the rate-limit counter included.
-	srv := httptest.NewServer(devserver.Handler(a))
+	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 	const perUser = 50

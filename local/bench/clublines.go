@@ -2,11 +2,7 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 )
 
@@ -27,22 +23,7 @@ func runClubLines(w io.Writer, args []string) error {
 
 	section(w, "6. GET /v1/clubs/{id}/lines with 200 lines in the club: latency through the router, in process, DynamoDB Local (in memory)",
 		EnvBenchClubLines+"=1 go test ./local/bench -run TestClubLinesBench -count=1 -v")
-	dir, err := os.MkdirTemp("", "bench-clublines")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	table := filepath.Join(dir, "clublines.txt")
 	progress("clublines: go test ./local/bench -run TestClubLinesBench (%d requests per case)", *rounds)
-	cmd := exec.Command("go", "test", "./local/bench", "-run", "^TestClubLinesBench$", "-count=1", "-timeout", "20m",
-		"-args", "-clublines-out="+table, "-clublines-rounds="+strconv.Itoa(*rounds))
-	cmd.Env = append(os.Environ(), EnvBenchClubLines+"=1")
-	out, runErr := cmd.CombinedOutput()
-	if data, err := os.ReadFile(table); err == nil {
-		_, _ = w.Write(data)
-	}
-	if runErr != nil {
-		return fmt.Errorf("go test ./local/bench -run TestClubLinesBench: %v\n%s", runErr, out)
-	}
-	return nil
+	return runTestFigure(w, testFigure{run: "^TestClubLinesBench$", env: EnvBenchClubLines, timeout: "20m", outFlag: "clublines-out",
+		args: []string{"-clublines-rounds=" + strconv.Itoa(*rounds)}})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -104,7 +105,7 @@ func TestClubLinesBench(t *testing.T) {
 	logs := newAccessLog()
 	a := app.New(env.Config, app.NewClients(env.AWS), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.Counter = nil
-	srv := httptest.NewServer(devserver.Handler(a))
+	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 	member := func(n int) string { return authors[1+n%(len(authors)-1)].Token }

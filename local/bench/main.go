@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -179,4 +180,42 @@ func loadAverage() string {
 		return ""
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// testFigure is a figure measured by a test of this package (one built on
+// local/testenv, which needs testing.TB): its pattern for -run, the
+// variable that turns it on (empty: always on), its go test timeout
+// (empty: go test's default), the test flag naming the file it writes
+// its table to, and the other test flags.
+type testFigure struct {
+	run, env, timeout, outFlag string
+	args                       []string
+}
+
+// runTestFigure runs f's test and copies the table it wrote into w, even
+// when the test failed after writing part of it.
+func runTestFigure(w io.Writer, f testFigure) error {
+	dir, err := os.MkdirTemp("", "bench-"+f.outFlag)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	table := filepath.Join(dir, "table.txt")
+	args := []string{"test", "./local/bench", "-run", f.run, "-count=1"}
+	if f.timeout != "" {
+		args = append(args, "-timeout", f.timeout)
+	}
+	args = append(append(args, "-args", "-"+f.outFlag+"="+table), f.args...)
+	cmd := exec.Command("go", args...)
+	if f.env != "" {
+		cmd.Env = append(os.Environ(), f.env+"=1")
+	}
+	out, runErr := cmd.CombinedOutput()
+	if data, err := os.ReadFile(table); err == nil {
+		_, _ = w.Write(data)
+	}
+	if runErr != nil {
+		return fmt.Errorf("go test ./local/bench -run %s: %v\n%s", f.run, runErr, out)
+	}
+	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/geo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
@@ -124,7 +125,7 @@ func TestStoresBench(t *testing.T) {
 	logs := newAccessLog()
 	a := app.New(env.Config, app.NewClients(env.AWS), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.Counter = nil
-	srv := httptest.NewServer(devserver.Handler(a))
+	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 

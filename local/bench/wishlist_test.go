@@ -15,6 +15,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -43,7 +44,7 @@ func TestWishlistViewLatency(t *testing.T) {
 	awsCfg := env.AWS.Copy()
 	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
-	srv := httptest.NewServer(devserver.Handler(a))
+	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 

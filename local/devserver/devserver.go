@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/dnslocal"
+	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/text"
@@ -32,17 +32,19 @@ import (
 // MEDIA_BASE_URL ends with it (without the trailing slash).
 const MediaPrefix = "/media/"
 
-// Handler serves a's router, with MediaPrefix answered from a's media
-// bucket. It matches the prefix itself rather than through http.ServeMux:
-// ServeMux cleans and redirects paths, which API Gateway does not, and the
-// router must see every other path exactly as sent.
+// Handler serves the router of gs (groups.All(a.Deps()): the local run
+// builds them once, for this router and its queue workers), with
+// MediaPrefix answered from a's media bucket. It matches the prefix
+// itself rather than through http.ServeMux: ServeMux cleans and
+// redirects paths, which API Gateway does not, and the router must see
+// every other path exactly as sent.
 //
 // When the app's DNS is the local stand-in (dnslocal), its records are
 // served under dnslocal.Prefix, so a developer can point a custom domain
 // at a store the way a DNS provider would (README, "Custom domains
 // locally"). That path exists only on the local server.
-func Handler(a *app.App) http.Handler {
-	router := groups.Router(a)
+func Handler(a *app.App, gs []api.Group) http.Handler {
+	router := a.Router(gs...)
 	media := Media(s3media.NewStore(s3media.NewClient(a.AWS), a.Config.MediaBucket, a.Config.MediaBaseURL), a.Logger)
 	dns, _ := a.DNS.(*dnslocal.Resolver)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -109,7 +109,7 @@ func TestFront_startingThenReady(t *testing.T) {
 	a := send(t, "GET", srv.URL+"/health", nil, nil)
 	assert.Equal(t, "The local stack is starting: starting the queue workers", a.err.Message)
 
-	front.Ready(devserver.Handler(env.App))
+	front.Ready(env.Handler())
 	a = send(t, "GET", srv.URL+"/health", nil, nil)
 	require.Equal(t, http.StatusOK, a.status, "%s", a.body)
 	assert.Contains(t, string(a.body), `"status":"ok"`)
@@ -139,7 +139,7 @@ func TestFront_headerLimit(t *testing.T) {
 	a := send(t, "GET", srv.URL+"/health", nil, headers(40))
 	assertEnvelope(t, a, http.StatusRequestHeaderFieldsTooLarge, "REQUEST_HEADER_FIELDS_TOO_LARGE", "RequestHeaderFieldsTooLarge")
 
-	front.Ready(devserver.Handler(env.App))
+	front.Ready(env.Handler())
 	a = send(t, "GET", srv.URL+"/health", nil, headers(40))
 	assertEnvelope(t, a, http.StatusRequestHeaderFieldsTooLarge, "REQUEST_HEADER_FIELDS_TOO_LARGE", "RequestHeaderFieldsTooLarge")
 	assert.Contains(t, a.err.Message, "the limit is 10240")
@@ -210,7 +210,7 @@ func (b *logBuffer) requests(path string) []map[string]any {
 func serve(t *testing.T, env *testenv.Env, s devserver.Settings) string {
 	t.Helper()
 	front := devserver.NewFront(s, env.App.Logger)
-	front.Ready(devserver.Handler(env.App))
+	front.Ready(env.Handler())
 	srv := devserver.NewServer(front, s)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -313,7 +313,7 @@ func TestFront_requestDeadline(t *testing.T) {
 		s := s
 		s.RequestTimeout = time.Nanosecond // over before the first AWS call
 		front := devserver.NewFront(s, env.App.Logger)
-		front.Ready(devserver.Handler(env.App))
+		front.Ready(env.Handler())
 		srv := httptest.NewServer(front)
 		t.Cleanup(srv.Close)
 		a := send(t, "GET", srv.URL+"/v1/users/0b9c3f5e-8a51-4c1e-9d43-7f0c2b8e6a11", nil, nil)

@@ -45,6 +45,7 @@ import (
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
@@ -313,7 +314,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	})
 	tb.Cleanup(s3srv.Close)
 
-	h := devserver.Handler(a)
+	h := devserver.Handler(a, groups.All(a.Deps()))
 	srv.Config.Handler = h
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers

@@ -17,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
-	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/sqslocal"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/callstats"
@@ -97,7 +96,7 @@ func newEffectsWorld(t *testing.T, clock *testenv.Clock) *effectsWorld {
 	// routes, and the real groups for signing up.
 	mux := http.NewServeMux()
 	mux.Handle("/t/", env.App.RouterFor(routes))
-	mux.Handle("/", devserver.Handler(env.App))
+	mux.Handle("/", env.Handler())
 	w.srv = httptest.NewServer(mux)
 	t.Cleanup(w.srv.Close)
 	return w

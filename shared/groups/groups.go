@@ -1,7 +1,7 @@
 // Package groups is the one list of the service's endpoint groups, for
 // the readers of every group: the function list with its IAM grants
-// (Functions), which the CDK stack builds from; the local server (Router);
-// the route tests, the call benchmark and the API reference (Routes, All).
+// (Functions), which the CDK stack builds from; the local server, the
+// route tests, the call benchmark and the API reference (Routes, All).
 // A Lambda never imports it: its main names its own group's constructor
 // (app.Start(clubsapi.Group)), so it links that group alone, and the
 // Fallback group's function knows the other groups' paths from the route
@@ -24,7 +24,6 @@ import (
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
-	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -68,9 +67,4 @@ func Routes() []httpapi.Route {
 		out = append(out, g.Routes...)
 	}
 	return out
-}
-
-// Router is the local server's router: every group of a, on one port.
-func Router(a *app.App) *httpapi.Router {
-	return a.Router(All(a.Deps())...)
 }
