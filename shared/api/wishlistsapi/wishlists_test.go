@@ -103,11 +103,11 @@ func TestWishlists_Create(t *testing.T) {
 	w := newWorld(t)
 	ann := w.signup(t, "ann")
 
-	res := w.req("POST", "/v1/wishlists", map[string]any{"name": "  To read  ", "description": "Next summer.", "isPublic": true}, ann.Token)
+	res := w.req("POST", "/v1/wishlists", map[string]any{"name": "\u200b To read  ", "description": "Next summer.", "isPublic": true}, ann.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	got := res.JSON
 	assert.Equal(t, ann.ID, got["userId"])
-	assert.Equal(t, "To read", got["name"], "trimmed")
+	assert.Equal(t, "To read", got["name"], "trimmed of white space and invisible characters (shared/text)")
 	assert.Equal(t, "Next summer.", got["description"])
 	assert.Equal(t, true, got["isPublic"])
 	assert.EqualValues(t, 0, got["itemCount"])
@@ -131,7 +131,7 @@ func TestWishlists_Create(t *testing.T) {
 		{"no name", map[string]any{"isPublic": true}, "name"},
 		{"a blank name", map[string]any{"name": " \u200b "}, "name"},
 		{"a name over 100 characters", map[string]any{"name": strings.Repeat("n", 101)}, "name"},
-		{"a name with a bidi override", map[string]any{"name": "\u202eyadhtrib"}, "name"},
+		{"a name with a bidi override", map[string]any{"name": "gifts \u202eyadhtrib"}, "name"},
 		{"a description over 1000 characters", map[string]any{"name": "x", "description": strings.Repeat("d", 1001)}, "description"},
 		{"isPublic not a boolean", map[string]any{"name": "x", "isPublic": "yes"}, "isPublic"},
 	} {
