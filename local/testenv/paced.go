@@ -1,6 +1,9 @@
 package testenv
 
 import (
+	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,4 +51,40 @@ func (p *Paced) Signup(tb testing.TB, username string) Account {
 func (p *Paced) Req(method, path string, body any, token string) *Response {
 	p.Clock.Advance(p.Step)
 	return p.Do(method, path, body, token)
+}
+
+// ReadPages reads a cursor list from its first page to its last: path
+// names the list with its query (a limit, say), token the caller. It
+// returns every page's response, each checked to be 200 with hasMore
+// true exactly when nextCursor is set, and fails the test after 100
+// pages.
+func (e *Env) ReadPages(tb testing.TB, path, token string) []*Response {
+	tb.Helper()
+	sep := "?"
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
+	var pages []*Response
+	next := ""
+	for {
+		if len(pages) == 100 {
+			tb.Fatalf("testenv: %s has no last page after 100", path)
+		}
+		p := path
+		if next != "" {
+			p += sep + "cursor=" + url.QueryEscape(next)
+		}
+		res := e.Do(http.MethodGet, p, nil, token)
+		if res.Status != http.StatusOK {
+			tb.Fatalf("testenv: GET %s: %s", p, res)
+		}
+		pages = append(pages, res)
+		next, _ = res.JSON["nextCursor"].(string)
+		if more, _ := res.JSON["hasMore"].(bool); more != (next != "") {
+			tb.Fatalf("testenv: GET %s: hasMore %v beside nextCursor %q", p, res.JSON["hasMore"], next)
+		}
+		if next == "" {
+			return pages
+		}
+	}
 }

@@ -149,19 +149,8 @@ func TestFollows_Lists(t *testing.T) {
 	})
 	t.Run("pages neither skip nor repeat", func(t *testing.T) {
 		var got []string
-		cursor := ""
-		for range 10 {
-			path := "/v1/follows/followers?limit=2"
-			if cursor != "" {
-				path += "&cursor=" + cursor
-			}
-			res := w.Req("GET", path, nil, star.Token)
+		for _, res := range w.ReadPages(t, "/v1/follows/followers?limit=2", star.Token) {
 			got = append(got, usernames(t, res)...)
-			next, _ := res.JSON["nextCursor"].(string)
-			if next == "" {
-				break
-			}
-			cursor = next
 		}
 		assert.Equal(t, []string{"fan_4", "fan_3", "fan_2", "fan_1", "fan_0"}, got)
 	})

@@ -218,20 +218,8 @@ func TestNotes_List(t *testing.T) {
 	})
 	t.Run("pages neither skip nor repeat, and a cursor keeps to its list", func(t *testing.T) {
 		var got []string
-		cursor := ""
-		for range 10 {
-			path := "/v1/notes?limit=2"
-			if cursor != "" {
-				path += "&cursor=" + cursor
-			}
-			res := w.Req("GET", path, nil, ann.Token)
+		for _, res := range w.ReadPages(t, "/v1/notes?limit=2", ann.Token) {
 			got = append(got, contents(t, res)...)
-			next, _ := res.JSON["nextCursor"].(string)
-			assert.Equal(t, next != "", res.JSON["hasMore"])
-			if next == "" {
-				break
-			}
-			cursor = next
 		}
 		assert.Equal(t, []string{"note 4", "note 3", "note 2", "note 1", "note 0"}, got)
 
