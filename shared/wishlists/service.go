@@ -222,11 +222,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, ch Change) (*
 		return nil, err
 	}
 	if ch.Name == nil && ch.Description == nil && ch.IsPublic == nil {
-		w, err := s.owned(ctx, callerID, id)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
+		return s.owned(ctx, callerID, id)
 	}
 	w, err := s.d.Store.UpdateWishlist(ctx, callerID, id, ch, s.d.Now().UTC())
 	if err != nil {
