@@ -8,6 +8,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
@@ -76,10 +77,10 @@ var (
 type Storer interface {
 	// CreateReport stores r, once per reporter and target, in one
 	// transaction with a check that the target exists and was not written
-	// by the reporter (a club is not checked yet: clubs are not stored by
-	// this service so far). Errors: the target's not-found error
-	// (lines.ErrNotFound, lines.ErrReplyNotFound, reviews.ErrNotFound),
-	// ErrOwnContent, ErrAlreadyReported.
+	// (a club: is not hosted) by the reporter. Errors: the target's
+	// not-found error (lines.ErrNotFound, lines.ErrReplyNotFound,
+	// reviews.ErrNotFound, clubs.ErrNotFound), ErrOwnContent,
+	// ErrAlreadyReported.
 	CreateReport(ctx context.Context, r *Report) error
 }
 
@@ -127,14 +128,10 @@ func (s *Service) Create(ctx context.Context, callerID string, in NewReport) (*R
 // well-formed one that names nothing is the target's 404.
 func targetOf(f *apperr.Fields, in NewReport) Target {
 	t := Target{Type: TargetType(in.TargetType)}
-	valid := false
-	for _, tt := range TargetTypes {
-		valid = valid || t.Type == tt
-	}
 	switch {
 	case in.TargetType == "":
 		f.Add("targetType", "is required")
-	case !valid:
+	case !slices.Contains(TargetTypes, t.Type):
 		f.Add("targetType", "must be one of line, reply, review, club")
 	}
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
@@ -91,9 +92,9 @@ func NewService(d Deps) *Service {
 // ValidationError, Forbidden (the tier's limit, with details).
 func (s *Service) Create(ctx context.Context, caller *users.User, in NewWishlist) (*Wishlist, error) {
 	var f apperr.Fields
-	name, msg := cleanName(in.Name)
+	name, msg := text.Name(in.Name, MaxNameRunes)
 	f.Add("name", msg)
-	description, msg := cleanText(in.Description, MaxDescriptionRunes, true)
+	description, msg := text.Prose(in.Description, MaxDescriptionRunes)
 	f.Add("description", msg)
 	if err := f.Err(); err != nil {
 		return nil, err
@@ -208,12 +209,12 @@ func (s *Service) Update(ctx context.Context, callerID, id string, ch Change) (*
 	}
 	var f apperr.Fields
 	if ch.Name != nil {
-		name, msg := cleanName(*ch.Name)
+		name, msg := text.Name(*ch.Name, MaxNameRunes)
 		f.Add("name", msg)
 		ch.Name = &name
 	}
 	if ch.Description != nil {
-		d, msg := cleanText(*ch.Description, MaxDescriptionRunes, true)
+		d, msg := text.Prose(*ch.Description, MaxDescriptionRunes)
 		f.Add("description", msg)
 		ch.Description = &d
 	}
@@ -221,11 +222,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, ch Change) (*
 		return nil, err
 	}
 	if ch.Name == nil && ch.Description == nil && ch.IsPublic == nil {
-		w, err := s.owned(ctx, callerID, id)
-		if err != nil {
-			return nil, err
-		}
-		return w, nil
+		return s.owned(ctx, callerID, id)
 	}
 	w, err := s.d.Store.UpdateWishlist(ctx, callerID, id, ch, s.d.Now().UTC())
 	if err != nil {
@@ -295,7 +292,7 @@ func (s *Service) AddItem(ctx context.Context, callerID, wishlistID string, in N
 		priority = *in.Priority
 		f.Add("priority", checkPriority(priority))
 	}
-	notes, msg := cleanText(in.Notes, MaxNotesRunes, true)
+	notes, msg := text.Prose(in.Notes, MaxNotesRunes)
 	f.Add("notes", msg)
 	if err := f.Err(); err != nil {
 		return nil, err
@@ -348,7 +345,7 @@ func (s *Service) UpdateItem(ctx context.Context, callerID, wishlistID, itemID s
 		f.Add("priority", checkPriority(*ch.Priority))
 	}
 	if ch.Notes != nil {
-		n, msg := cleanText(*ch.Notes, MaxNotesRunes, true)
+		n, msg := text.Prose(*ch.Notes, MaxNotesRunes)
 		f.Add("notes", msg)
 		ch.Notes = &n
 	}

@@ -9,13 +9,10 @@ package wishlists
 
 import (
 	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -167,43 +164,6 @@ func limitReached(tier users.Tier, limit, current int) error {
 	}
 	return apperr.Forbidden("Wishlist limit reached: %s accounts can keep %d wishlist%s", tier, limit, plural).
 		WithDetails(map[string]any{"error": "wishlist_limit_reached", "tier": string(tier), "limit": limit, "current": current})
-}
-
-// cleanText trims s and checks it: at most maxRunes characters, no
-// control characters other than line breaks and tabs when multiline, no
-// control characters at all otherwise, and no bidi controls in a
-// one-line text (a name). Text that shows nothing (text.Blank) is "". It
-// returns the cleaned text, or a message for the field.
-func cleanText(s string, maxRunes int, multiline bool) (string, string) {
-	s = strings.TrimSpace(s)
-	if !utf8.ValidString(s) {
-		return "", "must be valid UTF-8 text"
-	}
-	if text.Blank(s) {
-		return "", ""
-	}
-	if n := utf8.RuneCountInString(s); n > maxRunes {
-		return "", fmt.Sprintf("must be at most %d characters (got %d)", maxRunes, n)
-	}
-	for _, r := range s {
-		if text.IsControl(r) && !(multiline && (r == '\n' || r == '\r' || r == '\t')) {
-			return "", "must not contain control characters"
-		}
-	}
-	if !multiline && text.HasBidiControl(s) {
-		return "", "must not contain bidi control characters"
-	}
-	return s, ""
-}
-
-// cleanName checks a wishlist's name: required, one line, 1 to
-// MaxNameRunes characters.
-func cleanName(s string) (string, string) {
-	name, msg := cleanText(s, MaxNameRunes, false)
-	if msg == "" && name == "" {
-		return "", "is required"
-	}
-	return name, msg
 }
 
 // checkPriority returns a message when p is out of range.

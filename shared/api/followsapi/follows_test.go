@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
-	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -17,39 +16,19 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// world is a test environment with a fake clock: every request moves it
-// on a little over a second, so follows have distinct, ordered times.
-type world struct {
-	*testenv.Env
-	clock *testenv.Clock
-}
+// world is a paced environment: follows have distinct, ordered times.
+type world struct{ *testenv.Paced }
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	env := testenv.New(t, append([]testenv.Option{
-		testenv.WithClock(clock),
-		testenv.WithConfig(func(c *config.Config) { c.AccessTokenTTL, c.RefreshTokenTTL = 30*24*time.Hour, 60*24*time.Hour }),
-	}, opts...)...)
-	return &world{Env: env, clock: clock}
-}
-
-func (w *world) signup(t *testing.T, username string) testenv.Account {
-	t.Helper()
-	w.clock.Advance(1100 * time.Millisecond)
-	return w.Signup(t, username)
-}
-
-func (w *world) req(method, path string, body any, token string) *testenv.Response {
-	w.clock.Advance(1100 * time.Millisecond)
-	return w.Do(method, path, body, token)
+	return &world{testenv.NewPaced(t, opts...)}
 }
 
 // counts reads a profile's followerCount and followingCount through the
 // API, and checks they are the stored ones.
 func (w *world) counts(t *testing.T, a testenv.Account) (followers, following float64) {
 	t.Helper()
-	res := w.req("GET", "/v1/users/username/"+a.Username, nil, "")
+	res := w.Req("GET", "/v1/users/username/"+a.Username, nil, "")
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	stored := w.Item(t, dynamo.UserKey(a.ID))
 	assert.Equal(t, stored["followerCount"], res.JSON["followerCount"])
@@ -71,8 +50,8 @@ const unknownID = "00000000-0000-4000-8000-000000000000"
 
 func TestFollows_FollowAndUnfollow(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	path := "/v1/follows/users/" + bob.ID
 
 	t.Run("a new account has no followers", func(t *testing.T) {
@@ -81,7 +60,7 @@ func TestFollows_FollowAndUnfollow(t *testing.T) {
 		assert.Zero(t, g)
 	})
 	t.Run("ann follows bob", func(t *testing.T) {
-		res := w.req("POST", path, nil, ann.Token)
+		res := w.Req("POST", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "userId": bob.ID, "isFollowing": true, "followerCount": float64(1)}, res.JSON)
 		f, _ := w.counts(t, bob)
@@ -91,23 +70,23 @@ func TestFollows_FollowAndUnfollow(t *testing.T) {
 		assert.NotNil(t, w.Item(t, dynamo.FollowKey(ann.ID, "USER", bob.ID)))
 	})
 	t.Run("the state reads back", func(t *testing.T) {
-		res := w.req("GET", path, nil, ann.Token)
+		res := w.Req("GET", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"userId": bob.ID, "isFollowing": true, "followerCount": float64(1)}, res.JSON)
-		res = w.req("GET", "/v1/follows/users/"+ann.ID, nil, bob.Token)
+		res = w.Req("GET", "/v1/follows/users/"+ann.ID, nil, bob.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, false, res.JSON["isFollowing"])
 	})
 	t.Run("following twice is 400 and counts once", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
+		testenv.AssertError(t, w.Req("POST", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
 		f, _ := w.counts(t, bob)
 		assert.EqualValues(t, 1, f)
 	})
 	t.Run("an upper-case id is the same reader", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", "/v1/follows/users/"+strings.ToUpper(bob.ID), nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
+		testenv.AssertError(t, w.Req("POST", "/v1/follows/users/"+strings.ToUpper(bob.ID), nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
 	})
 	t.Run("ann unfollows bob", func(t *testing.T) {
-		res := w.req("DELETE", path, nil, ann.Token)
+		res := w.Req("DELETE", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "userId": bob.ID, "isFollowing": false, "followerCount": float64(0)}, res.JSON)
 		f, _ := w.counts(t, bob)
@@ -117,46 +96,46 @@ func TestFollows_FollowAndUnfollow(t *testing.T) {
 		assert.Nil(t, w.Item(t, dynamo.FollowKey(ann.ID, "USER", bob.ID)))
 	})
 	t.Run("unfollowing when not following is 400 and counts nothing", func(t *testing.T) {
-		testenv.AssertError(t, w.req("DELETE", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Not following")
+		testenv.AssertError(t, w.Req("DELETE", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Not following")
 		f, _ := w.counts(t, bob)
 		assert.Zero(t, f)
 	})
 	t.Run("following oneself is 400", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", "/v1/follows/users/"+ann.ID, nil, ann.Token), http.StatusBadRequest, "ValidationError", "You cannot follow yourself")
-		testenv.AssertError(t, w.req("DELETE", "/v1/follows/users/"+ann.ID, nil, ann.Token), http.StatusBadRequest, "ValidationError", "You cannot follow yourself")
+		testenv.AssertError(t, w.Req("POST", "/v1/follows/users/"+ann.ID, nil, ann.Token), http.StatusBadRequest, "ValidationError", "You cannot follow yourself")
+		testenv.AssertError(t, w.Req("DELETE", "/v1/follows/users/"+ann.ID, nil, ann.Token), http.StatusBadRequest, "ValidationError", "You cannot follow yourself")
 		_, g := w.counts(t, ann)
 		assert.Zero(t, g)
 	})
 	t.Run("an unknown reader is 404", func(t *testing.T) {
 		for _, m := range []string{"POST", "DELETE", "GET"} {
-			testenv.AssertError(t, w.req(m, "/v1/follows/users/"+unknownID, nil, ann.Token), http.StatusNotFound, "NotFound", "User not found")
-			testenv.AssertError(t, w.req(m, "/v1/follows/users/bob", nil, ann.Token), http.StatusNotFound, "NotFound", "User not found")
+			testenv.AssertError(t, w.Req(m, "/v1/follows/users/"+unknownID, nil, ann.Token), http.StatusNotFound, "NotFound", "User not found")
+			testenv.AssertError(t, w.Req(m, "/v1/follows/users/bob", nil, ann.Token), http.StatusNotFound, "NotFound", "User not found")
 		}
 		_, g := w.counts(t, ann)
 		assert.Zero(t, g, "a refused follow counts nothing")
 	})
 	t.Run("without a token it is 401", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/followers", nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("POST", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/followers", nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
 func TestFollows_Lists(t *testing.T) {
 	w := newWorld(t)
-	star := w.signup(t, "star")
+	star := w.Signup(t, "star")
 	var fans []testenv.Account
 	for i := range 5 {
-		fans = append(fans, w.signup(t, fmt.Sprintf("fan_%d", i)))
+		fans = append(fans, w.Signup(t, fmt.Sprintf("fan_%d", i)))
 	}
 	for _, f := range fans {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/follows/users/"+star.ID, nil, f.Token).Status)
+		require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/users/"+star.ID, nil, f.Token).Status)
 	}
 	for _, f := range []testenv.Account{fans[3], fans[1]} {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/follows/users/"+f.ID, nil, star.Token).Status)
+		require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/users/"+f.ID, nil, star.Token).Status)
 	}
 
 	t.Run("followers, newest follow first, as UserBriefs", func(t *testing.T) {
-		res := w.req("GET", "/v1/follows/followers", nil, star.Token)
+		res := w.Req("GET", "/v1/follows/followers", nil, star.Token)
 		assert.Equal(t, []string{"fan_4", "fan_3", "fan_2", "fan_1", "fan_0"}, usernames(t, res))
 		assert.Equal(t, map[string]any{"id": fans[4].ID, "username": "fan_4", "displayName": "Reader fan_4", "avatarUrl": nil},
 			res.JSON["items"].([]any)[0])
@@ -164,38 +143,27 @@ func TestFollows_Lists(t *testing.T) {
 		assert.Equal(t, false, res.JSON["hasMore"])
 	})
 	t.Run("following, newest follow first", func(t *testing.T) {
-		assert.Equal(t, []string{"fan_1", "fan_3"}, usernames(t, w.req("GET", "/v1/follows/following", nil, star.Token)))
-		assert.Equal(t, []string{"star"}, usernames(t, w.req("GET", "/v1/follows/following", nil, fans[0].Token)))
-		assert.Empty(t, usernames(t, w.req("GET", "/v1/follows/followers", nil, fans[0].Token)))
+		assert.Equal(t, []string{"fan_1", "fan_3"}, usernames(t, w.Req("GET", "/v1/follows/following", nil, star.Token)))
+		assert.Equal(t, []string{"star"}, usernames(t, w.Req("GET", "/v1/follows/following", nil, fans[0].Token)))
+		assert.Empty(t, usernames(t, w.Req("GET", "/v1/follows/followers", nil, fans[0].Token)))
 	})
 	t.Run("pages neither skip nor repeat", func(t *testing.T) {
 		var got []string
-		cursor := ""
-		for range 10 {
-			path := "/v1/follows/followers?limit=2"
-			if cursor != "" {
-				path += "&cursor=" + cursor
-			}
-			res := w.req("GET", path, nil, star.Token)
+		for _, res := range w.ReadPages(t, "/v1/follows/followers?limit=2", star.Token) {
 			got = append(got, usernames(t, res)...)
-			next, _ := res.JSON["nextCursor"].(string)
-			if next == "" {
-				break
-			}
-			cursor = next
 		}
 		assert.Equal(t, []string{"fan_4", "fan_3", "fan_2", "fan_1", "fan_0"}, got)
 	})
 	t.Run("an unfollow leaves the lists", func(t *testing.T) {
-		require.Equal(t, http.StatusOK, w.req("DELETE", "/v1/follows/users/"+star.ID, nil, fans[2].Token).Status)
-		assert.Equal(t, []string{"fan_4", "fan_3", "fan_1", "fan_0"}, usernames(t, w.req("GET", "/v1/follows/followers", nil, star.Token)))
+		require.Equal(t, http.StatusOK, w.Req("DELETE", "/v1/follows/users/"+star.ID, nil, fans[2].Token).Status)
+		assert.Equal(t, []string{"fan_4", "fan_3", "fan_1", "fan_0"}, usernames(t, w.Req("GET", "/v1/follows/followers", nil, star.Token)))
 	})
 	t.Run("a cursor of one list is refused by another", func(t *testing.T) {
-		res := w.req("GET", "/v1/follows/followers?limit=1", nil, star.Token)
+		res := w.Req("GET", "/v1/follows/followers?limit=1", nil, star.Token)
 		cursor := res.JSON["nextCursor"].(string)
-		testenv.AssertError(t, w.req("GET", "/v1/follows/following?cursor="+cursor, nil, star.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/followers?cursor="+cursor, nil, fans[0].Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/followers?limit=0", nil, star.Token), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/following?cursor="+cursor, nil, star.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/followers?cursor="+cursor, nil, fans[0].Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/followers?limit=0", nil, star.Token), http.StatusBadRequest, "ValidationError", "")
 	})
 }
 
@@ -204,15 +172,15 @@ func TestFollows_Lists(t *testing.T) {
 // exact, because each follow and its two counters are one transaction.
 func TestFollows_CountsUnderConcurrency(t *testing.T) {
 	w := newWorld(t)
-	star := w.signup(t, "star")
+	star := w.Signup(t, "star")
 	const n = 10
 	fans := make([]testenv.Account, n)
 	for i := range fans {
-		fans[i] = w.signup(t, fmt.Sprintf("fan_%02d", i))
+		fans[i] = w.Signup(t, fmt.Sprintf("fan_%02d", i))
 	}
 	// Fans 0-3 follow the star beforehand; they unfollow in the rush.
 	for _, f := range fans[:4] {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/follows/users/"+star.ID, nil, f.Token).Status)
+		require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/users/"+star.ID, nil, f.Token).Status)
 	}
 
 	var wg sync.WaitGroup
@@ -232,7 +200,7 @@ func TestFollows_CountsUnderConcurrency(t *testing.T) {
 	}
 	// One fan taps follow twice at once: one follow.
 	double := make([]int, 2)
-	late := w.signup(t, "double_tap")
+	late := w.Signup(t, "double_tap")
 	for i := range double {
 		wg.Go(func() { double[i] = w.Do("POST", "/v1/follows/users/"+star.ID, nil, late.Token).Status })
 	}
@@ -246,7 +214,7 @@ func TestFollows_CountsUnderConcurrency(t *testing.T) {
 	followers, following := w.counts(t, star)
 	assert.EqualValues(t, n-4+1, followers, "six fans and the double tap")
 	assert.EqualValues(t, 5, following)
-	listed := usernames(t, w.req("GET", "/v1/follows/followers?limit=100", nil, star.Token))
+	listed := usernames(t, w.Req("GET", "/v1/follows/followers?limit=100", nil, star.Token))
 	assert.Len(t, listed, n-4+1)
 	for i, f := range fans {
 		fFollowers, fFollowing := w.counts(t, f)
@@ -257,8 +225,8 @@ func TestFollows_CountsUnderConcurrency(t *testing.T) {
 
 func TestFollows_RateLimit(t *testing.T) {
 	w := newWorld(t, testenv.WithRateLimits())
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	path := "/v1/follows/users/" + bob.ID
 	// follow_user allows 30 an hour; following and unfollowing both count.
 	for i := range 30 {
@@ -275,7 +243,7 @@ func TestFollows_RateLimit(t *testing.T) {
 	f, _ := w.counts(t, bob)
 	assert.Zero(t, f, "the refused follow changed nothing")
 	t.Run("a refused follow (400) gives its place back", func(t *testing.T) {
-		w.clock.Advance(time.Hour)
+		w.Clock.Advance(time.Hour)
 		require.Equal(t, http.StatusOK, w.Do("POST", path, nil, ann.Token).Status)
 		for range 5 {
 			testenv.AssertError(t, w.Do("POST", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
@@ -291,8 +259,8 @@ func TestFollows_RateLimit(t *testing.T) {
 // meeting its own follow as "Already following".
 func TestFollows_RetriedFollowReplays(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	h := map[string]string{"Authorization": "Bearer " + ann.Token, "Idempotency-Key": "follow-once"}
 	first := w.DoHeaders("POST", "/v1/follows/users/"+bob.ID, nil, h)
 	require.Equal(t, http.StatusOK, first.Status, first.String())

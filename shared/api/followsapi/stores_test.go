@@ -18,9 +18,9 @@ import (
 // API; it returns the owner and the store's id.
 func (w *world) openStore(t *testing.T, username, slug string) (testenv.Account, string) {
 	t.Helper()
-	owner := w.signup(t, username)
+	owner := w.Signup(t, username)
 	w.SetTier(t, owner, users.TierBookstore)
-	res := w.req("POST", "/v1/stores", map[string]any{
+	res := w.Req("POST", "/v1/stores", map[string]any{
 		"name": "Shop " + slug, "slug": slug, "addressLine1": "1005 W Burnside St", "city": "Portland", "state": "OR",
 		"postalCode": "97209", "country": "US",
 	}, owner.Token)
@@ -32,7 +32,7 @@ func (w *world) openStore(t *testing.T, username, slug string) (testenv.Account,
 // and checks it is the stored one.
 func (w *world) storeFollowers(t *testing.T, slug, storeID string) float64 {
 	t.Helper()
-	res := w.req("GET", "/v1/stores/"+slug, nil, "")
+	res := w.Req("GET", "/v1/stores/"+slug, nil, "")
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	assert.Equal(t, w.Item(t, dynamo.StoreKey(storeID))["followerCount"], res.JSON["followerCount"])
 	return res.JSON["followerCount"].(float64)
@@ -51,11 +51,11 @@ func storeSlugs(t *testing.T, res *testenv.Response) []string {
 func TestFollows_Store(t *testing.T) {
 	w := newWorld(t)
 	owner, storeID := w.openStore(t, "shop_owner", "corner-shop")
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	path := "/v1/follows/stores/" + storeID
 
 	t.Run("ann follows the store", func(t *testing.T) {
-		res := w.req("POST", path, nil, ann.Token)
+		res := w.Req("POST", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "storeId": storeID, "isFollowing": true, "followerCount": float64(1)}, res.JSON)
 		assert.EqualValues(t, 1, w.storeFollowers(t, "corner-shop", storeID))
@@ -64,89 +64,80 @@ func TestFollows_Store(t *testing.T) {
 		assert.Zero(t, following, "followingCount counts the readers followed, as GET /follows/following lists them")
 	})
 	t.Run("the state reads back", func(t *testing.T) {
-		res := w.req("GET", path, nil, ann.Token)
+		res := w.Req("GET", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"storeId": storeID, "isFollowing": true, "followerCount": float64(1)}, res.JSON)
-		res = w.req("GET", path, nil, owner.Token)
+		res = w.Req("GET", path, nil, owner.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, false, res.JSON["isFollowing"])
 	})
 	t.Run("the caller's stores list it, the readers list does not", func(t *testing.T) {
-		res := w.req("GET", "/v1/follows/stores", nil, ann.Token)
+		res := w.Req("GET", "/v1/follows/stores", nil, ann.Token)
 		assert.Equal(t, []string{"corner-shop"}, storeSlugs(t, res))
 		assert.Equal(t, map[string]any{"id": storeID, "name": "Shop corner-shop", "slug": "corner-shop"}, res.JSON["items"].([]any)[0])
 		assert.Equal(t, false, res.JSON["hasMore"])
-		assert.Empty(t, usernames(t, w.req("GET", "/v1/follows/following", nil, ann.Token)))
+		assert.Empty(t, usernames(t, w.Req("GET", "/v1/follows/following", nil, ann.Token)))
 	})
 	t.Run("following twice is 400 and counts once", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
-		testenv.AssertError(t, w.req("POST", "/v1/follows/stores/"+strings.ToUpper(storeID), nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
+		testenv.AssertError(t, w.Req("POST", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
+		testenv.AssertError(t, w.Req("POST", "/v1/follows/stores/"+strings.ToUpper(storeID), nil, ann.Token), http.StatusBadRequest, "ValidationError", "Already following")
 		assert.EqualValues(t, 1, w.storeFollowers(t, "corner-shop", storeID))
 	})
 	t.Run("its owner may follow it too", func(t *testing.T) {
-		res := w.req("POST", path, nil, owner.Token)
+		res := w.Req("POST", path, nil, owner.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.EqualValues(t, 2, res.JSON["followerCount"])
 	})
 	t.Run("ann unfollows", func(t *testing.T) {
-		res := w.req("DELETE", path, nil, ann.Token)
+		res := w.Req("DELETE", path, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "storeId": storeID, "isFollowing": false, "followerCount": float64(1)}, res.JSON)
 		assert.Nil(t, w.Item(t, dynamo.FollowKey(ann.ID, "STORE", storeID)))
-		assert.Empty(t, storeSlugs(t, w.req("GET", "/v1/follows/stores", nil, ann.Token)))
-		testenv.AssertError(t, w.req("DELETE", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Not following")
+		assert.Empty(t, storeSlugs(t, w.Req("GET", "/v1/follows/stores", nil, ann.Token)))
+		testenv.AssertError(t, w.Req("DELETE", path, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Not following")
 		assert.EqualValues(t, 1, w.storeFollowers(t, "corner-shop", storeID))
 	})
 	t.Run("an unknown store is 404 and changes nothing", func(t *testing.T) {
 		for _, m := range []string{"POST", "DELETE", "GET"} {
 			for _, id := range []string{unknownID, "corner-shop", ann.ID} {
-				testenv.AssertError(t, w.req(m, "/v1/follows/stores/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "Store not found")
+				testenv.AssertError(t, w.Req(m, "/v1/follows/stores/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "Store not found")
 			}
 		}
 		assert.Nil(t, w.Item(t, dynamo.FollowKey(ann.ID, "STORE", unknownID)))
 	})
 	t.Run("without a token it is 401", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/stores", nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("POST", path, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/stores", nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
 func TestFollows_StoresList(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	var slugs []string
 	for i := range 3 {
 		slug := fmt.Sprintf("shop-%d", i)
 		_, id := w.openStore(t, fmt.Sprintf("owner_%d", i), slug)
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/follows/stores/"+id, nil, ann.Token).Status)
+		require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/stores/"+id, nil, ann.Token).Status)
 		slugs = append(slugs, slug)
 	}
 	newestFirst := []string{slugs[2], slugs[1], slugs[0]}
 
 	t.Run("newest follow first, paged without skips or repeats", func(t *testing.T) {
-		assert.Equal(t, newestFirst, storeSlugs(t, w.req("GET", "/v1/follows/stores", nil, ann.Token)))
+		assert.Equal(t, newestFirst, storeSlugs(t, w.Req("GET", "/v1/follows/stores", nil, ann.Token)))
 		var got []string
-		path := "/v1/follows/stores?limit=2"
-		for range 5 {
-			res := w.req("GET", path, nil, ann.Token)
+		for _, res := range w.ReadPages(t, "/v1/follows/stores?limit=2", ann.Token) {
 			got = append(got, storeSlugs(t, res)...)
-			next, _ := res.JSON["nextCursor"].(string)
-			if next == "" {
-				assert.Equal(t, false, res.JSON["hasMore"])
-				break
-			}
-			assert.Equal(t, true, res.JSON["hasMore"])
-			path = "/v1/follows/stores?limit=2&cursor=" + next
 		}
 		assert.Equal(t, newestFirst, got)
 	})
 	t.Run("a cursor of another list is refused", func(t *testing.T) {
-		res := w.req("GET", "/v1/follows/stores?limit=1", nil, ann.Token)
+		res := w.Req("GET", "/v1/follows/stores?limit=1", nil, ann.Token)
 		cursor := res.JSON["nextCursor"].(string)
-		testenv.AssertError(t, w.req("GET", "/v1/follows/following?cursor="+cursor, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		bob := w.signup(t, "bob")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/stores?cursor="+cursor, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		testenv.AssertError(t, w.req("GET", "/v1/follows/stores?limit=101", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/following?cursor="+cursor, nil, ann.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		bob := w.Signup(t, "bob")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/stores?cursor="+cursor, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.Req("GET", "/v1/follows/stores?limit=101", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
 	})
 }
 
@@ -159,11 +150,11 @@ func TestFollows_StoreCountUnderConcurrency(t *testing.T) {
 	const n = 12
 	fans := make([]testenv.Account, n)
 	for i := range fans {
-		fans[i] = w.signup(t, fmt.Sprintf("fan_%02d", i))
+		fans[i] = w.Signup(t, fmt.Sprintf("fan_%02d", i))
 	}
 	// Fans 0-3 follow beforehand and unfollow in the rush.
 	for _, f := range fans[:4] {
-		require.Equal(t, http.StatusOK, w.req("POST", "/v1/follows/stores/"+storeID, nil, f.Token).Status)
+		require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/stores/"+storeID, nil, f.Token).Status)
 	}
 	var wg sync.WaitGroup
 	statuses := make([]int, n)
@@ -207,8 +198,8 @@ func TestFollows_StoreCountUnderConcurrency(t *testing.T) {
 func TestFollows_StoreRateLimit(t *testing.T) {
 	w := newWorld(t, testenv.WithRateLimits())
 	_, storeID := w.openStore(t, "rl_owner", "rl-shop")
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	res := w.Do("POST", "/v1/follows/users/"+bob.ID, nil, ann.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	assert.Equal(t, "29", res.Header.Get("X-RateLimit-Remaining"))

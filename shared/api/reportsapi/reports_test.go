@@ -10,7 +10,6 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/stretchr/testify/assert"
@@ -19,39 +18,23 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// world is a paced environment with one book.
 type world struct {
-	*testenv.Env
-	clock *testenv.Clock
-	book  string
+	*testenv.Paced
+	book string
 }
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	env := testenv.New(t, append([]testenv.Option{
-		testenv.WithClock(clock),
-		testenv.WithConfig(func(c *config.Config) { c.AccessTokenTTL, c.RefreshTokenTTL = 30*24*time.Hour, 60*24*time.Hour }),
-	}, opts...)...)
-	w := &world{Env: env, clock: clock}
+	p := testenv.NewPaced(t, opts...)
+	p.Step = 7 * time.Second // spaced for create_line when limits are on
 	rec := books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"}
-	w.book = env.ImportBooks(t, rec)[0]
-	return w
-}
-
-func (w *world) signup(t *testing.T, username string) testenv.Account {
-	t.Helper()
-	w.clock.Advance(1100 * time.Millisecond)
-	return w.Signup(t, username)
-}
-
-func (w *world) req(method, path string, body any, token string) *testenv.Response {
-	w.clock.Advance(7 * time.Second) // spaced for create_line when limits are on
-	return w.Do(method, path, body, token)
+	return &world{Paced: p, book: p.ImportBooks(t, rec)[0]}
 }
 
 func (w *world) created(t *testing.T, method, path string, body any, token string) string {
 	t.Helper()
-	res := w.req(method, path, body, token)
+	res := w.Req(method, path, body, token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	return res.JSON["id"].(string)
 }
@@ -60,15 +43,15 @@ const unknownID = "00000000-0000-4000-8000-000000000000"
 
 func TestReports_Create(t *testing.T) {
 	w := newWorld(t)
-	author := w.signup(t, "author")
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	author := w.Signup(t, "author")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	line := w.created(t, "POST", "/v1/lines", map[string]any{"bookId": w.book, "content": "Spoilers ahead."}, author.Token)
 	reply := w.created(t, "POST", "/v1/lines/"+line+"/replies", map[string]any{"content": "Buy cheap pills."}, author.Token)
 	review := w.created(t, "POST", "/v1/reviews", map[string]any{"bookId": w.book, "rating": 1, "content": "Rude words."}, author.Token)
 
 	t.Run("a line", func(t *testing.T) {
-		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": line, "reason": "  Spoils the ending.  "}, ann.Token)
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": line, "reason": "  Spoils the ending.  "}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 		r := res.JSON
 		assert.Len(t, r["id"], 36)
@@ -85,7 +68,7 @@ func TestReports_Create(t *testing.T) {
 		assert.Equal(t, "REPORTQUEUE#open", stored["GSI1PK"])
 	})
 	t.Run("a second report of the same target is 409", func(t *testing.T) {
-		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": strings.ToUpper(line), "reason": "Again."}, ann.Token)
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": strings.ToUpper(line), "reason": "Again."}, ann.Token)
 		testenv.AssertError(t, res, http.StatusConflict, "Conflict", "You have already reported this")
 		stored := w.Item(t, dynamo.ReportKey(reports.Target{Type: reports.TargetLine, ID: line}, ann.ID))
 		assert.Equal(t, "Spoils the ending.", stored["reason"], "the first report stands")
@@ -94,7 +77,7 @@ func TestReports_Create(t *testing.T) {
 		w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": line, "reason": "Me too."}, bob.Token)
 	})
 	t.Run("a reply, through its line", func(t *testing.T) {
-		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "reply", "targetId": reply, "lineId": line, "reason": "Spam."}, ann.Token)
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "reply", "targetId": reply, "lineId": line, "reason": "Spam."}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 		assert.Equal(t, line, res.JSON["lineId"])
 		assert.NotNil(t, w.Item(t, dynamo.ReportKey(reports.Target{Type: reports.TargetReply, ID: reply, LineID: line}, ann.ID)))
@@ -102,7 +85,7 @@ func TestReports_Create(t *testing.T) {
 	t.Run("a review", func(t *testing.T) {
 		w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": review, "reason": "Abusive."}, ann.Token)
 	})
-	host := w.signup(t, "host")
+	host := w.Signup(t, "host")
 	w.SetTier(t, host, "premium")
 	club := w.created(t, "POST", "/v1/clubs", map[string]any{"name": "Reported club", "isPublic": true}, host.Token)
 	t.Run("a club", func(t *testing.T) {
@@ -136,7 +119,7 @@ func TestReports_Create(t *testing.T) {
 		{"without a token", map[string]any{"targetType": "line", "targetId": line, "reason": "x"}, "", 401, "", ""},
 	} {
 		t.Run(tc.name+" is refused", func(t *testing.T) {
-			res := w.req("POST", "/v1/reports", tc.body, tc.token)
+			res := w.Req("POST", "/v1/reports", tc.body, tc.token)
 			require.Equal(t, tc.status, res.Status, res.String())
 			if tc.field != "" {
 				assert.Contains(t, testenv.FieldErrors(t, res), tc.field)
@@ -151,7 +134,7 @@ func TestReports_Create(t *testing.T) {
 		assert.Nil(t, w.Item(t, dynamo.ReportKey(reports.Target{Type: reports.TargetReview, ID: review}, bob.ID)))
 	})
 	t.Run("two reports of one target at once store one", func(t *testing.T) {
-		carl := w.signup(t, "carl")
+		carl := w.Signup(t, "carl")
 		statuses := make([]int, 2)
 		var wg sync.WaitGroup
 		for i := range statuses {
@@ -166,19 +149,19 @@ func TestReports_Create(t *testing.T) {
 
 func TestReports_RateLimit(t *testing.T) {
 	w := newWorld(t, testenv.WithRateLimits())
-	ann, author := w.signup(t, "ann"), w.signup(t, "author")
+	ann, author := w.Signup(t, "ann"), w.Signup(t, "author")
 	var lineIDs []string
 	for i := range 12 {
 		lineIDs = append(lineIDs, w.created(t, "POST", "/v1/lines", map[string]any{"bookId": w.book, "content": "line " + strconv.Itoa(i)}, author.Token))
 	}
 	// report allows 10 an hour.
 	for i := range 10 {
-		res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[i], "reason": "Spam."}, ann.Token)
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[i], "reason": "Spam."}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, "report %d: %s", i, res)
 	}
-	res := w.req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[10], "reason": "Spam."}, ann.Token)
+	res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[10], "reason": "Spam."}, ann.Token)
 	testenv.AssertError(t, res, http.StatusTooManyRequests, "TooManyRequests", "")
 	assert.Equal(t, "report", testenv.ErrorOf(t, res)["details"].(map[string]any)["action"])
-	w.clock.Advance(time.Hour)
+	w.Clock.Advance(time.Hour)
 	w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[11], "reason": "Spam."}, ann.Token)
 }

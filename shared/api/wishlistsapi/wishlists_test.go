@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
@@ -19,12 +18,10 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// world is a test environment with a fake clock and a small catalog.
-// Every request moves the clock on a little over a second, so additions
-// to a wishlist have distinct, ordered times.
+// world is a paced environment (additions to a wishlist have distinct,
+// ordered times) with a small catalog.
 type world struct {
-	*testenv.Env
-	clock *testenv.Clock
+	*testenv.Paced
 	books []string // ids of catalog, in order
 }
 
@@ -41,32 +38,14 @@ var catalog = []books.Record{
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	env := testenv.New(t, append([]testenv.Option{
-		testenv.WithClock(clock),
-		testenv.WithConfig(func(c *config.Config) { c.AccessTokenTTL, c.RefreshTokenTTL = 30*24*time.Hour, 60*24*time.Hour }),
-	}, opts...)...)
-	w := &world{Env: env, clock: clock}
-	w.books = env.ImportBooks(t, catalog...)
-	return w
-}
-
-func (w *world) signup(t *testing.T, username string) testenv.Account {
-	t.Helper()
-	w.clock.Advance(1100 * time.Millisecond)
-	return w.Signup(t, username)
-}
-
-// req sends a request a moment after the previous one.
-func (w *world) req(method, path string, body any, token string) *testenv.Response {
-	w.clock.Advance(1100 * time.Millisecond)
-	return w.Do(method, path, body, token)
+	p := testenv.NewPaced(t, opts...)
+	return &world{Paced: p, books: p.ImportBooks(t, catalog...)}
 }
 
 // create makes a wishlist and returns its JSON.
 func (w *world) create(t *testing.T, a testenv.Account, name string, public bool) map[string]any {
 	t.Helper()
-	res := w.req("POST", "/v1/wishlists", map[string]any{"name": name, "isPublic": public}, a.Token)
+	res := w.Req("POST", "/v1/wishlists", map[string]any{"name": name, "isPublic": public}, a.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	return res.JSON
 }
@@ -74,13 +53,12 @@ func (w *world) create(t *testing.T, a testenv.Account, name string, public bool
 // add puts a book on a wishlist and returns the item's JSON.
 func (w *world) add(t *testing.T, a testenv.Account, wishlistID string, body map[string]any) map[string]any {
 	t.Helper()
-	res := w.req("POST", "/v1/wishlists/"+wishlistID+"/items", body, a.Token)
+	res := w.Req("POST", "/v1/wishlists/"+wishlistID+"/items", body, a.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	return res.JSON
 }
 
-// stored is the owner's wishlistCount and the wishlist's itemCount as
-// stored.
+// wishlistCount is the owner's wishlistCount as stored.
 func (w *world) wishlistCount(t *testing.T, a testenv.Account) float64 {
 	t.Helper()
 	n, _ := w.Item(t, dynamo.UserKey(a.ID))["wishlistCount"].(float64)
@@ -101,13 +79,13 @@ const unknownID = "00000000-0000-4000-8000-000000000000"
 
 func TestWishlists_Create(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 
-	res := w.req("POST", "/v1/wishlists", map[string]any{"name": "  To read  ", "description": "Next summer.", "isPublic": true}, ann.Token)
+	res := w.Req("POST", "/v1/wishlists", map[string]any{"name": "\u200b To read  ", "description": "Next summer.", "isPublic": true}, ann.Token)
 	require.Equal(t, http.StatusCreated, res.Status, res.String())
 	got := res.JSON
 	assert.Equal(t, ann.ID, got["userId"])
-	assert.Equal(t, "To read", got["name"], "trimmed")
+	assert.Equal(t, "To read", got["name"], "trimmed of white space and invisible characters (shared/text)")
 	assert.Equal(t, "Next summer.", got["description"])
 	assert.Equal(t, true, got["isPublic"])
 	assert.EqualValues(t, 0, got["itemCount"])
@@ -117,7 +95,7 @@ func TestWishlists_Create(t *testing.T) {
 
 	t.Run("isPublic left out makes a private wishlist", func(t *testing.T) {
 		w.SetTier(t, ann, users.TierPremium)
-		res := w.req("POST", "/v1/wishlists", map[string]any{"name": "Secret"}, ann.Token)
+		res := w.Req("POST", "/v1/wishlists", map[string]any{"name": "Secret"}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 		assert.Equal(t, false, res.JSON["isPublic"])
 		assert.Equal(t, "", res.JSON["description"])
@@ -131,44 +109,44 @@ func TestWishlists_Create(t *testing.T) {
 		{"no name", map[string]any{"isPublic": true}, "name"},
 		{"a blank name", map[string]any{"name": " \u200b "}, "name"},
 		{"a name over 100 characters", map[string]any{"name": strings.Repeat("n", 101)}, "name"},
-		{"a name with a bidi override", map[string]any{"name": "\u202eyadhtrib"}, "name"},
+		{"a name with a bidi override", map[string]any{"name": "gifts \u202eyadhtrib"}, "name"},
 		{"a description over 1000 characters", map[string]any{"name": "x", "description": strings.Repeat("d", 1001)}, "description"},
 		{"isPublic not a boolean", map[string]any{"name": "x", "isPublic": "yes"}, "isPublic"},
 	} {
 		t.Run(tc.name+" is 400", func(t *testing.T) {
 			before := w.wishlistCount(t, ann)
-			res := w.req("POST", "/v1/wishlists", tc.body, ann.Token)
+			res := w.Req("POST", "/v1/wishlists", tc.body, ann.Token)
 			testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
 			assert.Contains(t, testenv.FieldErrors(t, res), tc.field)
 			assert.Equal(t, before, w.wishlistCount(t, ann), "nothing written")
 		})
 	}
 	t.Run("without a token it is 401", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", "/v1/wishlists", map[string]any{"name": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("POST", "/v1/wishlists", map[string]any{"name": "x"}, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
 func TestWishlists_TierLimits(t *testing.T) {
 	w := newWorld(t)
-	free := w.signup(t, "free_reader")
-	premium := w.signup(t, "premium_reader")
+	free := w.Signup(t, "free_reader")
+	premium := w.Signup(t, "premium_reader")
 	w.SetTier(t, premium, users.TierPremium)
-	store := w.signup(t, "store_owner")
+	store := w.Signup(t, "store_owner")
 	w.SetTier(t, store, users.TierBookstore)
 
 	t.Run("free keeps one", func(t *testing.T) {
 		w.create(t, free, "Only", false)
-		res := w.req("POST", "/v1/wishlists", map[string]any{"name": "Second"}, free.Token)
+		res := w.Req("POST", "/v1/wishlists", map[string]any{"name": "Second"}, free.Token)
 		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "Wishlist limit reached: free accounts can keep 1 wishlist")
 		d := testenv.ErrorOf(t, res)["details"].(map[string]any)
 		assert.Equal(t, map[string]any{"error": "wishlist_limit_reached", "tier": "free", "limit": float64(1), "current": float64(1)}, d)
-		assert.Equal(t, []string{"Only"}, names(t, w.req("GET", "/v1/wishlists", nil, free.Token)))
+		assert.Equal(t, []string{"Only"}, names(t, w.Req("GET", "/v1/wishlists", nil, free.Token)))
 	})
 	t.Run("premium keeps ten", func(t *testing.T) {
 		for i := range 10 {
 			w.create(t, premium, fmt.Sprintf("List %d", i), false)
 		}
-		res := w.req("POST", "/v1/wishlists", map[string]any{"name": "Eleventh"}, premium.Token)
+		res := w.Req("POST", "/v1/wishlists", map[string]any{"name": "Eleventh"}, premium.Token)
 		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "Wishlist limit reached: premium accounts can keep 10 wishlists")
 		assert.EqualValues(t, 10, w.wishlistCount(t, premium))
 	})
@@ -179,19 +157,19 @@ func TestWishlists_TierLimits(t *testing.T) {
 		assert.EqualValues(t, 12, w.wishlistCount(t, store))
 	})
 	t.Run("deleting one frees its place", func(t *testing.T) {
-		list := w.req("GET", "/v1/wishlists", nil, free.Token).JSON["wishlists"].([]any)
+		list := w.Req("GET", "/v1/wishlists", nil, free.Token).JSON["wishlists"].([]any)
 		require.Len(t, list, 1)
-		res := w.req("DELETE", "/v1/wishlists/"+list[0].(map[string]any)["id"].(string), nil, free.Token)
+		res := w.Req("DELETE", "/v1/wishlists/"+list[0].(map[string]any)["id"].(string), nil, free.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.EqualValues(t, 0, w.wishlistCount(t, free))
 		w.create(t, free, "Again", false)
 	})
 	t.Run("the limits are configuration", func(t *testing.T) {
 		w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.WishlistsFree = 2 }))
-		a := w.signup(t, "two_lists")
+		a := w.Signup(t, "two_lists")
 		w.create(t, a, "One", false)
 		w.create(t, a, "Two", false)
-		res := w.req("POST", "/v1/wishlists", map[string]any{"name": "Three"}, a.Token)
+		res := w.Req("POST", "/v1/wishlists", map[string]any{"name": "Three"}, a.Token)
 		testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "Wishlist limit reached: free accounts can keep 2 wishlists")
 	})
 }
@@ -224,16 +202,16 @@ func TestWishlists_TierLimitUnderConcurrency(t *testing.T) {
 		}
 		assert.Equal(t, created, made, "statuses %v", statuses)
 		assert.EqualValues(t, total, w.wishlistCount(t, a), "stored count")
-		assert.Len(t, names(t, w.req("GET", "/v1/wishlists", nil, a.Token)), total, "stored wishlists")
+		assert.Len(t, names(t, w.Req("GET", "/v1/wishlists", nil, a.Token)), total, "stored wishlists")
 	}
 	t.Run("two creates of a free account make one wishlist", func(t *testing.T) {
-		race(t, w.signup(t, "twice"), 2, 1, 1)
+		race(t, w.Signup(t, "twice"), 2, 1, 1)
 	})
 	t.Run("eight creates of a free account make one wishlist", func(t *testing.T) {
-		race(t, w.signup(t, "eight_times"), 8, 1, 1)
+		race(t, w.Signup(t, "eight_times"), 8, 1, 1)
 	})
 	t.Run("premium at nine of ten: one more", func(t *testing.T) {
-		a := w.signup(t, "nine_lists")
+		a := w.Signup(t, "nine_lists")
 		w.SetTier(t, a, users.TierPremium)
 		for i := range 9 {
 			w.create(t, a, fmt.Sprintf("Kept %d", i), false)
@@ -244,9 +222,9 @@ func TestWishlists_TierLimitUnderConcurrency(t *testing.T) {
 
 func TestWishlists_Get(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	w.SetTier(t, ann, users.TierPremium)
-	bob := w.signup(t, "bob")
+	bob := w.Signup(t, "bob")
 	public := w.create(t, ann, "Public picks", true)["id"].(string)
 	private := w.create(t, ann, "Secret picks", false)["id"].(string)
 
@@ -259,12 +237,12 @@ func TestWishlists_Get(t *testing.T) {
 	// A rating makes averageRating worth checking.
 	for _, a := range []testenv.Account{ann, bob} {
 		rating := map[string]int{"ann": 5, "bob": 4}[a.Username]
-		res := w.req("POST", "/v1/reviews", map[string]any{"bookId": w.books[1], "rating": rating}, a.Token)
+		res := w.Req("POST", "/v1/reviews", map[string]any{"bookId": w.books[1], "rating": rating}, a.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 	}
 
 	t.Run("a public wishlist is read without a token", func(t *testing.T) {
-		res := w.req("GET", "/v1/wishlists/"+public, nil, "")
+		res := w.Req("GET", "/v1/wishlists/"+public, nil, "")
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		v := res.JSON
 		assert.Equal(t, public, v["id"])
@@ -291,62 +269,62 @@ func TestWishlists_Get(t *testing.T) {
 		assert.Equal(t, "first 3", items[2].(map[string]any)["notes"])
 	})
 	t.Run("a private wishlist is its owner's", func(t *testing.T) {
-		res := w.req("GET", "/v1/wishlists/"+private, nil, ann.Token)
+		res := w.Req("GET", "/v1/wishlists/"+private, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, []any{}, res.JSON["items"])
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists/"+private, nil, ""), http.StatusUnauthorized, "Unauthorized", "This wishlist is private: sign in as its owner")
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists/"+private, nil, bob.Token), http.StatusForbidden, "Forbidden", "This wishlist is private")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists/"+private, nil, ""), http.StatusUnauthorized, "Unauthorized", "This wishlist is private: sign in as its owner")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists/"+private, nil, bob.Token), http.StatusForbidden, "Forbidden", "This wishlist is private")
 	})
 	t.Run("unknown ids are 404", func(t *testing.T) {
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists/"+unknownID, nil, ""), http.StatusNotFound, "NotFound", "Wishlist not found")
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists/not-a-uuid", nil, bob.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists/"+unknownID, nil, ""), http.StatusNotFound, "NotFound", "Wishlist not found")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists/not-a-uuid", nil, bob.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
 	})
 	t.Run("a stale token is 401 even on a public wishlist", func(t *testing.T) {
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists/"+public, nil, "not-a-jwt"), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists/"+public, nil, "not-a-jwt"), http.StatusUnauthorized, "Unauthorized", "")
 	})
 }
 
 func TestWishlists_Update(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	created := w.create(t, ann, "Mine", false)
 	id := created["id"].(string)
 	path := "/v1/wishlists/" + id
 
 	t.Run("the owner renames, describes and publishes", func(t *testing.T) {
-		res := w.req("PUT", path, map[string]any{"name": "Ours", "description": "Shared.", "isPublic": true}, ann.Token)
+		res := w.Req("PUT", path, map[string]any{"name": "Ours", "description": "Shared.", "isPublic": true}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, "Ours", res.JSON["name"])
 		assert.Equal(t, "Shared.", res.JSON["description"])
 		assert.Equal(t, true, res.JSON["isPublic"])
 		assert.Equal(t, created["createdAt"], res.JSON["createdAt"])
 		assert.NotEqual(t, created["updatedAt"], res.JSON["updatedAt"])
-		assert.Equal(t, []string{"Ours"}, names(t, w.req("GET", "/v1/users/ann/wishlists", nil, "")), "listed on the profile once public")
-		assert.Equal(t, http.StatusOK, w.req("GET", path, nil, "").Status)
+		assert.Equal(t, []string{"Ours"}, names(t, w.Req("GET", "/v1/users/ann/wishlists", nil, "")), "listed on the profile once public")
+		assert.Equal(t, http.StatusOK, w.Req("GET", path, nil, "").Status)
 	})
 	t.Run("a field left out keeps its value", func(t *testing.T) {
-		res := w.req("PUT", path, map[string]any{"isPublic": false}, ann.Token)
+		res := w.Req("PUT", path, map[string]any{"isPublic": false}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, "Ours", res.JSON["name"])
 		assert.Equal(t, "Shared.", res.JSON["description"])
 		assert.Equal(t, false, res.JSON["isPublic"])
-		assert.Empty(t, names(t, w.req("GET", "/v1/users/ann/wishlists", nil, "")), "private again: off the profile")
-		assert.Equal(t, http.StatusUnauthorized, w.req("GET", path, nil, "").Status)
+		assert.Empty(t, names(t, w.Req("GET", "/v1/users/ann/wishlists", nil, "")), "private again: off the profile")
+		assert.Equal(t, http.StatusUnauthorized, w.Req("GET", path, nil, "").Status)
 	})
 	t.Run("an empty description clears it; an empty change answers the wishlist", func(t *testing.T) {
-		res := w.req("PUT", path, map[string]any{"description": ""}, ann.Token)
+		res := w.Req("PUT", path, map[string]any{"description": ""}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, "", res.JSON["description"])
-		again := w.req("PUT", path, map[string]any{}, ann.Token)
+		again := w.Req("PUT", path, map[string]any{}, ann.Token)
 		require.Equal(t, http.StatusOK, again.Status, again.String())
 		assert.Equal(t, res.JSON, again.JSON)
 	})
 	t.Run("another account is 403, an unknown wishlist 404, a bad name 400", func(t *testing.T) {
-		testenv.AssertError(t, w.req("PUT", path, map[string]any{"name": "Theirs"}, bob.Token), http.StatusForbidden, "Forbidden", "Only the owner can change this wishlist")
-		testenv.AssertError(t, w.req("PUT", path, map[string]any{}, bob.Token), http.StatusForbidden, "Forbidden", "")
-		testenv.AssertError(t, w.req("PUT", "/v1/wishlists/"+unknownID, map[string]any{"name": "x"}, ann.Token), http.StatusNotFound, "NotFound", "")
-		res := w.req("PUT", path, map[string]any{"name": ""}, ann.Token)
+		testenv.AssertError(t, w.Req("PUT", path, map[string]any{"name": "Theirs"}, bob.Token), http.StatusForbidden, "Forbidden", "Only the owner can change this wishlist")
+		testenv.AssertError(t, w.Req("PUT", path, map[string]any{}, bob.Token), http.StatusForbidden, "Forbidden", "")
+		testenv.AssertError(t, w.Req("PUT", "/v1/wishlists/"+unknownID, map[string]any{"name": "x"}, ann.Token), http.StatusNotFound, "NotFound", "")
+		res := w.Req("PUT", path, map[string]any{"name": ""}, ann.Token)
 		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
 		assert.Equal(t, "Ours", w.Item(t, dynamo.WishlistKey(id))["name"], "nothing written")
 	})
@@ -354,15 +332,15 @@ func TestWishlists_Update(t *testing.T) {
 
 func TestWishlists_Items(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	id := w.create(t, ann, "Mine", true)["id"].(string)
 	items := "/v1/wishlists/" + id + "/items"
 	itemCount := func() float64 { return w.Item(t, dynamo.WishlistKey(id))["itemCount"].(float64) }
 
 	var added map[string]any
 	t.Run("the owner adds a book", func(t *testing.T) {
-		res := w.req("POST", items, map[string]any{"bookId": strings.ToUpper(w.books[0]), "priority": 2, "notes": "  a gift  "}, ann.Token)
+		res := w.Req("POST", items, map[string]any{"bookId": strings.ToUpper(w.books[0]), "priority": 2, "notes": "  a gift  "}, ann.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
 		added = res.JSON
 		assert.Equal(t, w.books[0], added["id"])
@@ -394,7 +372,7 @@ func TestWishlists_Items(t *testing.T) {
 		{"another account's wishlist is 403", map[string]any{"bookId": w.books[1]}, bob.Token, 403, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := w.req("POST", items, tc.body, tc.token)
+			res := w.Req("POST", items, tc.body, tc.token)
 			require.Equal(t, tc.status, res.Status, res.String())
 			if tc.field != "" {
 				assert.Contains(t, testenv.FieldErrors(t, res), tc.field)
@@ -403,48 +381,48 @@ func TestWishlists_Items(t *testing.T) {
 		})
 	}
 	t.Run("the same book twice says so", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", items, map[string]any{"bookId": w.books[0]}, ann.Token), http.StatusBadRequest, "ValidationError", "Book already in wishlist")
+		testenv.AssertError(t, w.Req("POST", items, map[string]any{"bookId": w.books[0]}, ann.Token), http.StatusBadRequest, "ValidationError", "Book already in wishlist")
 	})
 	t.Run("an unknown wishlist is 404", func(t *testing.T) {
-		testenv.AssertError(t, w.req("POST", "/v1/wishlists/"+unknownID+"/items", map[string]any{"bookId": w.books[1]}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
+		testenv.AssertError(t, w.Req("POST", "/v1/wishlists/"+unknownID+"/items", map[string]any{"bookId": w.books[1]}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
 	})
 
 	itemPath := items + "/" + w.books[0]
 	t.Run("the owner changes priority and notes", func(t *testing.T) {
-		res := w.req("PUT", itemPath, map[string]any{"priority": 1}, ann.Token)
+		res := w.Req("PUT", itemPath, map[string]any{"priority": 1}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{
 			"id": w.books[0], "wishlistId": id, "bookId": w.books[0], "priority": float64(1), "notes": "a gift",
 			"addedAt": added["addedAt"], "updatedAt": res.JSON["updatedAt"],
 		}, res.JSON)
 		assert.NotEqual(t, added["updatedAt"], res.JSON["updatedAt"])
-		res = w.req("PUT", itemPath, map[string]any{"notes": ""}, ann.Token)
+		res = w.Req("PUT", itemPath, map[string]any{"notes": ""}, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, "", res.JSON["notes"])
 		assert.EqualValues(t, 1, res.JSON["priority"])
-		same := w.req("PUT", itemPath, map[string]any{}, ann.Token)
+		same := w.Req("PUT", itemPath, map[string]any{}, ann.Token)
 		require.Equal(t, http.StatusOK, same.Status, same.String())
 		assert.Equal(t, res.JSON, same.JSON)
 	})
 	t.Run("item changes refused", func(t *testing.T) {
-		testenv.AssertError(t, w.req("PUT", itemPath, map[string]any{"priority": nil}, ann.Token), http.StatusBadRequest, "ValidationError", "")
-		testenv.AssertError(t, w.req("PUT", itemPath, map[string]any{"priority": 12}, ann.Token), http.StatusBadRequest, "ValidationError", "")
-		testenv.AssertError(t, w.req("PUT", itemPath, map[string]any{"priority": 3}, bob.Token), http.StatusForbidden, "Forbidden", "")
-		testenv.AssertError(t, w.req("PUT", items+"/"+w.books[5], map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
-		testenv.AssertError(t, w.req("PUT", items+"/nope", map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
-		testenv.AssertError(t, w.req("PUT", "/v1/wishlists/"+unknownID+"/items/"+w.books[0], map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
+		testenv.AssertError(t, w.Req("PUT", itemPath, map[string]any{"priority": nil}, ann.Token), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.Req("PUT", itemPath, map[string]any{"priority": 12}, ann.Token), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.Req("PUT", itemPath, map[string]any{"priority": 3}, bob.Token), http.StatusForbidden, "Forbidden", "")
+		testenv.AssertError(t, w.Req("PUT", items+"/"+w.books[5], map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
+		testenv.AssertError(t, w.Req("PUT", items+"/nope", map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
+		testenv.AssertError(t, w.Req("PUT", "/v1/wishlists/"+unknownID+"/items/"+w.books[0], map[string]any{"priority": 3}, ann.Token), http.StatusNotFound, "NotFound", "Wishlist not found")
 		assert.EqualValues(t, 1, w.Item(t, dynamo.WishlistEntryKey(id, w.books[0]))["priority"])
 	})
 	t.Run("the owner takes a book off", func(t *testing.T) {
 		w.add(t, ann, id, map[string]any{"bookId": w.books[1]})
 		require.EqualValues(t, 2, itemCount())
-		testenv.AssertError(t, w.req("DELETE", itemPath, nil, bob.Token), http.StatusForbidden, "Forbidden", "")
-		res := w.req("DELETE", itemPath, nil, ann.Token)
+		testenv.AssertError(t, w.Req("DELETE", itemPath, nil, bob.Token), http.StatusForbidden, "Forbidden", "")
+		res := w.Req("DELETE", itemPath, nil, ann.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"success": true, "message": "Book removed from wishlist"}, res.JSON)
 		assert.EqualValues(t, 1, itemCount())
 		assert.Nil(t, w.Item(t, dynamo.WishlistEntryKey(id, w.books[0])))
-		testenv.AssertError(t, w.req("DELETE", itemPath, nil, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
+		testenv.AssertError(t, w.Req("DELETE", itemPath, nil, ann.Token), http.StatusNotFound, "NotFound", "Wishlist item not found")
 		assert.EqualValues(t, 1, itemCount(), "a refused delete counts nothing")
 		w.add(t, ann, id, map[string]any{"bookId": w.books[0]})
 		assert.EqualValues(t, 2, itemCount(), "a removed book can come back")
@@ -455,7 +433,7 @@ func TestWishlists_Items(t *testing.T) {
 // added twice at once is on the wishlist once.
 func TestWishlists_ItemCountUnderConcurrency(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	id := w.create(t, ann, "Busy", false)["id"].(string)
 	items := "/v1/wishlists/" + id + "/items"
 	for _, b := range w.books[:3] {
@@ -480,7 +458,7 @@ func TestWishlists_ItemCountUnderConcurrency(t *testing.T) {
 	wg.Wait()
 
 	stored := w.Item(t, dynamo.WishlistKey(id))["itemCount"].(float64)
-	view := w.req("GET", "/v1/wishlists/"+id, nil, ann.Token)
+	view := w.Req("GET", "/v1/wishlists/"+id, nil, ann.Token)
 	require.Equal(t, http.StatusOK, view.Status, view.String())
 	assert.Equal(t, stored, float64(len(view.JSON["items"].([]any))), "itemCount is the number of books on it")
 	assert.Equal(t, stored, view.JSON["itemCount"])
@@ -504,11 +482,11 @@ func TestWishlists_ItemCountUnderConcurrency(t *testing.T) {
 
 func TestWishlists_Full(t *testing.T) {
 	w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.WishlistMaxItems = 2 }))
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	id := w.create(t, ann, "Short", false)["id"].(string)
 	w.add(t, ann, id, map[string]any{"bookId": w.books[0]})
 	w.add(t, ann, id, map[string]any{"bookId": w.books[1]})
-	res := w.req("POST", "/v1/wishlists/"+id+"/items", map[string]any{"bookId": w.books[2]}, ann.Token)
+	res := w.Req("POST", "/v1/wishlists/"+id+"/items", map[string]any{"bookId": w.books[2]}, ann.Token)
 	testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "A wishlist holds at most 2 books")
 	assert.EqualValues(t, 2, w.Item(t, dynamo.WishlistKey(id))["itemCount"])
 	assert.Nil(t, w.Item(t, dynamo.WishlistEntryKey(id, w.books[2])))
@@ -516,18 +494,18 @@ func TestWishlists_Full(t *testing.T) {
 
 func TestWishlists_Delete(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
-	bob := w.signup(t, "bob")
+	ann := w.Signup(t, "ann")
+	bob := w.Signup(t, "bob")
 	id := w.create(t, ann, "Doomed", true)["id"].(string)
 	for _, b := range w.books {
 		w.add(t, ann, id, map[string]any{"bookId": b})
 	}
 	path := "/v1/wishlists/" + id
 
-	testenv.AssertError(t, w.req("DELETE", path, nil, bob.Token), http.StatusForbidden, "Forbidden", "Only the owner can change this wishlist")
+	testenv.AssertError(t, w.Req("DELETE", path, nil, bob.Token), http.StatusForbidden, "Forbidden", "Only the owner can change this wishlist")
 	require.NotNil(t, w.Item(t, dynamo.WishlistKey(id)))
 
-	res := w.req("DELETE", path, nil, ann.Token)
+	res := w.Req("DELETE", path, nil, ann.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	assert.Equal(t, map[string]any{"success": true, "message": "Wishlist deleted"}, res.JSON)
 	assert.Nil(t, w.Item(t, dynamo.WishlistKey(id)))
@@ -535,31 +513,31 @@ func TestWishlists_Delete(t *testing.T) {
 		assert.Nil(t, w.Item(t, dynamo.WishlistEntryKey(id, b)), "every item goes with it")
 	}
 	assert.EqualValues(t, 0, w.wishlistCount(t, ann))
-	testenv.AssertError(t, w.req("GET", path, nil, ann.Token), http.StatusNotFound, "NotFound", "")
-	testenv.AssertError(t, w.req("DELETE", path, nil, ann.Token), http.StatusNotFound, "NotFound", "")
-	assert.Empty(t, names(t, w.req("GET", "/v1/users/ann/wishlists", nil, "")))
+	testenv.AssertError(t, w.Req("GET", path, nil, ann.Token), http.StatusNotFound, "NotFound", "")
+	testenv.AssertError(t, w.Req("DELETE", path, nil, ann.Token), http.StatusNotFound, "NotFound", "")
+	assert.Empty(t, names(t, w.Req("GET", "/v1/users/ann/wishlists", nil, "")))
 
 	t.Run("a delete that stopped half way is finished by the next", func(t *testing.T) {
 		id := w.create(t, ann, "Half", false)["id"].(string)
 		w.add(t, ann, id, map[string]any{"bookId": w.books[0]})
 		// The first step (the wishlist item) happened, the second did not.
 		w.DeleteItem(t, dynamo.WishlistKey(id))
-		testenv.AssertError(t, w.req("DELETE", "/v1/wishlists/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "")
+		testenv.AssertError(t, w.Req("DELETE", "/v1/wishlists/"+id, nil, ann.Token), http.StatusNotFound, "NotFound", "")
 		assert.Nil(t, w.Item(t, dynamo.WishlistEntryKey(id, w.books[0])))
 	})
 }
 
 func TestWishlists_Lists(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	w.SetTier(t, ann, users.TierPremium)
-	bob := w.signup(t, "bob")
+	bob := w.Signup(t, "bob")
 	for i, public := range []bool{true, false, true, true, false} {
 		w.create(t, ann, fmt.Sprintf("List %d", i), public)
 	}
 
 	t.Run("mine: private ones included, oldest first, every field", func(t *testing.T) {
-		res := w.req("GET", "/v1/wishlists", nil, ann.Token)
+		res := w.Req("GET", "/v1/wishlists", nil, ann.Token)
 		assert.Equal(t, []string{"List 0", "List 1", "List 2", "List 3", "List 4"}, names(t, res))
 		assert.Nil(t, res.JSON["nextCursor"])
 		assert.Equal(t, false, res.JSON["hasMore"])
@@ -567,12 +545,12 @@ func TestWishlists_Lists(t *testing.T) {
 		for _, f := range []string{"id", "userId", "name", "description", "isPublic", "itemCount", "createdAt", "updatedAt"} {
 			assert.Contains(t, first, f)
 		}
-		assert.Empty(t, names(t, w.req("GET", "/v1/wishlists", nil, bob.Token)), "nobody else's")
+		assert.Empty(t, names(t, w.Req("GET", "/v1/wishlists", nil, bob.Token)), "nobody else's")
 	})
 	t.Run("a profile lists the public ones to anyone", func(t *testing.T) {
-		assert.Equal(t, []string{"List 0", "List 2", "List 3"}, names(t, w.req("GET", "/v1/users/ann/wishlists", nil, "")))
-		assert.Equal(t, []string{"List 0", "List 2", "List 3"}, names(t, w.req("GET", "/v1/users/ANN/wishlists", nil, ann.Token)), "the owner too sees the public ones there")
-		testenv.AssertError(t, w.req("GET", "/v1/users/nobody_here/wishlists", nil, ""), http.StatusNotFound, "NotFound", "User not found")
+		assert.Equal(t, []string{"List 0", "List 2", "List 3"}, names(t, w.Req("GET", "/v1/users/ann/wishlists", nil, "")))
+		assert.Equal(t, []string{"List 0", "List 2", "List 3"}, names(t, w.Req("GET", "/v1/users/ANN/wishlists", nil, ann.Token)), "the owner too sees the public ones there")
+		testenv.AssertError(t, w.Req("GET", "/v1/users/nobody_here/wishlists", nil, ""), http.StatusNotFound, "NotFound", "User not found")
 	})
 	t.Run("both page with limit and cursor, neither skipping nor repeating", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -583,31 +561,19 @@ func TestWishlists_Lists(t *testing.T) {
 			{"/v1/users/ann/wishlists", "", []string{"List 0", "List 2", "List 3"}},
 		} {
 			var got []string
-			cursor := ""
-			for range 10 {
-				q := "?limit=2"
-				if cursor != "" {
-					q += "&cursor=" + cursor
-				}
-				res := w.req("GET", tc.path+q, nil, tc.token)
+			for _, res := range w.ReadPages(t, tc.path+"?limit=2", tc.token) {
 				got = append(got, names(t, res)...)
-				next, _ := res.JSON["nextCursor"].(string)
-				assert.Equal(t, next != "", res.JSON["hasMore"])
-				if next == "" {
-					break
-				}
-				cursor = next
 			}
 			assert.Equal(t, tc.want, got, tc.path)
 		}
 	})
 	t.Run("a bad limit or a foreign cursor is 400", func(t *testing.T) {
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists?limit=0", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists?limit=101", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
-		res := w.req("GET", "/v1/wishlists?limit=1", nil, ann.Token)
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists?limit=0", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists?limit=101", nil, ann.Token), http.StatusBadRequest, "ValidationError", "")
+		res := w.Req("GET", "/v1/wishlists?limit=1", nil, ann.Token)
 		cursor := res.JSON["nextCursor"].(string)
-		testenv.AssertError(t, w.req("GET", "/v1/wishlists?cursor="+cursor, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
-		testenv.AssertError(t, w.req("GET", "/v1/users/ann/wishlists?cursor="+cursor, nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.Req("GET", "/v1/wishlists?cursor="+cursor, nil, bob.Token), http.StatusBadRequest, "ValidationError", "Invalid cursor")
+		testenv.AssertError(t, w.Req("GET", "/v1/users/ann/wishlists?cursor="+cursor, nil, ""), http.StatusBadRequest, "ValidationError", "Invalid cursor")
 	})
 }
 
@@ -615,7 +581,7 @@ func TestWishlists_Lists(t *testing.T) {
 // 201 rather than meeting its own wishlist as the tier's limit.
 func TestWishlists_RetriedCreateReplays(t *testing.T) {
 	w := newWorld(t)
-	ann := w.signup(t, "ann")
+	ann := w.Signup(t, "ann")
 	h := map[string]string{"Authorization": "Bearer " + ann.Token, "Idempotency-Key": "create-once"}
 	body := map[string]any{"name": "Once", "isPublic": true}
 	first := w.DoHeaders("POST", "/v1/wishlists", body, h)
