@@ -281,25 +281,28 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 }
 
 // Logout revokes the session of the access token and, when given, the
-// session of a refresh token of the same user.
+// session of a refresh token of the same user: the access token's session
+// is revoked beside the refresh token's read.
 func (s *Service) Logout(ctx context.Context, callerID, sessionID, refreshToken string) error {
-	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
-		tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
-		switch {
-		case errors.Is(err, ErrRefreshInvalid):
-			// Unknown or expired: nothing left to revoke.
-		case err != nil:
-			return err
-		case tok.UserID == callerID:
-			if err := s.d.Sessions.RevokeSession(ctx, callerID, tok.SessionID); err != nil {
-				return err
-			}
-		}
-	}
+	var g errgroup.Group
 	if sessionID != "" {
-		return s.d.Sessions.RevokeSession(ctx, callerID, sessionID)
+		g.Go(func() error { return s.d.Sessions.RevokeSession(ctx, callerID, sessionID) })
 	}
-	return nil
+	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
+		g.Go(func() error {
+			tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
+			switch {
+			case errors.Is(err, ErrRefreshInvalid):
+				return nil // unknown or expired: nothing left to revoke
+			case err != nil:
+				return err
+			case tok.UserID != callerID, tok.SessionID == sessionID:
+				return nil // another's, or the session revoked beside
+			}
+			return s.d.Sessions.RevokeSession(ctx, callerID, tok.SessionID)
+		})
+	}
+	return g.Wait()
 }
 
 // signIn starts a session for u and issues its tokens.
