@@ -10,7 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
-	"github.com/google/uuid"
+	"github.com/bookplatform/backend/shared/ids"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -42,7 +42,7 @@ func (s *Service) CreateGuest(ctx context.Context) (*AuthResult, error) {
 	now := s.d.Now().UTC()
 	for attempt := 0; ; attempt++ {
 		u := &User{
-			ID: uuid.NewString(), Username: GuestPrefix + randomDigits(10), DisplayName: GuestDisplayName,
+			ID: ids.New(), Username: GuestPrefix + randomDigits(10), DisplayName: GuestDisplayName,
 			Tier: TierFree, IsGuest: true, CreatedAt: now, UpdatedAt: now,
 		}
 		err := s.d.Store.CreateUser(ctx, u)
@@ -67,7 +67,7 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, erro
 	derive := in.Username == ""
 	for attempt := 0; ; attempt++ {
 		u := &User{
-			ID: uuid.NewString(), Username: in.Username, Email: in.Email, PasswordHash: hash,
+			ID: ids.New(), Username: in.Username, Email: in.Email, PasswordHash: hash,
 			DisplayName: in.DisplayName, Tier: TierFree, CreatedAt: now, UpdatedAt: now,
 		}
 		if derive {
@@ -266,7 +266,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 		}
 		// The guest's old sessions go while the new one starts: its id is
 		// chosen first, so the revocation spares it.
-		sid := uuid.NewString()
+		sid := ids.New()
 		var (
 			res *AuthResult
 			g   errgroup.Group
@@ -307,7 +307,7 @@ func (s *Service) Logout(ctx context.Context, callerID, sessionID, refreshToken 
 
 // signIn starts a session for u and issues its tokens.
 func (s *Service) signIn(ctx context.Context, u *User) (*AuthResult, error) {
-	return s.startSession(ctx, u, uuid.NewString())
+	return s.startSession(ctx, u, ids.New())
 }
 
 // startSession is signIn with the session id chosen by the caller.
