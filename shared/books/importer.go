@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/google/uuid"
+	"github.com/bookplatform/backend/shared/ids"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -210,7 +210,7 @@ func (s *Service) importOne(ctx context.Context, in, prev *Book) (outcome, error
 
 func (s *Service) create(ctx context.Context, in *Book) error {
 	b := *in
-	b.ID = uuid.NewString()
+	b.ID = ids.New()
 	b.CreatedAt = s.d.Now().UTC()
 	b.UpdatedAt = b.CreatedAt
 	b.Version = 1

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/likes"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // likeStore is the one like mechanism of every likeable item (lines and
@@ -152,18 +153,27 @@ func (t *table) deletePrefix(ctx context.Context, pk, prefix string) error {
 }
 
 // deleteKeys deletes the items of keys with BatchWriteItem, 25 a call
-// (the call's limit), one call after the other.
+// (the call's limit), up to deleteConcurrency calls at once: a page of
+// deletePrefix is a few round trips, not twenty one after the other.
 func (t *table) deleteKeys(ctx context.Context, keys []Key) error {
-	for len(keys) > 0 {
-		n := min(len(keys), 25)
-		batch := make([]dynamo.Keyed, n)
-		for i, k := range keys[:n] {
-			batch[i] = k.keyed()
-		}
-		if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(batch...).Run(ctx); err != nil {
-			return fmt.Errorf("delete %d items: %w", n, err)
-		}
-		keys = keys[n:]
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(deleteConcurrency)
+	for start := 0; start < len(keys); start += 25 {
+		chunk := keys[start:min(start+25, len(keys))]
+		g.Go(func() error {
+			batch := make([]dynamo.Keyed, len(chunk))
+			for i, k := range chunk {
+				batch[i] = k.keyed()
+			}
+			if _, err := t.table.Batch(AttrPK, AttrSK).Write().Delete(batch...).Run(gctx); err != nil {
+				return fmt.Errorf("delete %d items: %w", len(chunk), err)
+			}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
+
+// deleteConcurrency bounds the BatchWriteItem calls deleteKeys has in
+// flight.
+const deleteConcurrency = 4

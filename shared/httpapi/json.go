@@ -139,10 +139,11 @@ func checkJSON(data []byte) error {
 			continue
 		case inObject && wantKey[top]:
 			k := tok.(string)
-			if open[top][foldKey(k)] {
+			fk := foldKey(k)
+			if open[top][fk] {
 				return apperr.Validation("Key "+text.Quote(k)+" appears twice in one object", nil)
 			}
-			open[top][foldKey(k)], wantKey[top] = true, false
+			open[top][fk], wantKey[top] = true, false
 			continue
 		case inObject:
 			wantKey[top] = true // this value ends the pair
@@ -162,8 +163,12 @@ func checkJSON(data []byte) error {
 // {"storeId": a, "StoreId": b} would otherwise reach the handler as b
 // after a role check read a.
 func foldKey(k string) string {
-	return strings.NewReplacer("\u017f", "s", "\u212a", "k").Replace(strings.ToLower(k))
+	return keyFolds.Replace(strings.ToLower(k))
 }
+
+// keyFolds are the folds encoding/json adds to lower case, built once:
+// foldKey runs on every key of every request body.
+var keyFolds = strings.NewReplacer("\u017f", "s", "\u212a", "k")
 
 // jsonValueKind names a top-level token that is not an object.
 func jsonValueKind(tok json.Token) string {

@@ -566,22 +566,11 @@ func routeRulesFor(route *Route, tier string) []ratelimit.Rule {
 	return rules
 }
 
-// rateLimited is the 429 of a refused request: the spec's stated body in
-// details, Retry-After until the refusing rule's window ends.
+// rateLimited is the 429 of a refused request (ratelimit.Exceeded),
+// Retry-After until the refusing rule's window ends.
 func rateLimited(t ratelimit.Result, now time.Time) error {
-	retry := t.Reset.Sub(now)
-	return &apperr.Error{
-		Code:       apperr.CodeRateLimited,
-		Message:    fmt.Sprintf("Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window),
-		RetryAfter: retry,
-		Details: map[string]any{
-			"error":      "rate_limit_exceeded",
-			"action":     t.Rule.Name,
-			"retryAfter": retry.Milliseconds(),
-			"limit":      t.Rule.Limit,
-			"remaining":  0,
-		},
-	}
+	return ratelimit.Exceeded(t.Rule.Name, t.Rule.Limit, t.Reset.Sub(now),
+		fmt.Sprintf("Rate limit exceeded for %s: %d per %s", t.Rule.Name, t.Rule.Limit, t.Rule.Window))
 }
 
 // setRateHeaders reports the tightest rule in the X-RateLimit headers.

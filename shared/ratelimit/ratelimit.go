@@ -20,6 +20,8 @@ package ratelimit
 import (
 	"context"
 	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
 )
 
 // Rule is one limit: at most Limit hits per Window for one scope.
@@ -164,4 +166,23 @@ func Tightest(results []Result) Result {
 		}
 	}
 	return best
+}
+
+// Exceeded is the 429 of a request refused by a limit: message in the
+// envelope, the spec's rate_limit_exceeded body in its details, and
+// Retry-After in retry. Every rate limit answers with it: the router's
+// rules and the accounts' password attempts (PasswordAction).
+func Exceeded(action string, limit int64, retry time.Duration, message string) error {
+	return &apperr.Error{
+		Code:       apperr.CodeRateLimited,
+		Message:    message,
+		RetryAfter: retry,
+		Details: map[string]any{
+			"error":      "rate_limit_exceeded",
+			"action":     action,
+			"retryAfter": retry.Milliseconds(),
+			"limit":      limit,
+			"remaining":  0,
+		},
+	}
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
-	"github.com/google/uuid"
+	"github.com/bookplatform/backend/shared/ids"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -42,7 +42,7 @@ func (s *Service) CreateGuest(ctx context.Context) (*AuthResult, error) {
 	now := s.d.Now().UTC()
 	for attempt := 0; ; attempt++ {
 		u := &User{
-			ID: uuid.NewString(), Username: GuestPrefix + randomDigits(10), DisplayName: GuestDisplayName,
+			ID: ids.New(), Username: GuestPrefix + randomDigits(10), DisplayName: GuestDisplayName,
 			Tier: TierFree, IsGuest: true, CreatedAt: now, UpdatedAt: now,
 		}
 		err := s.d.Store.CreateUser(ctx, u)
@@ -67,7 +67,7 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (*AuthResult, erro
 	derive := in.Username == ""
 	for attempt := 0; ; attempt++ {
 		u := &User{
-			ID: uuid.NewString(), Username: in.Username, Email: in.Email, PasswordHash: hash,
+			ID: ids.New(), Username: in.Username, Email: in.Email, PasswordHash: hash,
 			DisplayName: in.DisplayName, Tier: TierFree, CreatedAt: now, UpdatedAt: now,
 		}
 		if derive {
@@ -266,7 +266,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 		}
 		// The guest's old sessions go while the new one starts: its id is
 		// chosen first, so the revocation spares it.
-		sid := uuid.NewString()
+		sid := ids.New()
 		var (
 			res *AuthResult
 			g   errgroup.Group
@@ -281,30 +281,33 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 }
 
 // Logout revokes the session of the access token and, when given, the
-// session of a refresh token of the same user.
+// session of a refresh token of the same user: the access token's session
+// is revoked beside the refresh token's read.
 func (s *Service) Logout(ctx context.Context, callerID, sessionID, refreshToken string) error {
-	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
-		tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
-		switch {
-		case errors.Is(err, ErrRefreshInvalid):
-			// Unknown or expired: nothing left to revoke.
-		case err != nil:
-			return err
-		case tok.UserID == callerID:
-			if err := s.d.Sessions.RevokeSession(ctx, callerID, tok.SessionID); err != nil {
-				return err
-			}
-		}
-	}
+	var g errgroup.Group
 	if sessionID != "" {
-		return s.d.Sessions.RevokeSession(ctx, callerID, sessionID)
+		g.Go(func() error { return s.d.Sessions.RevokeSession(ctx, callerID, sessionID) })
 	}
-	return nil
+	if refreshToken = strings.TrimSpace(refreshToken); refreshToken != "" {
+		g.Go(func() error {
+			tok, err := s.d.Sessions.GetRefreshToken(ctx, auth.HashRefreshToken(refreshToken))
+			switch {
+			case errors.Is(err, ErrRefreshInvalid):
+				return nil // unknown or expired: nothing left to revoke
+			case err != nil:
+				return err
+			case tok.UserID != callerID, tok.SessionID == sessionID:
+				return nil // another's, or the session revoked beside
+			}
+			return s.d.Sessions.RevokeSession(ctx, callerID, tok.SessionID)
+		})
+	}
+	return g.Wait()
 }
 
 // signIn starts a session for u and issues its tokens.
 func (s *Service) signIn(ctx context.Context, u *User) (*AuthResult, error) {
-	return s.startSession(ctx, u, uuid.NewString())
+	return s.startSession(ctx, u, ids.New())
 }
 
 // startSession is signIn with the session id chosen by the caller.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/ratelimit"
@@ -166,15 +165,8 @@ func (s *Service) takeAttempt(ctx context.Context, key string, now time.Time) er
 		return nil
 	}
 	retry := until.Sub(now)
-	return &apperr.Error{
-		Code:       apperr.CodeRateLimited,
-		Message:    fmt.Sprintf("Too many attempts with a password for this account; retry in %s", retry.Round(time.Second)),
-		RetryAfter: retry,
-		Details: map[string]any{
-			"error": "rate_limit_exceeded", "action": ratelimit.PasswordAction, "retryAfter": retry.Milliseconds(),
-			"limit": p.Limit, "remaining": 0,
-		},
-	}
+	return ratelimit.Exceeded(ratelimit.PasswordAction, int64(p.Limit), retry,
+		fmt.Sprintf("Too many attempts with a password for this account; retry in %s", retry.Round(time.Second)))
 }
 
 // clearAttempts forgets key's attempts after a right password.

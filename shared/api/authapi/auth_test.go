@@ -448,6 +448,15 @@ func TestAuth_Logout(t *testing.T) {
 	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": b.JSON["refreshToken"]}, "").Status)
 	assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": c.JSON["refreshToken"]}, "").Status)
 
+	t.Run("another account's refresh token is left alone", func(t *testing.T) {
+		mia := signup(t, env, "mia", "mia@example.com")
+		leo := env.Do("POST", "/v1/auth/login", map[string]any{"email": "leo@example.com", "password": "long-enough-pw"}, "")
+		res := env.Do("POST", "/v1/auth/logout", map[string]any{"refresh_token": mia.JSON["refreshToken"]}, str(leo.JSON["token"]))
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, http.StatusOK, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.JSON["refreshToken"]}, "").Status)
+		assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": leo.JSON["refreshToken"]}, "").Status)
+	})
+
 	t.Run("without a token is 401", func(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, env.Do("POST", "/v1/auth/logout", map[string]any{}, "").Status)
 	})

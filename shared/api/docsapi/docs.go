@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -43,8 +44,8 @@ var (
 
 // Group is the docs group. It reads nothing but what is embedded in it.
 func Group(api.Deps) api.Group {
-	document := gzipped{name: "openapi.json", contentType: "application/json", cacheControl: "public, max-age=300", data: documentGzip}
-	script := gzipped{name: "redoc.standalone.js", contentType: "text/javascript; charset=utf-8", cacheControl: "public, max-age=86400", data: redocGzip}
+	document := newGzipped("openapi.json", "application/json", "public, max-age=300", documentGzip)
+	script := newGzipped("redoc.standalone.js", "text/javascript; charset=utf-8", "public, max-age=86400", redocGzip)
 	return api.Group{Name: "docs", Routes: []httpapi.Route{
 		{Method: http.MethodGet, Path: DocumentPath, Auth: httpapi.AuthNone, Unmetered: true, Handler: document.serve,
 			Doc: httpapi.Doc{Summary: "This API reference, as an OpenAPI 3.1 document", Response: map[string]any(nil)}},
@@ -101,10 +102,22 @@ func servePage(w http.ResponseWriter, _ *http.Request) error {
 
 // gzipped is an embedded file kept gzip-compressed: sent as it is to a
 // client that accepts gzip (every browser), decompressed for one that
-// does not.
+// does not (once, the first time one asks).
 type gzipped struct {
 	name, contentType, cacheControl string
 	data                            []byte
+	plain                           func() ([]byte, error)
+}
+
+func newGzipped(name, contentType, cacheControl string, data []byte) gzipped {
+	return gzipped{name: name, contentType: contentType, cacheControl: cacheControl, data: data,
+		plain: sync.OnceValues(func() ([]byte, error) {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				return nil, err
+			}
+			return io.ReadAll(zr)
+		})}
 }
 
 // serve serves GET /openapi.json and GET /docs/redoc.standalone.js.
@@ -114,11 +127,8 @@ func (g gzipped) serve(w http.ResponseWriter, r *http.Request) error {
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		h.Set("Content-Encoding", "gzip")
 	} else {
-		zr, err := gzip.NewReader(bytes.NewReader(g.data))
-		if err == nil {
-			body, err = io.ReadAll(zr)
-		}
-		if err != nil {
+		var err error
+		if body, err = g.plain(); err != nil {
 			return fmt.Errorf("docs: decompress embedded %s: %w", g.name, err)
 		}
 	}
