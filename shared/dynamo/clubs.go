@@ -243,52 +243,46 @@ func (s *Clubs) PurgeClub(ctx context.Context, id string) error {
 }
 
 // ListClubs reads an offset page of the filter's directory beside its
-// count, then the page's clubs and their hosts in one BatchGetItem (the
-// entries carry the host ids): two round trips.
-func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) (clubs.Listing, error) {
+// count (readDir).
+func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) ([]clubs.Ref, int, error) {
 	entries, total, err := s.t.readDir(ctx, ClubDir(f), o)
 	if err != nil {
-		return clubs.Listing{}, err
+		return nil, 0, err
 	}
-	cs, hosts, err := s.listed(ctx, entries)
-	if err != nil {
-		return clubs.Listing{}, err
+	refs := make([]clubs.Ref, len(entries))
+	for i, e := range entries {
+		refs[i] = e.toClubRef()
 	}
-	return clubs.Listing{Clubs: cs, Hosts: hosts, Total: total}, nil
+	return refs, total, nil
 }
 
 // PageClubs reads a cursor page of the filter's directory (consistent,
-// newest first), then the page's clubs and their hosts in one
-// BatchGetItem: two round trips.
-func (s *Clubs) PageClubs(ctx context.Context, f clubs.Filter, c page.Cursor) (page.Page[*clubs.Club], map[string]*users.User, error) {
-	p, err := queryPage[dirEntryItem](ctx, s.t, dirEntries(ClubDir(f)), c)
-	if err != nil {
-		return page.Page[*clubs.Club]{}, nil, err
-	}
-	cs, hosts, err := s.listed(ctx, p.Items)
-	if err != nil {
-		return page.Page[*clubs.Club]{}, nil, err
-	}
-	return page.Page[*clubs.Club]{Items: cs, Next: p.Next}, hosts, nil
+// newest first).
+func (s *Clubs) PageClubs(ctx context.Context, f clubs.Filter, c page.Cursor) (page.Page[clubs.Ref], error) {
+	return queryMapped(ctx, s.t, dirEntries(ClubDir(f)), c, dirEntryItem.toClubRef)
 }
 
-// listed reads the clubs of directory entries and their hosts in one
+func (e dirEntryItem) toClubRef() clubs.Ref {
+	return clubs.Ref{ID: e.ID, HostID: e.HostID, StoreID: e.StoreID}
+}
+
+// GetListed reads the clubs of directory entries and their hosts in one
 // BatchGetItem (the entries carry the host ids), in the entries' order.
-func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Club, map[string]*users.User, error) {
+func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref) ([]*clubs.Club, map[string]*users.User, error) {
 	out, hosts := []*clubs.Club{}, map[string]*users.User{}
-	if len(entries) == 0 {
+	if len(refs) == 0 {
 		return out, hosts, nil
 	}
-	keys := make([]dynamo.Keyed, 0, 2*len(entries))
+	keys := make([]dynamo.Keyed, 0, 2*len(refs))
 	var hostIDs []string
-	for _, e := range entries {
-		keys = append(keys, ClubKey(e.ID).keyed())
-		hostIDs = append(hostIDs, e.HostID)
+	for _, r := range refs {
+		keys = append(keys, ClubKey(r.ID).keyed())
+		hostIDs = append(hostIDs, r.HostID)
 	}
 	keys = append(keys, keysOf(hostIDs, UserKey)...)
 	items, err := batchAll[dynamo.Item](ctx, s.t.batch(keys...))
 	if err != nil {
-		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(entries), err)
+		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(refs), err)
 	}
 	byID := map[string]*clubs.Club{}
 	for _, item := range items {
@@ -311,10 +305,10 @@ func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Cl
 			hosts[it.ID] = it.toUser()
 		}
 	}
-	for _, e := range entries {
+	for _, r := range refs {
 		// An entry leaves with its club in one transaction; a club read
 		// a moment after its delete is the only way to miss one.
-		if c := byID[e.ID]; c != nil {
+		if c := byID[r.ID]; c != nil {
 			out = append(out, c)
 		}
 	}
