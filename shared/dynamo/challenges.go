@@ -204,15 +204,11 @@ func (s *Challenges) ListChallenges(ctx context.Context, storeID string, o page.
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.ID
-	}
-	byID, err := s.GetChallenges(ctx, ids)
+	cs, err := s.listed(ctx, entries)
 	if err != nil {
 		return nil, 0, err
 	}
-	return inOrder(ids, byID), total, nil
+	return cs, total, nil
 }
 
 // PageChallenges reads a cursor page of a directory (consistent, newest
@@ -222,15 +218,25 @@ func (s *Challenges) PageChallenges(ctx context.Context, storeID string, c page.
 	if err != nil {
 		return page.Page[*challenges.Challenge]{}, err
 	}
-	ids := make([]string, len(p.Items))
-	for i, e := range p.Items {
+	cs, err := s.listed(ctx, p.Items)
+	if err != nil {
+		return page.Page[*challenges.Challenge]{}, err
+	}
+	return page.Page[*challenges.Challenge]{Items: cs, Next: p.Next}, nil
+}
+
+// listed reads the challenges of directory entries in one BatchGetItem,
+// in the entries' order (one deleted since is left out).
+func (s *Challenges) listed(ctx context.Context, entries []dirEntryItem) ([]*challenges.Challenge, error) {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
 		ids[i] = e.ID
 	}
 	byID, err := s.GetChallenges(ctx, ids)
 	if err != nil {
-		return page.Page[*challenges.Challenge]{}, err
+		return nil, err
 	}
-	return page.Page[*challenges.Challenge]{Items: inOrder(ids, byID), Next: p.Next}, nil
+	return inOrder(ids, byID), nil
 }
 
 // releaseStore lets every challenge of a store being deleted go: each
