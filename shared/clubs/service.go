@@ -53,13 +53,15 @@ type Storer interface {
 	// PurgeClub removes every membership and club book of a club that no
 	// longer exists, in bounded batches; nothing left is not an error.
 	PurgeClub(ctx context.Context, id string) error
-	// ListClubs reads an offset page of the clubs f selects, newest
-	// first, with their hosts' accounts and the exact total.
-	ListClubs(ctx context.Context, f Filter, o page.Offset) (Listing, error)
+	// ListClubs reads an offset page of the directory of the clubs f
+	// selects, newest first, and the exact number of them.
+	ListClubs(ctx context.Context, f Filter, o page.Offset) ([]Ref, int, error)
 	// PageClubs reads a cursor page of the same directories, newest
-	// first, with the hosts' accounts (a store's list). Errors:
-	// page.ErrInvalidCursor.
-	PageClubs(ctx context.Context, f Filter, c page.Cursor) (page.Page[*Club], map[string]*users.User, error)
+	// first (a store's list). Errors: page.ErrInvalidCursor.
+	PageClubs(ctx context.Context, f Filter, c page.Cursor) (page.Page[Ref], error)
+	// GetListed reads the clubs of a directory page, in its order (a club
+	// deleted since is left out), and their hosts' accounts.
+	GetListed(ctx context.Context, refs []Ref) ([]*Club, map[string]*users.User, error)
 
 	// GetMember reads userID's membership of a club, strongly
 	// consistent. Errors: ErrMemberNotFound.
@@ -105,11 +107,12 @@ type Storer interface {
 // conditional on what was read; the service reads again and retries.
 var ErrChanged = errors.New("club changed since it was read")
 
-// Listing is an offset page of clubs with their hosts and the total.
-type Listing struct {
-	Clubs []*Club
-	Hosts map[string]*users.User // by id; a missing account is absent
-	Total int
+// Ref is a club as its directory entries list it: with the ids of what
+// a page reads beside the club, its host and its store.
+type Ref struct {
+	ID      string
+	HostID  string
+	StoreID string // "" when not store-hosted
 }
 
 // Deps are the service's collaborators.
@@ -258,7 +261,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 		us, bs, err = s.d.Briefs.GetUsersAndBooks(ctx, []string{c.HostID}, bookIDs)
 		return err
 	})
-	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, []*Club{c}); return err })
+	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, c.StoreID); return err })
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
@@ -282,19 +285,19 @@ func (s *Service) member(ctx context.Context, clubID, viewerID string) (*Member,
 	return m, err
 }
 
-// storeBriefs reads the stores of store-hosted clubs (no call when none
-// is).
-func (s *Service) storeBriefs(ctx context.Context, cs []*Club) (map[string]storehost.Brief, error) {
-	var storeIDs []string
-	for _, c := range cs {
-		if c.StoreID != "" && !slices.Contains(storeIDs, c.StoreID) {
-			storeIDs = append(storeIDs, c.StoreID)
+// storeBriefs reads the stores of store-hosted clubs ("" for a club
+// hosted by a reader; no call when none is).
+func (s *Service) storeBriefs(ctx context.Context, storeIDs ...string) (map[string]storehost.Brief, error) {
+	var ids []string
+	for _, id := range storeIDs {
+		if id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
 		}
 	}
-	if len(storeIDs) == 0 {
+	if len(ids) == 0 {
 		return nil, nil
 	}
-	return s.d.Stores.Briefs(ctx, storeIDs)
+	return s.d.Stores.Briefs(ctx, ids)
 }
 
 func briefOf(m map[string]storehost.Brief, id string) *storehost.Brief {
@@ -307,8 +310,9 @@ func briefOf(m map[string]storehost.Brief, id string) *storehost.Brief {
 // List returns an offset page of the clubs f selects, newest first, and
 // the exact number of them. Private clubs are listed with the fields of a
 // listing (so that someone can ask to be added); what is inside them is
-// for members only. Errors: ValidationError (a store id that is not a
-// UUID).
+// for members only. The directory page names each club's host and
+// store, so the clubs with their hosts and the stores are read side by
+// side. Errors: ValidationError (a store id that is not a UUID).
 func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, int, error) {
 	if f.StoreID != "" {
 		id, ok := ids.Parse(f.StoreID)
@@ -317,19 +321,30 @@ func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, 
 		}
 		f.StoreID = id
 	}
-	l, err := s.d.Store.ListClubs(ctx, f, o)
+	refs, total, err := s.d.Store.ListClubs(ctx, f, o)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list clubs: %w", err)
 	}
-	stores, err := s.storeBriefs(ctx, l.Clubs)
-	if err != nil {
+	storeIDs := make([]string, len(refs))
+	for i, r := range refs {
+		storeIDs[i] = r.StoreID
+	}
+	var (
+		cs     []*Club
+		hosts  map[string]*users.User
+		stores map[string]storehost.Brief
+		g      errgroup.Group
+	)
+	g.Go(func() (err error) { cs, hosts, err = s.d.Store.GetListed(ctx, refs); return err })
+	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, storeIDs...); return err })
+	if err := g.Wait(); err != nil {
 		return nil, 0, fmt.Errorf("list clubs: %w", err)
 	}
-	out := make([]Listed, len(l.Clubs))
-	for i, c := range l.Clubs {
-		out[i] = Listed{Club: c, Host: l.Hosts[c.HostID], Store: briefOf(stores, c.StoreID)}
+	out := make([]Listed, len(cs))
+	for i, c := range cs {
+		out[i] = Listed{Club: c, Host: hosts[c.HostID], Store: briefOf(stores, c.StoreID)}
 	}
-	return out, l.Total, nil
+	return out, total, nil
 }
 
 // OfStore returns a page of the clubs hosted for the store with slug,
@@ -349,8 +364,13 @@ func (s *Service) OfStore(ctx context.Context, slug string, public *bool, c page
 		briefs map[string]storehost.Brief
 		g      errgroup.Group
 	)
-	g.Go(func() (err error) {
-		p, hosts, err = s.d.Store.PageClubs(ctx, Filter{Scope: ScopeStore, StoreID: storeID, Public: public}, c)
+	g.Go(func() error {
+		refs, err := s.d.Store.PageClubs(ctx, Filter{Scope: ScopeStore, StoreID: storeID, Public: public}, c)
+		if err != nil {
+			return err
+		}
+		p.Next = refs.Next
+		p.Items, hosts, err = s.d.Store.GetListed(ctx, refs.Items)
 		return err
 	})
 	g.Go(func() (err error) { briefs, err = s.d.Stores.Briefs(ctx, []string{storeID}); return err })

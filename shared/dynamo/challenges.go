@@ -95,16 +95,11 @@ func challengeRef(c *challenges.Challenge) dirRef {
 }
 
 // CreateChallenge writes the challenge, its host's participation and its
-// directory entries with their counts in one TransactWriteItems (a
-// store's challenge also checks that its store is not being deleted).
-// Errors: storehost.ErrStoreNotFound.
+// directory entries with their counts in one TransactWriteItems
+// (createListed; a store's challenge also checks that its store is not
+// being deleted). Errors: storehost.ErrStoreNotFound.
 func (s *Challenges) CreateChallenge(ctx context.Context, c *challenges.Challenge, host *challenges.Participant) error {
-	x := s.t.tx()
-	s.t.storeNotDeleting(x, c.StoreID)
-	x.put(s.t.put(toChallengeItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
-		put(s.t.put(toParticipantItem(host)).If("attribute_not_exists(PK)"), errIDTaken)
-	s.t.putEntries(x, challengeDirs(c), challengeRef(c))
-	if err := x.run(ctx); err != nil {
+	if err := s.t.createListed(ctx, toChallengeItem(c), toParticipantItem(host), challengeDirs(c), challengeRef(c)); err != nil {
 		return fmt.Errorf("create challenge %s: %w", c.ID, err)
 	}
 	return nil
@@ -186,9 +181,8 @@ func (s *Challenges) UpdateChallenge(ctx context.Context, id, hostID string, e c
 // their counts, in one TransactWriteItems. Errors: challenges.ErrChanged
 // (gone, or let go by its store since read).
 func (s *Challenges) DeleteChallenge(ctx context.Context, c *challenges.Challenge) error {
-	x := s.t.tx().delete(ifStore(s.t.del(ChallengeKey(c.ID)).If("attribute_exists(PK)"), c.StoreID), challenges.ErrChanged)
-	s.t.deleteEntries(x, challengeDirs(c), challengeRef(c))
-	if err := x.run(ctx); err != nil {
+	del := s.t.del(ChallengeKey(c.ID)).If("attribute_exists(PK)")
+	if err := s.t.deleteListed(ctx, del, challenges.ErrChanged, challengeDirs(c), challengeRef(c)); err != nil {
 		return fmt.Errorf("delete challenge %s: %w", c.ID, err)
 	}
 	return nil
@@ -210,15 +204,11 @@ func (s *Challenges) ListChallenges(ctx context.Context, storeID string, o page.
 	if err != nil {
 		return nil, 0, err
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.ID
-	}
-	byID, err := s.GetChallenges(ctx, ids)
+	cs, err := s.listed(ctx, entries)
 	if err != nil {
 		return nil, 0, err
 	}
-	return inOrder(ids, byID), total, nil
+	return cs, total, nil
 }
 
 // PageChallenges reads a cursor page of a directory (consistent, newest
@@ -228,15 +218,25 @@ func (s *Challenges) PageChallenges(ctx context.Context, storeID string, c page.
 	if err != nil {
 		return page.Page[*challenges.Challenge]{}, err
 	}
-	ids := make([]string, len(p.Items))
-	for i, e := range p.Items {
+	cs, err := s.listed(ctx, p.Items)
+	if err != nil {
+		return page.Page[*challenges.Challenge]{}, err
+	}
+	return page.Page[*challenges.Challenge]{Items: cs, Next: p.Next}, nil
+}
+
+// listed reads the challenges of directory entries in one BatchGetItem,
+// in the entries' order (one deleted since is left out).
+func (s *Challenges) listed(ctx context.Context, entries []dirEntryItem) ([]*challenges.Challenge, error) {
+	ids := make([]string, len(entries))
+	for i, e := range entries {
 		ids[i] = e.ID
 	}
 	byID, err := s.GetChallenges(ctx, ids)
 	if err != nil {
-		return page.Page[*challenges.Challenge]{}, err
+		return nil, err
 	}
-	return page.Page[*challenges.Challenge]{Items: inOrder(ids, byID), Next: p.Next}, nil
+	return inOrder(ids, byID), nil
 }
 
 // releaseStore lets every challenge of a store being deleted go: each
@@ -268,11 +268,9 @@ func (s *Challenges) releaseChallenge(ctx context.Context, id, storeID string) e
 		}
 		next := *c
 		next.StoreID, next.UpdatedAt = "", s.t.now().UTC()
-		before, after := challengeDirs(c), challengeDirs(&next)
 		x := s.t.tx().update(s.t.update(ChallengeKey(id)).Remove("storeId").Set("updatedAt", next.UpdatedAt).
 			If("attribute_exists(PK) AND storeId = ?", storeID), challenges.ErrChanged)
-		s.t.deleteEntries(x, without(before, after), challengeRef(c))
-		s.t.rewriteEntries(x, within(before, after), challengeRef(&next))
+		s.t.moveEntries(x, challengeDirs(c), challengeDirs(&next), challengeRef(c), challengeRef(&next))
 		err = x.run(ctx)
 		if errors.Is(err, challenges.ErrChanged) {
 			continue

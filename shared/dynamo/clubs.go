@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -134,16 +133,11 @@ func (s *Clubs) managerCheck(clubID, userID string) *dynamo.ConditionCheck {
 }
 
 // CreateClub writes the club, its host's membership and its directory
-// entries with their counts in one TransactWriteItems (at most 15 items:
-// a store's club also checks that its store is not being deleted).
-// Errors: storehost.ErrStoreNotFound.
+// entries with their counts in one TransactWriteItems (createListed; at
+// most 15 items: a store's club also checks that its store is not being
+// deleted). Errors: storehost.ErrStoreNotFound.
 func (s *Clubs) CreateClub(ctx context.Context, c *clubs.Club, host *clubs.Member) error {
-	x := s.t.tx()
-	s.t.storeNotDeleting(x, c.StoreID)
-	x.put(s.t.put(toClubItem(c)).If("attribute_not_exists(PK)"), errIDTaken).
-		put(s.t.put(toMemberItem(host)).If("attribute_not_exists(PK)"), errIDTaken)
-	s.t.putEntries(x, clubDirs(c), clubRef(c))
-	if err := x.run(ctx); err != nil {
+	if err := s.t.createListed(ctx, toClubItem(c), toMemberItem(host), clubDirs(c), clubRef(c)); err != nil {
 		return fmt.Errorf("create club %s: %w", c.ID, err)
 	}
 	return nil
@@ -214,36 +208,12 @@ func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.Edit, 
 	}
 	next := *prev
 	next.IsPublic = *e.IsPublic
-	before, after := clubDirs(prev), clubDirs(&next)
 	x := s.t.tx().update(upd.Set("isPublic", next.IsPublic), clubs.ErrChanged)
-	s.t.deleteEntries(x, without(before, after), clubRef(prev))
-	s.t.putEntries(x, without(after, before), clubRef(prev))
+	s.t.moveEntries(x, clubDirs(prev), clubDirs(&next), clubRef(prev), clubRef(&next))
 	if err := x.run(ctx); err != nil {
 		return nil, fmt.Errorf("update club %s: %w", prev.ID, err)
 	}
 	return s.GetClub(ctx, prev.ID)
-}
-
-// within returns the elements of a also in b.
-func within(a, b []string) []string {
-	var out []string
-	for _, s := range a {
-		if slices.Contains(b, s) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// without returns the elements of a not in b.
-func without(a, b []string) []string {
-	var out []string
-	for _, s := range a {
-		if !slices.Contains(b, s) {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // DeleteClub removes the club, conditional on its visibility and store
@@ -251,9 +221,8 @@ func without(a, b []string) []string {
 // entries with their counts, in one TransactWriteItems. Errors:
 // clubs.ErrChanged.
 func (s *Clubs) DeleteClub(ctx context.Context, c *clubs.Club) error {
-	x := s.t.tx().delete(ifStore(s.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic), c.StoreID), clubs.ErrChanged)
-	s.t.deleteEntries(x, clubDirs(c), clubRef(c))
-	if err := x.run(ctx); err != nil {
+	del := s.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic)
+	if err := s.t.deleteListed(ctx, del, clubs.ErrChanged, clubDirs(c), clubRef(c)); err != nil {
 		return fmt.Errorf("delete club %s: %w", c.ID, err)
 	}
 	return nil
@@ -274,52 +243,46 @@ func (s *Clubs) PurgeClub(ctx context.Context, id string) error {
 }
 
 // ListClubs reads an offset page of the filter's directory beside its
-// count, then the page's clubs and their hosts in one BatchGetItem (the
-// entries carry the host ids): two round trips.
-func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) (clubs.Listing, error) {
+// count (readDir).
+func (s *Clubs) ListClubs(ctx context.Context, f clubs.Filter, o page.Offset) ([]clubs.Ref, int, error) {
 	entries, total, err := s.t.readDir(ctx, ClubDir(f), o)
 	if err != nil {
-		return clubs.Listing{}, err
+		return nil, 0, err
 	}
-	cs, hosts, err := s.listed(ctx, entries)
-	if err != nil {
-		return clubs.Listing{}, err
+	refs := make([]clubs.Ref, len(entries))
+	for i, e := range entries {
+		refs[i] = e.toClubRef()
 	}
-	return clubs.Listing{Clubs: cs, Hosts: hosts, Total: total}, nil
+	return refs, total, nil
 }
 
 // PageClubs reads a cursor page of the filter's directory (consistent,
-// newest first), then the page's clubs and their hosts in one
-// BatchGetItem: two round trips.
-func (s *Clubs) PageClubs(ctx context.Context, f clubs.Filter, c page.Cursor) (page.Page[*clubs.Club], map[string]*users.User, error) {
-	p, err := queryPage[dirEntryItem](ctx, s.t, dirEntries(ClubDir(f)), c)
-	if err != nil {
-		return page.Page[*clubs.Club]{}, nil, err
-	}
-	cs, hosts, err := s.listed(ctx, p.Items)
-	if err != nil {
-		return page.Page[*clubs.Club]{}, nil, err
-	}
-	return page.Page[*clubs.Club]{Items: cs, Next: p.Next}, hosts, nil
+// newest first).
+func (s *Clubs) PageClubs(ctx context.Context, f clubs.Filter, c page.Cursor) (page.Page[clubs.Ref], error) {
+	return queryMapped(ctx, s.t, dirEntries(ClubDir(f)), c, dirEntryItem.toClubRef)
 }
 
-// listed reads the clubs of directory entries and their hosts in one
+func (e dirEntryItem) toClubRef() clubs.Ref {
+	return clubs.Ref{ID: e.ID, HostID: e.HostID, StoreID: e.StoreID}
+}
+
+// GetListed reads the clubs of directory entries and their hosts in one
 // BatchGetItem (the entries carry the host ids), in the entries' order.
-func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Club, map[string]*users.User, error) {
+func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref) ([]*clubs.Club, map[string]*users.User, error) {
 	out, hosts := []*clubs.Club{}, map[string]*users.User{}
-	if len(entries) == 0 {
+	if len(refs) == 0 {
 		return out, hosts, nil
 	}
-	keys := make([]dynamo.Keyed, 0, 2*len(entries))
+	keys := make([]dynamo.Keyed, 0, 2*len(refs))
 	var hostIDs []string
-	for _, e := range entries {
-		keys = append(keys, ClubKey(e.ID).keyed())
-		hostIDs = append(hostIDs, e.HostID)
+	for _, r := range refs {
+		keys = append(keys, ClubKey(r.ID).keyed())
+		hostIDs = append(hostIDs, r.HostID)
 	}
 	keys = append(keys, keysOf(hostIDs, UserKey)...)
 	items, err := batchAll[dynamo.Item](ctx, s.t.batch(keys...))
 	if err != nil {
-		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(entries), err)
+		return nil, nil, fmt.Errorf("batch get %d clubs and their hosts: %w", len(refs), err)
 	}
 	byID := map[string]*clubs.Club{}
 	for _, item := range items {
@@ -342,10 +305,10 @@ func (s *Clubs) listed(ctx context.Context, entries []dirEntryItem) ([]*clubs.Cl
 			hosts[it.ID] = it.toUser()
 		}
 	}
-	for _, e := range entries {
+	for _, r := range refs {
 		// An entry leaves with its club in one transaction; a club read
 		// a moment after its delete is the only way to miss one.
-		if c := byID[e.ID]; c != nil {
+		if c := byID[r.ID]; c != nil {
 			out = append(out, c)
 		}
 	}
@@ -385,13 +348,10 @@ func (s *Clubs) releaseClub(ctx context.Context, clubID, storeID string) error {
 		}
 		next := *c
 		next.StoreID, next.UpdatedAt = "", s.t.now().UTC()
-		before, after := clubDirs(c), clubDirs(&next)
 		upd := s.t.update(ClubKey(c.ID)).Remove("storeId").Set("updatedAt", next.UpdatedAt).
 			If("attribute_exists(PK) AND isPublic = ? AND storeId = ?", c.IsPublic, storeID)
 		x := s.t.tx().update(upd, clubs.ErrChanged)
-		s.t.deleteEntries(x, without(before, after), clubRef(c))
-		s.t.putEntries(x, without(after, before), clubRef(&next))
-		s.t.rewriteEntries(x, within(before, after), clubRef(&next))
+		s.t.moveEntries(x, clubDirs(c), clubDirs(&next), clubRef(c), clubRef(&next))
 		err = x.run(ctx)
 		if errors.Is(err, clubs.ErrChanged) {
 			continue

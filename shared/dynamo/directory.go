@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bookplatform/backend/shared/page"
@@ -16,14 +17,14 @@ import (
 // /challenges): one partition per filter (keys.go, ClubDir,
 // ChallengeDir) holding one small entry per listed item and a count item.
 // Entries and counts change only inside the transaction that creates,
-// moves or deletes the item they list (putEntries, deleteEntries), so
-// the count is the number of entries whatever runs at once, and a page
-// is one Query of one partition.
+// moves or deletes the item they list (createListed, moveEntries,
+// deleteListed), so the count is the number of entries whatever runs at
+// once, and a page is one Query of one partition.
 
 // dirEntryItem lists one club or challenge in one directory. It carries
 // the ids the page needs to read beside the item (its host, its store):
 // a host never changes, and a store only when its deletion lets the item
-// go (rewriteEntries).
+// go (moveEntries).
 type dirEntryItem struct {
 	PK      string `dynamo:"PK"`
 	SK      string `dynamo:"SK"`
@@ -44,11 +45,16 @@ type dirRef struct {
 	createdAt           time.Time
 }
 
+// entry is ref's entry in dir.
+func (t *table) entry(dir string, ref dirRef) *dynamo.Put {
+	k := dirEntryKey(dir, ref.createdAt, ref.id)
+	return t.put(dirEntryItem{PK: k.PK, SK: k.SK, Type: typeDirEntry, ID: ref.id, HostID: ref.hostID, StoreID: ref.storeID})
+}
+
 // putEntries adds ref's entry to each directory and one to each count.
 func (t *table) putEntries(x *tx, dirs []string, ref dirRef) {
 	for _, d := range dirs {
-		k := dirEntryKey(d, ref.createdAt, ref.id)
-		x.put(t.put(dirEntryItem{PK: k.PK, SK: k.SK, Type: typeDirEntry, ID: ref.id, HostID: ref.hostID, StoreID: ref.storeID}), nil)
+		x.put(t.entry(d, ref), nil)
 		x.update(t.update(DirCountKey(d)).Add("count", 1).Set("type", typeDirCount), nil)
 	}
 }
@@ -62,14 +68,68 @@ func (t *table) deleteEntries(x *tx, dirs []string, ref dirRef) {
 	}
 }
 
-// rewriteEntries puts ref's entry again in each directory, without
-// changing the counts: an entry whose item stays listed there but whose
-// store changed (a store's deletion lets its clubs and challenges go).
-func (t *table) rewriteEntries(x *tx, dirs []string, ref dirRef) {
-	for _, d := range dirs {
-		k := dirEntryKey(d, ref.createdAt, ref.id)
-		x.put(t.put(dirEntryItem{PK: k.PK, SK: k.SK, Type: typeDirEntry, ID: ref.id, HostID: ref.hostID, StoreID: ref.storeID}), nil)
+// moveEntries moves an item listed in the directories before, with the
+// entry prev, to the directories after, with the entry next: it leaves
+// the directories it is no longer in and joins the new ones, their
+// counts with it; where what its entry carries changed (a store's
+// deletion lets the item go), the entry is written again in the
+// directories it stays in, their counts unchanged.
+func (t *table) moveEntries(x *tx, before, after []string, prev, next dirRef) {
+	t.deleteEntries(x, without(before, after), prev)
+	t.putEntries(x, without(after, before), next)
+	if next.hostID == prev.hostID && next.storeID == prev.storeID {
+		return
 	}
+	for _, d := range within(before, after) {
+		x.put(t.entry(d, next), nil)
+	}
+}
+
+// within returns the elements of a also in b.
+func within(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// without returns the elements of a not in b.
+func without(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if !slices.Contains(b, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// createListed writes a new club or challenge (item), its host's
+// membership or participation (host) and its entries in dirs with their
+// counts, in one transaction. One created for a store also checks that
+// the store is not being deleted (storeNotDeleting). Errors:
+// storehost.ErrStoreNotFound.
+func (t *table) createListed(ctx context.Context, item, host any, dirs []string, ref dirRef) error {
+	x := t.tx()
+	t.storeNotDeleting(x, ref.storeID)
+	x.put(t.put(item).If("attribute_not_exists(PK)"), errIDTaken).
+		put(t.put(host).If("attribute_not_exists(PK)"), errIDTaken)
+	t.putEntries(x, dirs, ref)
+	return x.run(ctx)
+}
+
+// deleteListed removes a club or challenge (del, with its own
+// conditions) and its entries in dirs with their counts, in one
+// transaction, conditional also on the item being hosted for the store
+// its entries were computed from (ifStore); changed is what the item's
+// condition failing means.
+func (t *table) deleteListed(ctx context.Context, del *dynamo.Delete, changed error, dirs []string, ref dirRef) error {
+	x := t.tx().delete(ifStore(del, ref.storeID), changed)
+	t.deleteEntries(x, dirs, ref)
+	return x.run(ctx)
 }
 
 // maxReleaseAttempts bounds the reads and writes of one club or

@@ -8,6 +8,7 @@ import (
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,6 +57,18 @@ func TestRelease_WritesReadBeforeAStoreLetGoAreRefused(t *testing.T) {
 	}
 	before := counts()
 	assert.Equal(t, map[string]any{"clubs:all:-:any": 1.0, "clubs:user:-:any": 1.0, "clubs:store:-:any": 0.0, "challenges:all": 1.0}, before)
+	// The entries they keep (every club's, every challenge's) no longer
+	// name the store: a page reads its stores from them.
+	refs, _, err := s.Clubs.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll}, page.Offset{Limit: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []clubs.Ref{{ID: clubID, HostID: owner.ID}}, refs)
+	for _, public := range []*bool{new(true), new(false)} {
+		refs, _, err := s.Clubs.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll, Public: public}, page.Offset{Limit: 10})
+		require.NoError(t, err)
+		for _, r := range refs {
+			assert.Empty(t, r.StoreID)
+		}
+	}
 
 	_, err = s.Clubs.UpdateClub(ctx, club, clubs.Edit{IsPublic: new(false)}, club.UpdatedAt)
 	assert.ErrorIs(t, err, clubs.ErrChanged, "a visibility change computed with the store's directories")
