@@ -55,7 +55,7 @@ func newEffectsWorld(t *testing.T, clock *testenv.Clock) *effectsWorld {
 	require.NoError(t, err)
 	cfg := env.AWS.Copy()
 	cfg.BaseEndpoint = aws.String(sqsURL)
-	w.sqs = sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.APIOptions = append(o.APIOptions, callstats.Middleware("sqs")) })
+	w.sqs = sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.APIOptions = append(o.APIOptions, callstats.Middleware("sqs", nil)) })
 	q, err := w.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(fmt.Sprintf("effects-%d", time.Now().UnixNano()))})
 	require.NoError(t, err)
 	w.queueURL = aws.ToString(q.QueueUrl)

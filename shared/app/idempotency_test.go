@@ -295,7 +295,7 @@ func TestIdempotencyKey_AmbiguousFailureKeepsTheKey(t *testing.T) {
 	cfg.HTTPClient = &http.Client{Transport: &dropFirstResponse{next: http.DefaultTransport}}
 	db := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		o.Retryer = aws.NopRetryer{} // the handler sees the lost answer itself
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb", dynamo.IAMActions))
 	})
 	counter := dynamo.Key{PK: "COUNT#ambiguous", SK: "COUNT"}
 	runs := 0

@@ -1,10 +1,12 @@
 // Package callstats records the backend calls one request makes (DynamoDB,
 // S3, SQS) so that logs and benchmarks can report how many calls an endpoint
-// needs and how many of them had to run one after the other.
+// needs and how many of them had to run one after the other, and which IAM
+// actions they needed, so that a test can hold the grants to the calls.
 package callstats
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -19,19 +21,29 @@ type Call struct {
 	// changed nothing (the function Refused tells which); a failed call
 	// that is not refused may have taken effect.
 	Refused bool
+	// Actions are the IAM actions AWS authorizes the call by (Middleware's
+	// Actions rule): one per part of a DynamoDB transaction, both of an
+	// S3 copy. What is granted must cover them.
+	Actions []string
 }
 
 // Recorder collects the calls of one request. Safe for concurrent use.
 type Recorder struct {
 	mu    sync.Mutex
 	calls []Call
+	// parent, when set, records every call too: the recorder of a
+	// context the request's own was made in (a test's, around a router).
+	parent *Recorder
 }
 
 type ctxKey struct{}
 
-// With returns a context carrying a fresh recorder.
+// With returns a context carrying a fresh recorder. A recorder ctx
+// already carries keeps seeing every call recorded in the new one (its
+// summaries stay its own): a test that wraps the router sees the calls
+// of each request the router records.
 func With(ctx context.Context) (context.Context, *Recorder) {
-	r := &Recorder{}
+	r := &Recorder{parent: From(ctx)}
 	return context.WithValue(ctx, ctxKey{}, r), r
 }
 
@@ -49,6 +61,7 @@ func (r *Recorder) Record(c Call) {
 	r.mu.Lock()
 	r.calls = append(r.calls, c)
 	r.mu.Unlock()
+	r.parent.Record(c)
 }
 
 // Calls returns the recorded calls in start order.
@@ -71,6 +84,16 @@ func (r *Recorder) Operations() []string {
 		ops[i] = c.Service + ":" + c.Operation
 	}
 	return ops
+}
+
+// Actions are the distinct IAM actions the recorded calls needed, sorted.
+func (r *Recorder) Actions() []string {
+	var out []string
+	for _, c := range r.Calls() {
+		out = append(out, c.Actions...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Summary counts the calls of one service and their sequential depth: the

@@ -35,3 +35,19 @@ func TestSummary_DepthCountsOnlySequentialCalls(t *testing.T) {
 	assert.Zero(t, calls)
 	assert.Zero(t, depth)
 }
+
+// A recorder made in a context that carries one passes every call on to
+// it, so a test around a router sees what the router's recorder sees; the
+// summaries stay each recorder's own.
+func TestWith_NestedRecorderPassesCallsOn(t *testing.T) {
+	ctx, outer := With(context.Background())
+	_, inner := With(ctx)
+	inner.Record(Call{Service: "dynamodb", Operation: "TransactWriteItems", Actions: []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:PutItem"}})
+	outer.Record(Call{Service: "s3", Operation: "CopyObject", Actions: []string{"s3:GetObject", "s3:PutObject"}})
+
+	assert.Equal(t, []string{"dynamodb:TransactWriteItems"}, inner.Operations())
+	assert.Equal(t, []string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, inner.Actions())
+	assert.Equal(t, []string{"dynamodb:PutItem", "dynamodb:UpdateItem", "s3:GetObject", "s3:PutObject"}, outer.Actions())
+	calls, _ := outer.Summary("dynamodb")
+	assert.Equal(t, 1, calls)
+}

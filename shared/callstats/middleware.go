@@ -8,13 +8,24 @@ import (
 	"github.com/bookplatform/backend/shared/effects"
 )
 
+// Actions names the IAM actions one call of a service needs, from its
+// operation and its input (the SDK's *<Operation>Input): the rule is the
+// service's adapter's (shared/dynamo, shared/s3media), which knows how
+// AWS authorizes that service's calls. A nil Actions is the rule of most
+// services: the action of the operation's own name.
+type Actions func(operation string, input any) []string
+
 // Middleware is AWS SDK middleware for every client of the service: it
 // refuses every operation with a side effect in a context that may have
 // none (shared/effects: a GET handler before admission), and records each
 // call (operation, start, end, whether it failed, whether every attempt
-// the SDK made was refused) in the context's recorder. Register it in a
-// client's APIOptions.
-func Middleware(service string) func(*middleware.Stack) error {
+// the SDK made was refused, the IAM actions it needed by the rule
+// actions) in the context's recorder. Register it in a client's
+// APIOptions.
+func Middleware(service string, actions Actions) func(*middleware.Stack) error {
+	if actions == nil {
+		actions = func(op string, _ any) []string { return []string{service + ":" + op} }
+	}
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CallStats",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -30,7 +41,8 @@ func Middleware(service string) func(*middleware.Stack) error {
 				}
 				start := time.Now()
 				out, md, err := next.HandleInitialize(ctx, in)
-				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now(), Failed: err != nil, Refused: err != nil && refusedCall(md, err)})
+				rec.Record(Call{Service: service, Operation: op, Start: start, End: time.Now(), Failed: err != nil,
+					Refused: err != nil && refusedCall(md, err), Actions: actions(op, in.Parameters)})
 				return out, md, err
 			}), middleware.After)
 	}

@@ -136,7 +136,7 @@ func client(endpoint string, attempts int) *dynamodb.Client {
 			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
 		}),
 		DisableValidateResponseChecksum: true,
-		APIOptions:                      []func(*middleware.Stack) error{Middleware("dynamodb")},
+		APIOptions:                      []func(*middleware.Stack) error{Middleware("dynamodb", nil)},
 	})
 }
 
@@ -240,4 +240,28 @@ func TestTransport_RecordsRefusals(t *testing.T) {
 		assert.Equal(t, c.refused, rec.Calls()[0].Refused, c.name)
 		assert.Equal(t, !c.refused, rec.ChangedSince(mark, IsRead), c.name)
 	}
+}
+
+// The middleware records the actions its service's rule names for the
+// call's input; without a rule, the action of the operation's name.
+func TestMiddleware_RecordsActionsByTheServiceRule(t *testing.T) {
+	srv := scripted(t, dynamoError{200, `{}`}, dynamoError{200, `{}`})
+	ctx, rec := With(context.Background())
+	_, err := client(srv.URL, 1).PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: item("a")})
+	require.NoError(t, err)
+
+	parts := func(op string, in any) []string {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		require.True(t, ok, "the rule gets the operation's input")
+		return []string{fmt.Sprintf("dynamodb:%s of %d parts", op, len(tx.TransactItems))}
+	}
+	db := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""), BaseEndpoint: aws.String(srv.URL),
+		DisableValidateResponseChecksum: true, APIOptions: []func(*middleware.Stack) error{Middleware("dynamodb", parts)},
+	})
+	_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		{Put: &types.Put{TableName: aws.String("t"), Item: item("a")}}, {Put: &types.Put{TableName: aws.String("t"), Item: item("b")}},
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"dynamodb:PutItem", "dynamodb:TransactWriteItems of 2 parts"}, rec.Actions())
 }

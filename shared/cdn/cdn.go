@@ -23,7 +23,7 @@ import (
 // every call goes through callstats.Middleware like every AWS call.
 func NewClient(cfg aws.Config) *cloudfront.Client {
 	return cloudfront.NewFromConfig(cfg, func(o *cloudfront.Options) {
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("cloudfront"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("cloudfront", nil))
 	})
 }
 

@@ -25,7 +25,7 @@ func NewClient(cfg aws.Config) *dynamodb.Client {
 		// updates one shared item: allow more than the default 3 attempts
 		// before a conflict becomes apperr.ErrContention (tx.run).
 		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) { so.MaxAttempts = 8 })
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb", IAMActions))
 	})
 }
 

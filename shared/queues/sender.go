@@ -29,7 +29,7 @@ var ErrNoQueueURL = errors.New("queue URL not configured")
 // refused.
 func NewClient(cfg aws.Config) *sqs.Client {
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) {
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("sqs"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("sqs", nil))
 	})
 }
 

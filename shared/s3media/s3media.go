@@ -27,7 +27,7 @@ import (
 func NewClient(cfg aws.Config) *s3.Client {
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.UsePathStyle = true
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("s3"))
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("s3", IAMActions))
 	})
 }
 
