@@ -313,14 +313,20 @@ func scenario() []step {
 			return e.do("POST", "/v1/reviews/"+s.reviewID+"/like", nil, s.migratedToken)
 		}},
 		// Reports: the converted guest reports the reader's review.
-		{route: "POST /v1/reports", note: "a review", want: 201, do: func(e *client, s *scenarioState) *response {
-			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Benchmarked spam."}, s.migratedToken)
+		// With an Idempotency-Key: the router keeps the answer (PutItem),
+		// replays it (GetItem) and releases the key of a refusal
+		// (DeleteItem), with the function's grants.
+		{route: "POST /v1/reports", note: "a review, keyed", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.keyed("bench-report-1").do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Benchmarked spam."}, s.migratedToken)
+		}},
+		{route: "POST /v1/reports", note: "retry, same key", want: 201, do: func(e *client, s *scenarioState) *response {
+			return e.keyed("bench-report-1").do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Benchmarked spam."}, s.migratedToken)
 		}},
 		{route: "POST /v1/reports", note: "again", want: 409, do: func(e *client, s *scenarioState) *response {
 			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Still spam."}, s.migratedToken)
 		}},
-		{route: "POST /v1/reports", note: "one's own", want: 400, do: func(e *client, s *scenarioState) *response {
-			return e.do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Mine."}, s.token)
+		{route: "POST /v1/reports", note: "one's own, keyed", want: 400, do: func(e *client, s *scenarioState) *response {
+			return e.keyed("bench-report-2").do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.reviewID, "reason": "Mine."}, s.token)
 		}},
 		{route: "GET /v1/books/{id}/reviews", want: 200, do: func(e *client, s *scenarioState) *response {
 			return e.do("GET", "/v1/books/"+s.bookID+"/reviews", nil, "")
@@ -819,17 +825,26 @@ type observation struct {
 // request, the DynamoDB calls and their sequential depth as the router's
 // access log records them (shared/callstats), with the operations in the
 // order they ran. It fails when a step gets an unexpected status or an
-// authenticated read exceeds its depth target in every run.
+// authenticated read exceeds its depth target in every run, and holds the
+// grants to the calls both ways: a step whose calls need an IAM action
+// its function is not granted fails (checkGranted), and so does a
+// function granted an action that no step it serves needed in any run
+// (checkUsed).
 func TestCallCounts(t *testing.T) {
 	steps := scenario()
 	obs := make([][]observation, len(steps))
+	used := map[string]map[string]bool{} // function -> IAM actions its steps needed
 	for range callRuns {
-		for i, o := range runScenario(t, steps) {
+		for i, o := range runScenario(t, steps, used) {
 			obs[i] = append(obs[i], o)
 		}
 		if t.Failed() {
 			break
 		}
+	}
+
+	if !t.Failed() {
+		checkUsed(t, used)
 	}
 
 	authRoutes := map[string]httpapi.Auth{}
@@ -887,7 +902,7 @@ func TestCallCounts(t *testing.T) {
 // The access log carries only counts; the names make the table
 // actionable. Steps run one at a time, so every call noted during a step
 // belongs to it.
-func runScenario(t *testing.T, steps []step) []observation {
+func runScenario(t *testing.T, steps []step, used map[string]map[string]bool) []observation {
 	t.Helper()
 	env := testenv.New(t)
 	logs := newAccessLog()
@@ -896,7 +911,8 @@ func runScenario(t *testing.T, steps []step) []observation {
 	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.DNS = env.DNS // before the router is built: the DNS stand-in the scenario sets records in
-	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
+	requests := &requestCalls{}
+	srv := httptest.NewServer(requests.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	defer srv.Close()
 	c := &client{base: srv.URL, http: srv.Client()}
 
@@ -914,13 +930,22 @@ func runScenario(t *testing.T, steps []step) []observation {
 			}
 		}
 		ops.reset()
+		requests.actions() // the arrangement's calls are no step's
 		res := s.do(c, st)
 		rec, ok := logs.wait(res.Header.Get("X-Request-Id"), 2*time.Second)
 		if !ok {
 			t.Fatalf("%s: no access-log record for request id %q (HTTP %d)", s.route, res.Header.Get("X-Request-Id"), res.Status)
 		}
 		noted := ops.take()
-		checkGranted(t, s.route, noted)
+		actions := requests.actions()
+		if f := checkGranted(t, s.route, actions); f != "" {
+			if used[f] == nil {
+				used[f] = map[string]bool{}
+			}
+			for _, a := range actions {
+				used[f][a] = true
+			}
+		}
 		dynamoCalls := 0
 		for _, c := range noted {
 			if c.Service == "dynamodb" {
@@ -990,6 +1015,15 @@ func seedBenchCatalog(t *testing.T, a *app.App) []string {
 type client struct {
 	base string
 	http *http.Client
+	// idempotencyKey, when set, is sent as the Idempotency-Key header.
+	idempotencyKey string
+}
+
+// keyed is the client sending an Idempotency-Key.
+func (c *client) keyed(key string) *client {
+	k := *c
+	k.idempotencyKey = key
+	return &k
 }
 
 // response is what the client saw; JSON is the body decoded as an object.
@@ -1021,6 +1055,9 @@ func (c *client) raw(method, path, ctype string, body io.Reader, token string) *
 	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if c.idempotencyKey != "" {
+		req.Header.Set(httpapi.IdempotencyHeader, c.idempotencyKey)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -1198,42 +1235,99 @@ func (l *accessLog) wait(id string, timeout time.Duration) (accessRecord, bool) 
 	}
 }
 
-// iamActions are the IAM actions of the operations whose authorization is
-// not the action of their own name: S3 authorizes a CopyObject as a read
-// of the source and a write of the target.
-var iamActions = map[string][]string{
-	"s3:CopyObject": {"s3:GetObject", "s3:PutObject"},
-}
-
-// checkGranted fails when a route made an AWS call that the function
-// serving it in AWS is not granted (groups.Functions is what CDK grants), so
-// a new call cannot pass locally and fail with AccessDenied in AWS.
-// TransactWriteItems also needs its parts' actions; those show in the
-// route's other tests failing here once the stores call them directly.
-func checkGranted(t *testing.T, route string, calls []callstats.Call) {
+// checkGranted fails when a step made an AWS call that needs an IAM
+// action the function serving its route in AWS is not granted
+// (groups.Functions is what CDK grants), so a new call cannot pass
+// locally and fail with AccessDenied in AWS. The actions are those the
+// call recorder noted for each call (callstats, by the rules of
+// shared/dynamo and shared/s3media: a transaction by each of its parts, a
+// copy as a read and a write). It returns the function's name.
+func checkGranted(t *testing.T, route string, actions []string) string {
 	t.Helper()
-	for _, f := range groups.Functions() {
-		for _, r := range f.Routes {
-			if r.Method+" "+r.Path != route {
-				continue
-			}
-			for _, c := range calls {
-				// opLog names other services' calls "S3:PutObject".
-				service := strings.ToLower(c.Service)
-				op := service + ":" + strings.TrimPrefix(c.Operation, c.Service+":")
-				granted := map[string][]string{"dynamodb": f.TableActions, "s3": f.MediaActions, "cloudfront": f.CDNActions}[service]
-				actions, ok := iamActions[op]
-				if !ok {
-					actions = []string{op}
-				}
-				for _, action := range actions {
-					if !slices.Contains(granted, action) {
-						t.Errorf("%s: calls %s, which needs %s, which function %s is not granted (shared/groups/functions.go)", route, op, action, f.Name)
-					}
-				}
-			}
-			return
+	f, ok := functionOf(route)
+	if !ok {
+		t.Errorf("%s: no function serves this route", route)
+		return ""
+	}
+	granted := granted(f)
+	for _, a := range actions {
+		if !granted[a] {
+			t.Errorf("%s: needs %s, which function %s is not granted (shared/groups/functions.go, its group's routes.go)", route, a, f.Name)
 		}
 	}
-	t.Errorf("%s: no function serves this route", route)
+	return f.Name
+}
+
+// checkUsed fails when a function is granted a table, media or CDN
+// action that no step of the scenario served by it needed in any run:
+// a grant nothing calls is a permission an attacker gets for free.
+func checkUsed(t *testing.T, used map[string]map[string]bool) {
+	t.Helper()
+	for _, f := range groups.Functions() {
+		if len(f.Routes) == 0 {
+			continue // the authorizer and the rotation function: no step
+		}
+		for a := range granted(f) {
+			if !used[f.Name][a] {
+				t.Errorf("function %s is granted %s, which no step of the scenario needed: remove the grant, or add the step that needs it", f.Name, a)
+			}
+		}
+	}
+}
+
+// granted are a function's table, media and CDN actions.
+func granted(f groups.Function) map[string]bool {
+	out := map[string]bool{}
+	for _, list := range [][]string{f.TableActions, f.MediaActions, f.CDNActions} {
+		for _, a := range list {
+			out[a] = true
+		}
+	}
+	return out
+}
+
+// functionOf is the function serving a route ("METHOD /pattern").
+func functionOf(route string) (groups.Function, bool) {
+	for _, f := range groups.Functions() {
+		for _, r := range f.Routes {
+			if r.Method+" "+r.Path == route {
+				return f, true
+			}
+		}
+	}
+	return groups.Function{}, false
+}
+
+// requestCalls hands each request the router serves a recorder of the
+// bench's own, made in the request's context before the router makes its
+// own: the router's recorder passes every call on to it (callstats.With),
+// so the bench reads the actions the service recorded, not a list of its
+// own.
+type requestCalls struct {
+	mu   sync.Mutex
+	recs []*callstats.Recorder
+}
+
+func (c *requestCalls) wrap(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, rec := callstats.With(r.Context())
+		c.mu.Lock()
+		c.recs = append(c.recs, rec)
+		c.mu.Unlock()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// actions are the IAM actions of the requests since the last call.
+func (c *requestCalls) actions() []string {
+	c.mu.Lock()
+	recs := c.recs
+	c.recs = nil
+	c.mu.Unlock()
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Actions()...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -38,12 +38,19 @@ type Group struct {
 	// functions/.
 	Name   string
 	Routes []httpapi.Route
-	// Table lists the DynamoDB actions the group's own code calls on the
-	// table and its indexes. What every HTTP function does anyway (read
-	// the caller, count the request, keep idempotency records) is added
-	// by the function list (groups.Functions).
+	// Table lists the IAM actions of the DynamoDB calls the group's own
+	// code makes on the table and its indexes, as IAM authorizes them: a
+	// transaction by each of its parts (PutItem, UpdateItem, DeleteItem,
+	// ConditionCheckItem; GetItem for TransactGetItems), since
+	// dynamodb:TransactWriteItems is no IAM action (shared/dynamo,
+	// IAMActions). What every HTTP function does anyway (read the caller,
+	// count the request, keep idempotency records) is added by the
+	// function list (groups.Functions). The call benchmark fails on a
+	// recorded action not granted and on a grant no call needs.
 	Table []string
-	// Media lists the S3 actions on objects of the media bucket.
+	// Media lists the S3 actions on objects of the media bucket, as
+	// shared/s3media's IAMActions names them; s3:ListBucket among them is
+	// granted on the bucket for the uploads prefix alone (infra).
 	Media []string
 	// CDN lists the CloudFront actions on the multi-tenant distribution
 	// and its tenants (custom domains).

@@ -41,9 +41,11 @@ type Function struct {
 	Worker *api.Worker
 }
 
-// What every HTTP function does beside its group's own calls: read the
-// caller and count the request (a metered or authenticated route), and
-// keep idempotency records (an Idempotent route).
+// What every HTTP function does beside its group's own calls, as IAM
+// authorizes it: read the caller and count the request (a metered or
+// authenticated route), and keep idempotency records (an Idempotent
+// route: put, read back the winner, release). The call benchmark holds
+// these to the calls too (local/bench, checkGranted and checkUsed).
 var (
 	requestActions     = []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}
 	idempotencyActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}

@@ -28,7 +28,8 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // participant list, a reader's challenges and a deleted challenge's
 // participants; BatchGetItem for challenges and accounts;
 // TransactWriteItems for create, delete, join and leave with their
-// counters (and directory entries); UpdateItem for an edit and progress;
+// counters (and directory entries), granted by its parts (PutItem,
+// UpdateItem, DeleteItem, ConditionCheckItem); UpdateItem for an edit and progress;
 // BatchWriteItem to remove a deleted challenge's participants.
 func Group(d api.Deps) api.Group {
 	h := &handler{challenges: d.Challenges()}
@@ -49,7 +50,7 @@ func Group(d api.Deps) api.Group {
 		Name: "challenges",
 		// ConditionCheckItem: a store's challenge checks in its creating
 		// transaction that the store is not being deleted.
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/challenges"), Auth: httpapi.AuthOptional, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "The challenge directory (one store's with storeId), newest first, with the exact total", Query: list, Response: challengesPage{}}},

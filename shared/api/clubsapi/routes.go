@@ -27,7 +27,8 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // a reader's clubs, a reading list and a deleted club's leftovers;
 // BatchGetItem for clubs, hosts, members' accounts and books;
 // TransactWriteItems for every change with its counters (and directory
-// entries); UpdateItem for an edit; BatchWriteItem to remove a deleted
+// entries), granted by its parts (PutItem, UpdateItem, DeleteItem,
+// ConditionCheckItem); UpdateItem for an edit; BatchWriteItem to remove a deleted
 // club's memberships and reading list.
 func Group(d api.Deps) api.Group {
 	h := &handler{clubs: d.Clubs()}
@@ -49,7 +50,7 @@ func Group(d api.Deps) api.Group {
 		Name: "clubs",
 		// ConditionCheckItem: a change by a host or moderator checks the
 		// caller's role inside its transaction.
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/clubs"), Auth: httpapi.AuthOptional, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "The club directory, newest first, with the exact total", Query: list, Response: clubsPage{}}},

@@ -43,7 +43,7 @@ func Group(d api.Deps) api.Group {
 	f := h.follows
 	return api.Group{
 		Name: "follows",
-		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:TransactWriteItems",
+		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem",
 			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/follows/users/{userId}"), Auth: httpapi.AuthBearer, Actions: followActions, Idempotent: true,

@@ -34,7 +34,8 @@ var (
 // authors, books and isLiked; Query for the lists (GSI1, GSI2, GSI3),
 // replies and a deleted line's replies and likes; TransactWriteItems for
 // lines (with their club's or challenge's checks), replies and likes with
-// their counters and the quota; BatchWriteItem to remove a deleted line's
+// their counters and the quota, granted by its parts (PutItem,
+// UpdateItem, DeleteItem, ConditionCheckItem); BatchWriteItem to remove a deleted line's
 // replies and likes.
 func Group(d api.Deps) api.Group {
 	h := &handler{lines: lines.NewService(lines.Deps{
@@ -48,7 +49,7 @@ func Group(d api.Deps) api.Group {
 		Name: "lines",
 		// ConditionCheckItem: a line in a club or challenge checks the
 		// membership or participation inside its transaction.
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems", "dynamodb:ConditionCheckItem"},
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/lines"), Auth: httpapi.AuthBearer, Actions: postActions, Idempotent: true, Quota: quota.Posts, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Post a line about a book", Body: newLineRequest{}, Response: linejson.Line{}, Status: http.StatusCreated, Errors: []int{400, 403, 404}}},

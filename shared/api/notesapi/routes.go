@@ -29,7 +29,7 @@ func Group(d api.Deps) api.Group {
 	return api.Group{
 		Name: "notes",
 		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
-			"dynamodb:TransactWriteItems", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
+			"dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/notes"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Write a private note on a book", Body: createRequest{}, Response: note{}, Status: http.StatusCreated, Errors: []int{400, 404}}},

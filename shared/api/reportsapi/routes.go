@@ -25,7 +25,7 @@ func Group(d api.Deps) api.Group {
 	h := &handler{reports: reports.NewService(reports.Deps{Store: d.Stores.Reports, Now: d.Now})}
 	return api.Group{
 		Name:  "reports",
-		Table: []string{"dynamodb:GetItem", "dynamodb:TransactWriteItems", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
+		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/reports"), Auth: httpapi.AuthBearer, Actions: []string{"report"}, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Report a line, a reply, a review or a club to moderation", Body: createRequest{}, Response: report{}, Status: http.StatusCreated, Errors: []int{400, 404, 409}}},

@@ -33,7 +33,7 @@ var (
 // caller's review claim, a review with the caller's like and isLiked on a
 // page; Query for the lists and a deleted review's likes;
 // TransactWriteItems for reviews with the book's statistics, likes and
-// the quota; BatchWriteItem to remove a deleted review's likes.
+// the quota, granted by its parts (PutItem, UpdateItem, DeleteItem); BatchWriteItem to remove a deleted review's likes.
 func Group(d api.Deps) api.Group {
 	h := &handler{reviews: reviews.NewService(reviews.Deps{Store: d.Stores.Reviews, Deps: d.Posts()})}
 	cursor := []httpapi.Param{
@@ -42,7 +42,7 @@ func Group(d api.Deps) api.Group {
 	}
 	return api.Group{
 		Name:  "reviews",
-		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:TransactWriteItems"},
+		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/reviews"), Auth: httpapi.AuthBearer, Actions: writeActions, Idempotent: true, Quota: quota.Reviews, Handler: h.post,
 				Doc: httpapi.Doc{Summary: "Review a book (201), or update one's review of it (200)", Body: postRequest{}, Response: review{}, Status: http.StatusCreated, Also: []int{http.StatusOK}, Errors: []int{400, 403, 404}}},

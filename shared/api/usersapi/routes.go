@@ -19,7 +19,8 @@ type handler struct {
 }
 
 // Group is the users group. It writes profiles with their username
-// claims (TransactWriteItems), revokes sessions on a password change
+// claims (TransactWriteItems, granted by its parts: PutItem of the new
+// claim, DeleteItem of the old one, UpdateItem of the profile), revokes sessions on a password change
 // (Query, UpdateItem), forgets the password attempts of a right one
 // (DeleteItem) and stores avatars, in the media bucket through a client
 // of its own (only this function of the two sharing the account service
@@ -31,11 +32,14 @@ func Group(d api.Deps) api.Group {
 	}
 	return api.Group{
 		Name:  "users",
-		Table: []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:TransactWriteItems"},
-		// PutObject for multipart avatars; the presigned path reads the
-		// upload (GetObject), copies it to its final key (GetObject on the
+		Table: []string{"dynamodb:DeleteItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem"},
+		// PutObject for multipart avatars and for the presigned upload
+		// URL (signed with the function's rights); the presigned path
+		// reads the upload (GetObject, and ListBucket so that a missing
+		// upload is a 404, not a 403: infra grants it on the uploads
+		// prefix alone), copies it to its final key (GetObject on the
 		// source, PutObject on the target) and removes it (DeleteObject).
-		Media: []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"},
+		Media: []string{"s3:DeleteObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"},
 		Routes: []httpapi.Route{
 			// The answer is the caller's record, read by the router: the
 			// handler starts once it is there.

@@ -38,7 +38,7 @@ func Group(d api.Deps) api.Group {
 	return api.Group{
 		Name: "wishlists",
 		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:UpdateItem",
-			"dynamodb:TransactWriteItems", "dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
+			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem",
 			"dynamodb:BatchWriteItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/wishlists"), Auth: httpapi.AuthBearer, Handler: h.list,

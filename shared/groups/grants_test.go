@@ -1,0 +1,27 @@
+package groups
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// iamTableActions are the DynamoDB item and query actions IAM knows that
+// a function may be granted on the table. dynamodb:TransactWriteItems
+// and TransactGetItems are not among them: IAM authorizes a transaction
+// by its parts (shared/dynamo, IAMActions).
+var iamTableActions = []string{
+	"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:DeleteItem",
+	"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem",
+}
+
+// Grants name only real IAM actions; whether each is needed, and enough,
+// is the call benchmark's test (local/bench, TestCallCounts).
+func TestFunctions_grantOnlyIAMActions(t *testing.T) {
+	for _, f := range Functions() {
+		for _, a := range f.TableActions {
+			assert.True(t, slices.Contains(iamTableActions, a), "function %s is granted %s, which is no IAM action on items", f.Name, a)
+		}
+	}
+}
