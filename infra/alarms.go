@@ -284,23 +284,32 @@ func dynamoOperations(functions []groups.Function) []awsdynamodb.Operation {
 	names = slices.Compact(names)
 	ops := make([]awsdynamodb.Operation, 0, len(names))
 	for _, n := range names {
-		op, ok := dynamoOperationNames[n]
+		byAction, ok := dynamoOperationNames[n]
 		if !ok {
 			panic(fmt.Sprintf("infra: no DynamoDB metric operation for dynamodb:%s", n))
 		}
-		if !slices.Contains(ops, op) {
-			ops = append(ops, op)
+		for _, op := range byAction {
+			if !slices.Contains(ops, op) {
+				ops = append(ops, op)
+			}
 		}
 	}
 	return ops
 }
 
-var dynamoOperationNames = map[string]awsdynamodb.Operation{
-	"BatchGetItem": awsdynamodb.Operation_BATCH_GET_ITEM, "BatchWriteItem": awsdynamodb.Operation_BATCH_WRITE_ITEM,
-	"DeleteItem": awsdynamodb.Operation_DELETE_ITEM, "GetItem": awsdynamodb.Operation_GET_ITEM,
-	"PutItem": awsdynamodb.Operation_PUT_ITEM, "Query": awsdynamodb.Operation_QUERY, "Scan": awsdynamodb.Operation_SCAN,
-	"UpdateItem": awsdynamodb.Operation_UPDATE_ITEM, "TransactWriteItems": awsdynamodb.Operation_TRANSACT_WRITE_ITEMS,
-	"TransactGetItems": awsdynamodb.Operation_TRANSACT_GET_ITEMS, "ConditionCheckItem": awsdynamodb.Operation_TRANSACT_WRITE_ITEMS,
+// dynamoOperationNames are the operations whose metrics an IAM action's
+// calls report under. The grants name a transaction by its parts
+// (shared/dynamo, IAMActions), so every action a transaction part is
+// granted by also stands for TransactWriteItems. No store reads through
+// TransactGetItems: GetItem stands for GetItem alone.
+var dynamoOperationNames = map[string][]awsdynamodb.Operation{
+	"BatchGetItem": {awsdynamodb.Operation_BATCH_GET_ITEM}, "BatchWriteItem": {awsdynamodb.Operation_BATCH_WRITE_ITEM},
+	"DeleteItem": {awsdynamodb.Operation_DELETE_ITEM, awsdynamodb.Operation_TRANSACT_WRITE_ITEMS},
+	"GetItem":    {awsdynamodb.Operation_GET_ITEM},
+	"PutItem":    {awsdynamodb.Operation_PUT_ITEM, awsdynamodb.Operation_TRANSACT_WRITE_ITEMS},
+	"Query":      {awsdynamodb.Operation_QUERY}, "Scan": {awsdynamodb.Operation_SCAN},
+	"UpdateItem":         {awsdynamodb.Operation_UPDATE_ITEM, awsdynamodb.Operation_TRANSACT_WRITE_ITEMS},
+	"ConditionCheckItem": {awsdynamodb.Operation_TRANSACT_WRITE_ITEMS},
 }
 
 // isHTTP reports whether f serves API routes (its router writes the

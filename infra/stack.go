@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -465,9 +466,14 @@ func newFunction(scope constructs.Construct, f groups.Function, buildDir string,
 // the tests find each function's resources by it.
 func FunctionDescription(name string) string { return "bookplatform " + name }
 
+// listMedia is the one media action granted on the bucket rather than
+// its objects (s3media.IAMActions).
+const listMedia = "s3:ListBucket"
+
 // grant gives fn exactly f's actions: TableActions on the table and the
 // indexes it reads (f.Indexes, each by its ARN), MediaActions on the
-// bucket's objects, sqs:SendMessage on the queues it Sends to. No Grant* helper and no managed policy: those grant
+// bucket's objects (s3:ListBucket on the bucket, for the presigned
+// uploads' prefix alone), sqs:SendMessage on the queues it Sends to. No Grant* helper and no managed policy: those grant
 // whole families of actions (ReadWriteData includes Scan and
 // BatchWriteItem, GrantSendMessages adds GetQueueUrl and
 // GetQueueAttributes), and the list in groups.Functions is the reviewed one.
@@ -489,11 +495,23 @@ func grant(fn awslambda.Function, f groups.Function, table awsdynamodb.Table, bu
 			Resources: jsii.Strings(resources...),
 		}))
 	}
-	if len(f.MediaActions) > 0 {
+	objectActions := slices.DeleteFunc(slices.Clone(f.MediaActions), func(a string) bool { return a == listMedia })
+	if len(objectActions) > 0 {
 		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
 			Sid:       jsii.String("MediaObjects"),
-			Actions:   jsii.Strings(f.MediaActions...),
+			Actions:   jsii.Strings(objectActions...),
 			Resources: jsii.Strings(*bucket.ArnForObjects(jsii.String("*"))),
+		}))
+	}
+	if slices.Contains(f.MediaActions, listMedia) {
+		// S3 answers a read of a missing key 404 only to a caller that
+		// may list that key (s3:prefix is the key), 403 to any other:
+		// the presigned uploads, which may be missing, only.
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:        jsii.String("MediaUploadsListing"),
+			Actions:    jsii.Strings(listMedia),
+			Resources:  jsii.Strings(*bucket.BucketArn()),
+			Conditions: &map[string]any{"StringLike": map[string]any{"s3:prefix": images.UploadsPrefix + "*"}},
 		}))
 	}
 	if len(f.CDNActions) > 0 {

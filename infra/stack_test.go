@@ -417,6 +417,44 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 	if got := dataActions(t, "authorizer"); len(got) != 0 {
 		t.Errorf("authorizer has data actions %v", got)
 	}
+	// AND s3:ListBucket, which lets a read of a missing presigned upload
+	// answer 404 rather than 403, is granted on the bucket for the
+	// uploads prefix alone, never on its objects
+	bucket := logicalID(t, "MediaBucket")
+	for _, f := range functions {
+		lists := slices.Contains(f.MediaActions, "s3:ListBucket")
+		var listings []obj
+		for _, st := range roleStatements(t, f.Name) {
+			if !slices.Contains(strs(st["Action"]), "s3:ListBucket") {
+				continue
+			}
+			if fmt.Sprint(st["Sid"]) != "MediaUploadsListing" || len(strs(st["Action"])) != 1 {
+				t.Errorf("%s: s3:ListBucket granted with %v in statement %v", f.Name, strs(st["Action"]), st["Sid"])
+			}
+			listings = append(listings, st)
+		}
+		if !lists {
+			if len(listings) > 0 {
+				t.Errorf("%s: granted s3:ListBucket it does not list", f.Name)
+			}
+			continue
+		}
+		if len(listings) != 1 {
+			t.Fatalf("%s: %d s3:ListBucket statements", f.Name, len(listings))
+		}
+		st := listings[0]
+		if got, want := fmt.Sprint(st["Resource"]), fmt.Sprint(obj{"Fn::GetAtt": []any{bucket, "Arn"}}); got != want {
+			t.Errorf("%s: s3:ListBucket on %s, want the bucket %s", f.Name, got, want)
+		}
+		if got, want := fmt.Sprint(st["Condition"]), fmt.Sprint(obj{"StringLike": obj{"s3:prefix": images.UploadsPrefix + "*"}}); got != want {
+			t.Errorf("%s: s3:ListBucket condition %s, want %s", f.Name, got, want)
+		}
+	}
+	for _, name := range []string{"users", "stores"} {
+		if !slices.Contains(dataActions(t, name), "s3:ListBucket") {
+			t.Errorf("%s function cannot tell a missing upload (no s3:ListBucket)", name)
+		}
+	}
 }
 
 // tableResources returns the table resources the named function's
