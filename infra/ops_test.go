@@ -417,7 +417,8 @@ func TestTracing(t *testing.T) {
 }
 
 // The signing keys: a generated secret in the {"current", ...} form, read
-// by every function but the rotation one (GetSecretValue only), rotated
+// by every function but the rotation one (GetSecretValue only) and those
+// that verify no token (health, docs: Keyless, not granted it), rotated
 // every keyRotationDays by the rotation function's alias, which alone may
 // write it, with exactly the four calls of a rotation.
 func TestSigningKeys(t *testing.T) {
@@ -450,11 +451,27 @@ func TestSigningKeys(t *testing.T) {
 		slices.Sort(got)
 		on := " on " + fmt.Sprint(obj{"Ref": secret})
 		want := []string{"secretsmanager:GetSecretValue" + on}
-		if f.KeyRotation {
+		switch {
+		case f.KeyRotation:
 			want = []string{"secretsmanager:DescribeSecret" + on, "secretsmanager:GetSecretValue" + on, "secretsmanager:PutSecretValue" + on, "secretsmanager:UpdateSecretVersionStage" + on}
+		case f.Keyless:
+			want = nil
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: Secrets Manager grants %v, want %v", f.Name, got, want)
+		}
+	}
+	// AND by name: the functions that verify no token may not read the
+	// keys nor know where they are; the others do both
+	for name, keyed := range map[string]bool{"health": false, "docs": false, "users": true, "auth": true, "authorizer": true} {
+		reads := false
+		for _, st := range roleStatements(t, name) {
+			reads = reads || slices.Contains(strs(st["Action"]), "secretsmanager:GetSecretValue")
+		}
+		_, fn := function(t, name)
+		_, named := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[config.EnvJWTSecretARN]
+		if reads != keyed || named != keyed {
+			t.Errorf("%s: reads the signing keys %v, is told their secret %v; want %v", name, reads, named, keyed)
 		}
 	}
 }

@@ -141,7 +141,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	}
 	namespace := "BookPlatform/" + *stack.StackName()
 	// Every HTTP function and worker builds the whole app (config.Load
-	// requires all of these).
+	// requires all of these; a Keyless function gets no JWT_SECRET_ARN).
 	appEnv := map[string]*string{
 		config.EnvTableName:         table.TableName(),
 		config.EnvMediaBucket:       bucket.BucketName(),
@@ -185,15 +185,21 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			timeout = workerTimeout
 		}
 		env = maps.Clone(env)
+		if f.Keyless {
+			// It verifies no token: it starts without the keys
+			// (app.Start) and may not read them (readKeys below).
+			delete(env, config.EnvJWTSecretARN)
+		}
 		for _, q := range f.Sends {
 			env[q.URLEnv()] = queueOf(workQueues, f, q).QueueUrl()
 		}
 		fn := newFunction(stack, f, props.BuildDir, env, timeout, ops)
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
-		if f.KeyRotation {
+		switch {
+		case f.KeyRotation:
 			rotateKeys(stack, signingKeys, fn, alias)
-		} else {
+		case !f.Keyless:
 			readKeys(fn, signingKeys)
 		}
 		if f.Worker != nil {

@@ -66,6 +66,26 @@ type Group struct {
 	Fallback bool
 }
 
+// Keyless reports whether the group's function needs no signing key:
+// it serves routes only, and every one reads no token (AuthNone), counts
+// nothing (Unmetered: no tier, no rate-limit scope from a caller) and
+// keeps no idempotency record: the health check and the API reference.
+// Such a function starts without JWT_SECRET_ARN (app.Start) and is not
+// granted the secret (infra), so a flaw in it cannot leak the keys that
+// sign every token. The Fallback group's other routes, answered 404 or
+// 405, are of that kind too (app.FallbackRouter).
+func (g Group) Keyless() bool {
+	if g.Worker != nil || len(g.Routes) == 0 {
+		return false
+	}
+	for _, r := range g.Routes {
+		if r.Auth != httpapi.AuthNone || !r.Unmetered || r.Idempotent {
+			return false
+		}
+	}
+	return true
+}
+
 // Worker is a queue consumer: an SQS event source with partial batch
 // responses in AWS, a poller on the local run, the same Handler in both.
 type Worker struct {

@@ -161,9 +161,25 @@ func (a *App) Deps() api.Deps {
 
 // FromEnv is what a Lambda main does: configuration, tracing (in Lambda
 // with X-Ray on), clients, the signing keys (read from Secrets Manager
-// when JWT_SECRET_ARN names them), app.
-func FromEnv(ctx context.Context) (*App, error) {
-	cfg, err := config.Load()
+// when JWT_SECRET_ARN names them), app, and its group built by build.
+// A group whose routes verify no token (api.Group.Keyless: health, docs)
+// starts without any key configured: the stack neither grants it the
+// secret nor names it, and its app holds no key (it can neither sign nor
+// verify); any other group without keys is a configuration error.
+func FromEnv(ctx context.Context, build api.Build) (*App, api.Group, error) {
+	a, err := fromEnv(ctx)
+	if err != nil {
+		return nil, api.Group{}, err
+	}
+	g := build(a.Deps())
+	if a.Config.JWTKeys.None() && !g.Keyless() {
+		return nil, api.Group{}, fmt.Errorf("group %s verifies tokens: %w", g.Name, config.ErrNoJWTKeys)
+	}
+	return a, g, nil
+}
+
+func fromEnv(ctx context.Context) (*App, error) {
+	cfg, err := config.LoadWithoutKeys()
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +193,10 @@ func FromEnv(ctx context.Context) (*App, error) {
 	}
 	tracing.Instrument(&awsCfg)
 	clients := NewClients(awsCfg)
+	if cfg.JWTKeys.None() {
+		clients.Keys = auth.KeySet{} // no key: FromEnv serves a Keyless group only
+		return New(cfg, clients, logger, nil), nil
+	}
 	clients.Keys, err = secretsmgr.LoadKeyring(ctx, cfg.JWTKeys, func(context.Context) (aws.Config, error) { return awsCfg, nil }, logger)
 	if err != nil {
 		return nil, err

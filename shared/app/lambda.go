@@ -24,8 +24,7 @@ import (
 // see FallbackRouter), or, for a queue consumer, its worker. A bad
 // configuration stops the process with a message.
 func Start(build api.Build) {
-	a := MustFromEnv()
-	g := build(a.Deps())
+	a, g := MustFromEnv(build)
 	if w := g.Worker; w != nil {
 		lambda.Start(traced(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger)))
 		return
@@ -53,11 +52,11 @@ func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2H
 
 // MustFromEnv is FromEnv for a Lambda main: a bad configuration stops the
 // process with a message naming the variables.
-func MustFromEnv() *App {
-	a, err := FromEnv(context.Background())
+func MustFromEnv(build api.Build) (*App, api.Group) {
+	a, g, err := FromEnv(context.Background(), build)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)
 		os.Exit(2)
 	}
-	return a
+	return a, g
 }

@@ -191,7 +191,20 @@ func Load() (Config, error) {
 
 // LoadFrom reads the configuration through get (a map in tests, so they
 // go through the same names, defaults and checks as a deployment).
-func LoadFrom(get func(string) string) (Config, error) {
+func LoadFrom(get func(string) string) (Config, error) { return load(get, true) }
+
+// LoadWithoutKeys is Load for a process that may run without the
+// signing keys: a function whose routes verify no token and seal nothing
+// (api.Group.Keyless: health, docs) is neither granted their secret nor
+// told where it is. Keys that are set are read and checked as by Load;
+// none set is no error (JWTKeys.None), and the caller must refuse to
+// serve anything that needs them (app.FromEnv).
+func LoadWithoutKeys() (Config, error) { return load(os.Getenv, false) }
+
+// ErrNoJWTKeys is a configuration naming no signing key.
+var ErrNoJWTKeys = fmt.Errorf("%s is required (or %s)", EnvJWTSecret, EnvJWTSecretARN)
+
+func load(get func(string) string, requireKeys bool) (Config, error) {
 	var errs []error
 	required := func(name string) string {
 		v := strings.TrimSpace(get(name))
@@ -275,7 +288,7 @@ func LoadFrom(get func(string) string) (Config, error) {
 	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {
 		errs = append(errs, fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret))
 	}
-	keys, err := LoadJWTKeys(get)
+	keys, err := loadJWTKeys(get, requireKeys)
 	c.JWTKeys = keys
 	errs = append(errs, err)
 	if c.MetricsNamespace == "" {
@@ -310,7 +323,9 @@ func hostName(get func(string) string, name, def string, errs *[]error) string {
 // LoadJWTKeys reads the access-token keys through get: JWT_SECRET with
 // the optional JWT_PREVIOUS_SECRET and JWT_NEXT_SECRET, or JWT_SECRET_ARN
 // instead of all three. The authorizer reads them through it too.
-func LoadJWTKeys(get func(string) string) (JWTKeys, error) {
+func LoadJWTKeys(get func(string) string) (JWTKeys, error) { return loadJWTKeys(get, true) }
+
+func loadJWTKeys(get func(string) string, require bool) (JWTKeys, error) {
 	var errs []error
 	secret := func(name string) []byte {
 		v := strings.TrimSpace(get(name))
@@ -341,8 +356,13 @@ func LoadJWTKeys(get func(string) string) (JWTKeys, error) {
 	switch {
 	case k.JWTSecretARN != "" && variables:
 		errs = append(errs, fmt.Errorf("%s replaces %s, %s and %s: set either", EnvJWTSecretARN, EnvJWTSecret, EnvJWTPreviousSecret, EnvJWTNextSecret))
-	case k.JWTSecretARN == "" && len(k.JWTSecret) == 0:
-		errs = append(errs, fmt.Errorf("%s is required (or %s)", EnvJWTSecret, EnvJWTSecretARN))
+	case require && k.None():
+		errs = append(errs, ErrNoJWTKeys)
 	}
 	return k, errors.Join(errs...)
 }
+
+// None reports whether no signing key is configured: neither JWT_SECRET
+// nor JWT_SECRET_ARN (LoadWithoutKeys). A previous or next key alone
+// signs nothing.
+func (k JWTKeys) None() bool { return k.JWTSecretARN == "" && len(k.JWTSecret) == 0 }

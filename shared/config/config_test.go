@@ -111,3 +111,25 @@ func TestLoadJWTKeys(t *testing.T) {
 		})
 	}
 }
+
+// A function that verifies no token starts without any key; keys that are
+// set are still checked, and everything else is required as ever.
+func TestLoadWithoutKeys(t *testing.T) {
+	for k, v := range map[string]string{EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example",
+		EnvJWTSecret: "", EnvJWTPreviousSecret: "", EnvJWTNextSecret: "", EnvJWTSecretARN: ""} {
+		t.Setenv(k, v)
+	}
+	c, err := LoadWithoutKeys()
+	require.NoError(t, err)
+	assert.True(t, c.JWTKeys.None())
+	_, err = Load()
+	require.ErrorIs(t, err, ErrNoJWTKeys)
+
+	t.Setenv(EnvJWTSecret, "short")
+	_, err = LoadWithoutKeys()
+	assert.ErrorContains(t, err, "at least 32 bytes")
+	t.Setenv(EnvJWTSecret, "")
+	t.Setenv(EnvTableName, "")
+	_, err = LoadWithoutKeys()
+	assert.ErrorContains(t, err, EnvTableName)
+}

@@ -24,13 +24,19 @@ type Function struct {
 	// KeyRotation marks the Secrets Manager rotation function of the
 	// access-token keys (functions/keyrotation).
 	KeyRotation bool
-	// TableActions are the DynamoDB actions on the table and its indexes.
+	// Keyless marks a function that verifies no token and seals nothing
+	// (api.Group.Keyless: health, docs): the stack neither grants it the
+	// signing keys nor names their secret in its environment.
+	Keyless bool
+	// TableActions are the IAM actions of the DynamoDB calls on the
+	// table and its indexes, a transaction's by its parts (api.Group.Table).
 	TableActions []string
 	// Indexes are the table's indexes the function may read through:
 	// every index of dynamo.Table for a function that queries or scans,
 	// none otherwise. The stack grants each by its exact ARN.
 	Indexes []string
-	// MediaActions are the S3 actions on objects of the media bucket.
+	// MediaActions are the S3 actions on objects of the media bucket;
+	// s3:ListBucket, on the bucket for the uploads prefix (api.Group.Media).
 	MediaActions []string
 	// CDNActions are the CloudFront actions on the custom domains'
 	// distribution and its tenants.
@@ -58,7 +64,7 @@ var (
 func Functions() []Function {
 	var out []Function
 	for _, g := range All(api.Deps{}) {
-		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker}
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {
 			if !r.Unmetered || r.Auth != httpapi.AuthNone {

@@ -25,3 +25,15 @@ func TestFunctions_grantOnlyIAMActions(t *testing.T) {
 		}
 	}
 }
+
+// Only the functions whose routes verify no token run without the
+// signing keys.
+func TestFunctions_keyless(t *testing.T) {
+	var keyless []string
+	for _, f := range Functions() {
+		if f.Keyless {
+			keyless = append(keyless, f.Name)
+		}
+	}
+	assert.Equal(t, []string{"health", "docs"}, keyless)
+}
