@@ -7,14 +7,17 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/text"
+	"golang.org/x/sync/errgroup"
 )
 
 // TargetType is the kind of thing reported.
@@ -84,9 +87,25 @@ type Storer interface {
 	CreateReport(ctx context.Context, r *Report) error
 }
 
-// Deps are the service's collaborators.
+// Lines applies the lines domain's own visibility rule to a line
+// (lines.Service.Readable). Errors: lines.ErrNotFound, clubs.ErrPrivate.
+type Lines interface {
+	Readable(ctx context.Context, viewerID, id string) error
+}
+
+// Clubs reads a club and a reader's membership of it, for clubs.CanRead.
+// Errors: clubs.ErrNotFound, clubs.ErrMemberNotFound.
+type Clubs interface {
+	GetClub(ctx context.Context, id string) (*clubs.Club, error)
+	GetMember(ctx context.Context, clubID, userID string) (*clubs.Member, error)
+}
+
+// Deps are the service's collaborators: the store, and the owners of the
+// targets that some readers may not see (a private club and its lines).
 type Deps struct {
 	Store Storer
+	Lines Lines
+	Clubs Clubs
 	Now   func() time.Time
 }
 
@@ -103,7 +122,8 @@ func NewService(d Deps) *Service {
 	return &Service{d: d}
 }
 
-// Create stores callerID's report of a target. Errors: ValidationError
+// Create stores callerID's report of a target. A target the caller may
+// not see is answered as missing (visible). Errors: ValidationError
 // (fields, ErrOwnContent), the target's NotFound, ErrAlreadyReported.
 func (s *Service) Create(ctx context.Context, callerID string, in NewReport) (*Report, error) {
 	var f apperr.Fields
@@ -113,6 +133,9 @@ func (s *Service) Create(ctx context.Context, callerID string, in NewReport) (*R
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
+	if err := s.visible(ctx, callerID, t); err != nil {
+		return nil, fmt.Errorf("report %s %s: %w", t.Type, t.ID, err)
+	}
 	r := &Report{
 		ID: ids.New(), ReporterID: callerID, Target: t, Reason: reason,
 		Status: StatusOpen, CreatedAt: s.d.Now().UTC(),
@@ -121,6 +144,54 @@ func (s *Service) Create(ctx context.Context, callerID string, in NewReport) (*R
 		return nil, fmt.Errorf("report %s %s: %w", t.Type, t.ID, err)
 	}
 	return r, nil
+}
+
+// visible checks that readerID may see the target, by the rule of the
+// domain that owns it: a line (and a reply, through its line) by the
+// lines domain's (a private club's line is its members'), a club by
+// clubs.CanRead. A review is public. A target the reader may not see is
+// the target's not-found error, the 404 of an unknown id, and nothing is
+// stored: a 201 (or a 400 "your own", a 409) would confirm that a
+// private club's line exists to someone its every other endpoint refuses
+// (docs/decisions.md, "Reports"). The check reads before the report's
+// transaction, so a membership ended between the two still lets the
+// report through; it confirms nothing the reader could not see a moment
+// before. Errors: lines.ErrNotFound, lines.ErrReplyNotFound,
+// clubs.ErrNotFound.
+func (s *Service) visible(ctx context.Context, readerID string, t Target) error {
+	switch t.Type {
+	case TargetLine, TargetReply:
+		lineID, notFound := t.ID, lines.ErrNotFound
+		if t.Type == TargetReply {
+			lineID, notFound = t.LineID, lines.ErrReplyNotFound
+		}
+		err := s.d.Lines.Readable(ctx, readerID, lineID)
+		if errors.Is(err, lines.ErrNotFound) || errors.Is(err, clubs.ErrPrivate) || errors.Is(err, clubs.ErrSignInRequired) {
+			return notFound
+		}
+		return err
+	case TargetClub:
+		var (
+			c *clubs.Club
+			m *clubs.Member
+			g errgroup.Group
+		)
+		g.Go(func() (err error) { c, err = s.d.Clubs.GetClub(ctx, t.ID); return err })
+		g.Go(func() (err error) {
+			m, err = s.d.Clubs.GetMember(ctx, t.ID, readerID)
+			if errors.Is(err, clubs.ErrMemberNotFound) {
+				m, err = nil, nil
+			}
+			return err
+		})
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		if clubs.CanRead(c, m, readerID) != nil {
+			return clubs.ErrNotFound
+		}
+	}
+	return nil
 }
 
 // targetOf reads the target of a request, adding its problems to f. A

@@ -165,3 +165,51 @@ func TestReports_RateLimit(t *testing.T) {
 	w.Clock.Advance(time.Hour)
 	w.created(t, "POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": lineIDs[11], "reason": "Spam."}, ann.Token)
 }
+
+// A private club and its lines are hidden from outsiders everywhere else
+// (403): a report of them must not confirm that they exist, so it is the
+// 404 of an unknown id and stores nothing; a member reports them as any
+// other target.
+func TestReports_HiddenTargetsAreMissing(t *testing.T) {
+	w := newWorld(t)
+	host, member, outsider := w.Signup(t, "host"), w.Signup(t, "member"), w.Signup(t, "outsider")
+	w.SetTier(t, host, "premium")
+	club := w.created(t, "POST", "/v1/clubs", map[string]any{"name": "Closed circle", "isPublic": false}, host.Token)
+	require.Equal(t, http.StatusCreated, w.Req("POST", "/v1/clubs/"+club+"/members", map[string]any{"userId": member.ID}, host.Token).Status)
+	line := w.created(t, "POST", "/v1/lines", map[string]any{"bookId": w.book, "content": "Members only.", "clubId": club}, host.Token)
+	reply := w.created(t, "POST", "/v1/lines/"+line+"/replies", map[string]any{"content": "Quiet here."}, host.Token)
+	require.Equal(t, http.StatusForbidden, w.Req("GET", "/v1/lines/"+line, nil, outsider.Token).Status, "the line is hidden from the outsider")
+
+	hidden := []struct {
+		target  reports.Target
+		body    map[string]any
+		message string
+	}{
+		{reports.Target{Type: reports.TargetLine, ID: line}, map[string]any{"targetType": "line", "targetId": line}, "Line not found"},
+		{reports.Target{Type: reports.TargetReply, ID: reply, LineID: line}, map[string]any{"targetType": "reply", "targetId": reply, "lineId": line}, "Reply not found"},
+		{reports.Target{Type: reports.TargetClub, ID: club}, map[string]any{"targetType": "club", "targetId": club}, "Club not found"},
+	}
+	for _, h := range hidden {
+		t.Run("an outsider's report of the "+string(h.target.Type)+" is 404 and stores nothing", func(t *testing.T) {
+			h.body["reason"] = "Probing."
+			res := w.Req("POST", "/v1/reports", h.body, outsider.Token)
+			testenv.AssertError(t, res, http.StatusNotFound, "NotFound", h.message)
+			assert.Nil(t, w.Item(t, dynamo.ReportKey(h.target, outsider.ID)))
+		})
+	}
+	t.Run("the same answer as an unknown id", func(t *testing.T) {
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": unknownID, "reason": "Probing."}, outsider.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "Line not found")
+	})
+	for _, h := range hidden {
+		t.Run("a member reports the "+string(h.target.Type), func(t *testing.T) {
+			h.body["reason"] = "Off topic."
+			w.created(t, "POST", "/v1/reports", h.body, member.Token)
+			assert.NotNil(t, w.Item(t, dynamo.ReportKey(h.target, member.ID)))
+		})
+	}
+	t.Run("the host's own line in their private club is still their own", func(t *testing.T) {
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": line, "reason": "Mine."}, host.Token)
+		require.Equal(t, http.StatusBadRequest, res.Status, res.String())
+	})
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/reports"
 )
 
@@ -17,12 +18,21 @@ type handler struct {
 	reports *reports.Service
 }
 
-// Group is the reports group. Its calls: TransactWriteItems for a report
-// with the check of its target (parts: PutItem, ConditionCheckItem);
-// GetItem of the target when that check fails, to tell a missing target
-// from one's own.
+// Group is the reports group. Its calls: GetItem of a reported line (or
+// a reply's line) and, for a line in a club or a reported club, of the
+// club and the reporter's membership, to answer a target the reporter may
+// not see as missing; TransactWriteItems for a report with the check of
+// its target (parts: PutItem, ConditionCheckItem); GetItem of the target
+// when that check fails, to tell a missing target from one's own. The
+// lines service is built on the lines and clubs stores alone: reports
+// uses only its visibility rule (lines.Service.Readable).
 func Group(d api.Deps) api.Group {
-	h := &handler{reports: reports.NewService(reports.Deps{Store: d.Stores.Reports, Now: d.Now})}
+	h := &handler{reports: reports.NewService(reports.Deps{
+		Store: d.Stores.Reports,
+		Lines: lines.NewService(lines.Deps{Store: d.Stores.Lines, Clubs: d.Stores.Clubs}),
+		Clubs: d.Stores.Clubs,
+		Now:   d.Now,
+	})}
 	return api.Group{
 		Name:  "reports",
 		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
