@@ -5,6 +5,8 @@
 //
 // The JVM never outlives the Go process that started it: on Linux it gets
 // SIGKILL when its parent dies (even by SIGKILL), and Stop kills it and waits.
+// With a data directory it sits behind a barrier (barrier.go) so that a write
+// it acknowledged is committed.
 package dynamodblocal
 
 import (
@@ -40,7 +42,8 @@ type Options struct {
 	// DBPath keeps the data in this directory (created if missing); empty
 	// runs in memory.
 	DBPath string
-	// Port to listen on; 0 picks a free one.
+	// Port to listen on; 0 picks a free one. With DBPath, the barrier
+	// (barrier.go) listens there and DynamoDB Local on a port of its own.
 	Port int
 	// StartTimeout bounds the wait until it answers; 0 means DefaultStartTimeout.
 	StartTimeout time.Duration
@@ -55,11 +58,13 @@ type Options struct {
 // Instance is a running DynamoDB Local.
 type Instance struct {
 	// Endpoint is the base URL to give the SDK (BaseEndpoint or
-	// AWS_ENDPOINT_URL_DYNAMODB).
+	// AWS_ENDPOINT_URL_DYNAMODB): with a data directory the barrier's,
+	// which answers a write only once it is on disk.
 	Endpoint string
-	// Port is the TCP port it listens on.
+	// Port is the TCP port of Endpoint.
 	Port int
 
+	barrier  *barrier // nil in memory
 	cmd      *exec.Cmd
 	persist  bool
 	out      *tail
@@ -92,22 +97,35 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		timeout = DefaultStartTimeout
 	}
 
+	// With a data directory the caller's port is the barrier's, and the
+	// JVM gets one of its own.
+	jvmPort := opts.Port
+	if opts.DBPath != "" {
+		jvmPort = 0
+	}
 	// A port picked here can be taken by someone else before the JVM binds
 	// it; the JVM then exits at once and a fresh port is tried.
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		port := opts.Port
+		port := jvmPort
 		if port == 0 {
 			if port, err = FreePort(); err != nil {
 				return nil, fmt.Errorf("dynamodb local: pick a port: %w", err)
 			}
 		}
 		inst, err := launch(ctx, java, dir, port, opts, timeout)
+		if err == nil && opts.DBPath != "" {
+			inst.barrier, inst.Endpoint, inst.Port, err = startBarrier(opts.Port, inst.Endpoint)
+			if err != nil {
+				_ = inst.Stop()
+				return nil, err
+			}
+		}
 		if err == nil {
 			return inst, nil
 		}
 		var be *bindError
-		if opts.Port == 0 && errors.As(err, &be) && attempt < attempts {
+		if jvmPort == 0 && errors.As(err, &be) && attempt < attempts {
 			continue
 		}
 		return nil, err
@@ -232,10 +250,16 @@ func hint(output string) string {
 }
 
 // Stop ends the process and waits for it. An in-memory instance is killed
-// at once (there is nothing to keep); one with a data directory first gets
-// SIGTERM so it closes its database cleanly. Calling Stop again is a no-op.
+// at once (there is nothing to keep); one with a data directory first
+// closes its barrier, then gets SIGTERM so it closes its database
+// cleanly. Calling Stop again is a no-op.
 func (i *Instance) Stop() error {
 	i.stopOnce.Do(func() {
+		if i.barrier != nil {
+			if err := i.barrier.close(); err != nil {
+				i.stopErr = fmt.Errorf("dynamodb local: barrier: %w", err)
+			}
+		}
 		select {
 		case <-i.done:
 			return
@@ -250,7 +274,7 @@ func (i *Instance) Stop() error {
 			}
 		}
 		if err := kill(i.cmd); err != nil && !errors.Is(err, os.ErrProcessDone) {
-			i.stopErr = fmt.Errorf("dynamodb local: kill: %w", err)
+			i.stopErr = errors.Join(i.stopErr, fmt.Errorf("dynamodb local: kill: %w", err))
 		}
 		<-i.done
 	})
