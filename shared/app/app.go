@@ -137,8 +137,10 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	a.Users = users.NewService(users.Deps{
 		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens,
 		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
-		PasswordTries: users.AttemptPolicy{Limit: cfg.PasswordAttempts, Window: cfg.PasswordAttemptWindow},
-		Now:           now,
+		PasswordTries: users.AttemptPolicy{
+			Limit: cfg.PasswordAttempts, AccountLimit: cfg.PasswordAccountAttempts, Window: cfg.PasswordAttemptWindow,
+		},
+		Now: now,
 	})
 	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}

@@ -29,10 +29,13 @@ const (
 	EnvUpgradeURL      = "UPGRADE_URL"          // where the monthly-limit body sends free users
 	EnvMonthlyPosts    = "MONTHLY_POST_LIMIT"   // free tier's lines and replies a month, default 50
 	EnvMonthlyReviews  = "MONTHLY_REVIEW_LIMIT" // free tier's reviews a month, default 50
-	// Attempts with a password per account and window (sign-in by email,
-	// the current password of a password change): default 10 in 15m.
-	EnvPasswordAttempts      = "PASSWORD_ATTEMPT_LIMIT"
-	EnvPasswordAttemptWindow = "PASSWORD_ATTEMPT_WINDOW"
+	// Attempts with a password per window: a sign-in's per account and
+	// source address, a password change's per account (default 10 in
+	// 15m); and a sign-in's per account from every address (default 30,
+	// not below the first).
+	EnvPasswordAttempts        = "PASSWORD_ATTEMPT_LIMIT"
+	EnvPasswordAccountAttempts = "PASSWORD_ATTEMPT_ACCOUNT_LIMIT"
+	EnvPasswordAttemptWindow   = "PASSWORD_ATTEMPT_WINDOW"
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
@@ -92,7 +95,7 @@ const (
 var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
-	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
+	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAccountAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
 	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
 	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
 	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
@@ -111,6 +114,7 @@ const (
 	DefaultMonthlyPosts          = 50
 	DefaultMonthlyReviews        = 50
 	DefaultPasswordAttempts      = 10
+	DefaultPasswordAccountTries  = 30
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
 	DefaultCreatorTiers          = "premium,bookstore"
@@ -158,10 +162,13 @@ type Config struct {
 	UpgradeURL      string
 	MonthlyPosts    int
 	MonthlyReviews  int
-	// PasswordAttempts per account in PasswordAttemptWindow.
-	PasswordAttempts      int
-	PasswordAttemptWindow time.Duration
-	RefreshReuseInterval  time.Duration
+	// PasswordAttempts per account and source address (a sign-in) or
+	// per account (a password change) in PasswordAttemptWindow, and
+	// PasswordAccountAttempts per account from every address (a sign-in).
+	PasswordAttempts        int
+	PasswordAccountAttempts int
+	PasswordAttemptWindow   time.Duration
+	RefreshReuseInterval    time.Duration
 	// ClubCreatorTiers and ChallengeCreatorTiers name the tiers that may
 	// create clubs and challenges.
 	ClubCreatorTiers      []string
@@ -268,11 +275,12 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 		MonthlyPosts:    int(integer(EnvMonthlyPosts, DefaultMonthlyPosts, 1, 1_000_000)),
 		MonthlyReviews:  int(integer(EnvMonthlyReviews, DefaultMonthlyReviews, 1, 1_000_000)),
 
-		PasswordAttempts:      int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
-		PasswordAttemptWindow: duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
-		RefreshReuseInterval:  duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
-		ClubCreatorTiers:      tiers(EnvClubCreatorTiers),
-		ChallengeCreatorTiers: tiers(EnvChallengeCreatorTiers),
+		PasswordAttempts:        int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
+		PasswordAccountAttempts: int(integer(EnvPasswordAccountAttempts, DefaultPasswordAccountTries, 1, 10000)),
+		PasswordAttemptWindow:   duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
+		RefreshReuseInterval:    duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
+		ClubCreatorTiers:        tiers(EnvClubCreatorTiers),
+		ChallengeCreatorTiers:   tiers(EnvChallengeCreatorTiers),
 
 		WishlistsFree:      int(integer(EnvWishlistsFree, DefaultWishlistsFree, 0, 1_000_000)),
 		WishlistsPremium:   int(integer(EnvWishlistsPremium, DefaultWishlistsPremium, 0, 1_000_000)),
@@ -299,6 +307,10 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 	}
 	if c.LogLevel == "" {
 		c.LogLevel = "info"
+	}
+	if c.PasswordAccountAttempts < c.PasswordAttempts {
+		errs = append(errs, fmt.Errorf("%s must not be below %s: one address would be refused by the account's limit first",
+			EnvPasswordAccountAttempts, EnvPasswordAttempts))
 	}
 	if c.RefreshTokenTTL <= c.AccessTokenTTL {
 		errs = append(errs, fmt.Errorf("%s must be longer than %s", EnvRefreshTokenTTL, EnvAccessTokenTTL))

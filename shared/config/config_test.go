@@ -53,6 +53,28 @@ func TestLoad_CreatorTiers(t *testing.T) {
 	assert.Contains(t, err.Error(), EnvClubCreatorTiers)
 }
 
+func TestLoad_PasswordAttempts(t *testing.T) {
+	base := map[string]string{
+		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+	}
+	c, err := LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Equal(t, 10, c.PasswordAttempts, "per account and address")
+	assert.Equal(t, 30, c.PasswordAccountAttempts, "per account from every address")
+	assert.Equal(t, 15*time.Minute, c.PasswordAttemptWindow)
+
+	base[EnvPasswordAttempts], base[EnvPasswordAccountAttempts] = "5", "100"
+	c, err = LoadFrom(env(base))
+	require.NoError(t, err)
+	assert.Equal(t, 5, c.PasswordAttempts)
+	assert.Equal(t, 100, c.PasswordAccountAttempts)
+
+	base[EnvPasswordAccountAttempts] = "4"
+	_, err = LoadFrom(env(base))
+	require.Error(t, err, "an account limit below the address limit")
+	assert.Contains(t, err.Error(), EnvPasswordAccountAttempts)
+}
+
 func TestLoad_CustomDomains(t *testing.T) {
 	base := map[string]string{
 		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",

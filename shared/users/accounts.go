@@ -109,9 +109,11 @@ func (s *Service) prepareSignup(ctx context.Context, in SignupInput) (SignupInpu
 	return in, hash, err
 }
 
-// Login signs in with email and password. A wrong email and a wrong
-// password give the same 401, in the same time.
-func (s *Service) Login(ctx context.Context, email, password string) (*AuthResult, error) {
+// Login signs in with email and password from source, the client's
+// address (httpapi.ClientAddress), which the attempts are counted by
+// (login_attempts.go). A wrong email and a wrong password give the same
+// 401, in the same time.
+func (s *Service) Login(ctx context.Context, email, password, source string) (*AuthResult, error) {
 	email = NormalizeEmail(email)
 	var f apperr.Fields
 	if email == "" {
@@ -130,7 +132,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 		return nil, ErrBadCredentials
 	}
 	// The attempt is counted beside the account's read: a guesser meets
-	// the per-account limit before any password work.
+	// the limits before any password work.
 	now := s.d.Now()
 	var (
 		u       *User
@@ -138,7 +140,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 		g       errgroup.Group
 	)
 	g.Go(func() error { u, userErr = s.d.Store.GetUserByEmail(ctx, email); return nil })
-	g.Go(func() error { return s.takeAttempt(ctx, loginAttempts(email), now) })
+	g.Go(func() error { return s.takeLoginAttempt(ctx, email, source, now) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -154,7 +156,7 @@ func (s *Service) Login(ctx context.Context, email, password string) (*AuthResul
 	var res *AuthResult
 	g = errgroup.Group{}
 	g.Go(func() (err error) { res, err = s.signIn(ctx, u); return err })
-	g.Go(func() error { return s.clearAttempts(ctx, loginAttempts(email), now) })
+	g.Go(func() error { return s.clearAttempts(ctx, loginFromAttempts(email, source), now) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 		return err
 	}
 	now := s.d.Now()
-	if err := s.takeAttempt(ctx, passwordAttempts(caller.ID), now); err != nil {
+	if err := s.takeAttempt(ctx, passwordAttempts(caller.ID), s.d.PasswordTries.Limit, "this account", now); err != nil {
 		return err
 	}
 	if !checkPassword(caller, current) {

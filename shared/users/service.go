@@ -74,10 +74,13 @@ type Attempts interface {
 }
 
 // AttemptPolicy is how many attempts with a password an account gets per
-// window; zero Limit turns the check off.
+// window: a sign-in Limit from each source address and AccountLimit from
+// all of them together (login_attempts.go), a password change Limit.
+// Zero Limit turns the checks off, zero AccountLimit the account-wide one.
 type AttemptPolicy struct {
-	Limit  int
-	Window time.Duration
+	Limit        int
+	AccountLimit int
+	Window       time.Duration
 }
 
 // Session is one sign-in (one device): a family of refresh tokens.
@@ -149,24 +152,25 @@ func checkPassword(u *User, password string) bool {
 	return auth.CheckPassword(u.PasswordHash, password)
 }
 
-// takeAttempt counts an attempt with a password at key (the account's
-// email for a sign-in, counted whether or not an account has it, so the
-// answer tells nothing; its id for a password change). Errors: a 429
-// with Retry-After once the policy's limit is reached. A counter that
+// takeAttempt counts an attempt with a password at key (for a sign-in
+// the account's email, with or without its source address, counted
+// whether or not an account has it, so the answer tells nothing; its id
+// for a password change) against limit. Errors: a 429 with Retry-After
+// once limit is reached, saying what (of) is limited. A counter that
 // fails lets the attempt through, as the rate limits do: the password
 // check still stands.
-func (s *Service) takeAttempt(ctx context.Context, key string, now time.Time) error {
+func (s *Service) takeAttempt(ctx context.Context, key string, limit int, of string, now time.Time) error {
 	p := s.d.PasswordTries
-	if p.Limit <= 0 || s.d.Attempts == nil {
+	if p.Limit <= 0 || limit <= 0 || s.d.Attempts == nil {
 		return nil
 	}
-	ok, until, err := s.d.Attempts.Take(ctx, key, now, p.Window, p.Limit)
+	ok, until, err := s.d.Attempts.Take(ctx, key, now, p.Window, limit)
 	if err != nil || ok {
 		return nil
 	}
 	retry := until.Sub(now)
-	return ratelimit.Exceeded(ratelimit.PasswordAction, int64(p.Limit), retry,
-		fmt.Sprintf("Too many attempts with a password for this account; retry in %s", retry.Round(time.Second)))
+	return ratelimit.Exceeded(ratelimit.PasswordAction, int64(limit), retry,
+		fmt.Sprintf("Too many attempts with a password for %s; retry in %s", of, retry.Round(time.Second)))
 }
 
 // clearAttempts forgets key's attempts after a right password.
@@ -177,6 +181,7 @@ func (s *Service) clearAttempts(ctx context.Context, key string, now time.Time) 
 	return s.d.Attempts.Clear(ctx, key, now, s.d.PasswordTries.Window)
 }
 
-// Attempt keys: what is counted, and of which account.
-func loginAttempts(email string) string     { return "login:" + email }
+// passwordAttempts is the key of an account's password-change attempts;
+// the sign-in keys are in login_attempts.go. Each kind of key has a
+// prefix of its own, so no key of one kind is a key of another.
 func passwordAttempts(userID string) string { return "password:" + userID }

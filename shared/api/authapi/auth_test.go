@@ -3,6 +3,7 @@ package authapi_test
 import (
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
@@ -316,8 +317,9 @@ func TestAuth_ConcurrentRefreshesWithinTheReuseInterval(t *testing.T) {
 }
 
 // A password cannot be guessed faster than PASSWORD_ATTEMPT_LIMIT tries
-// per window and account, from any number of addresses, and the answer
-// is the same whether or not an account has the email.
+// per window, account and address (TestAuth_PasswordAttemptsFromManyAddresses
+// for many), and the answer is the same whether or not an account has
+// the email.
 func TestAuth_PasswordAttemptsPerAccount(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
@@ -369,6 +371,81 @@ func TestAuth_PasswordAttemptsPerAccount(t *testing.T) {
 			require.Equal(t, http.StatusUnauthorized, change("wrong-password"))
 		}
 		assert.Equal(t, http.StatusTooManyRequests, change(testenv.Password))
+	})
+}
+
+// loginFrom signs in through the router as a client at addr (its
+// address as API Gateway or the socket gives it) and returns the status.
+func loginFrom(t *testing.T, env *testenv.Env, addr, email, password string) int {
+	t.Helper()
+	body := fmt.Sprintf(`{"email":%q,"password":%q}`, email, password)
+	req := httptest.NewRequest(http.MethodPost, "/v1/auth/login", strings.NewReader(body))
+	req.RemoteAddr = addr
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	env.Handler().ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// Attempts with a password are counted per account and address, and per
+// account from every address: a guesser at one address cannot lock the
+// owner out, and a guesser with many addresses still gets no more than
+// PASSWORD_ATTEMPT_ACCOUNT_LIMIT tries a window (docs/decisions.md,
+// "Attempts with a password").
+func TestAuth_PasswordAttemptsFromManyAddresses(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	perSource, perAccount := env.Config.PasswordAttempts, env.Config.PasswordAccountAttempts
+	require.Equal(t, 10, perSource)
+	require.Equal(t, 30, perAccount)
+	const owner = "198.51.100.2:50000"
+
+	t.Run("a guesser at one address does not lock the owner out", func(t *testing.T) {
+		signup(t, env, "targeted", "targeted@example.com")
+		for i := range perSource {
+			require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "203.0.113.7:4000", "targeted@example.com", "wrong-password"), "try %d", i)
+		}
+		for range 5 {
+			require.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "203.0.113.7:4001", "targeted@example.com", "long-enough-pw"),
+				"that address is refused, even with the right password")
+		}
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "targeted@example.com", "long-enough-pw"), "the owner signs in from elsewhere")
+	})
+	t.Run("an IPv6 address counts by its /64", func(t *testing.T) {
+		signup(t, env, "six", "six@example.com")
+		for i := range perSource {
+			addr := fmt.Sprintf("[2001:db8:1:2::%x]:4000", i+1)
+			require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, addr, "six@example.com", "wrong-password"), "try %d", i)
+		}
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "[2001:db8:1:2:ffff::1]:4000", "six@example.com", "wrong-password"),
+			"a fresh address in the same /64")
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, "[2001:db8:1:3::1]:4000", "six@example.com", "long-enough-pw"), "another /64")
+	})
+	t.Run("a spray from many addresses gets the account limit, then 429", func(t *testing.T) {
+		signup(t, env, "sprayed", "sprayed@example.com")
+		count := map[int]int{}
+		for i := range 45 {
+			count[loginFrom(t, env, fmt.Sprintf("192.0.2.%d:4000", i+1), "sprayed@example.com", "wrong-password")]++
+		}
+		assert.Equal(t, map[int]int{http.StatusUnauthorized: perAccount, http.StatusTooManyRequests: 45 - perAccount}, count,
+			"no more passwords checked than the account allows")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"),
+			"the price: the owner too waits for the window's end")
+		clock.Advance(env.Config.PasswordAttemptWindow)
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"))
+	})
+	t.Run("no email counts on another's count from an address", func(t *testing.T) {
+		signup(t, env, "collided", "collided@example.com")
+		// Emails that end like the owner's address: with a key such as
+		// login:<email>@<source>, their account counts would be the
+		// owner's count from that address.
+		for _, sep := range []string{"@", "|", "#"} {
+			crafted := "collided@example.com" + sep + "198.51.100.2"
+			for i := range perSource {
+				loginFrom(t, env, fmt.Sprintf("203.0.113.%d:4000", 100+i), crafted, "wrong-password")
+			}
+		}
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "collided@example.com", "long-enough-pw"))
 	})
 }
 

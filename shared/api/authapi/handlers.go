@@ -106,13 +106,14 @@ func (h *handler) signup(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusCreated, newTokenResponse(res.Tokens, res.User))
 }
 
-// login serves POST /v1/auth/login.
+// login serves POST /v1/auth/login. The attempts are counted per
+// account and per the client's address as the router knows it.
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	var req loginRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	res, err := h.users.Login(r.Context(), req.Email, req.Password)
+	res, err := h.users.Login(r.Context(), req.Email, req.Password, httpapi.ClientAddress(r))
 	if err != nil {
 		return err
 	}
