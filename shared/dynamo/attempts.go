@@ -36,6 +36,20 @@ func (s *Attempts) Take(ctx context.Context, key string, now time.Time, window t
 	return true, end, nil
 }
 
+// Refund takes one back from the window's count, if there is one above
+// zero: one conditional UpdateItem; a count that is gone (its window
+// ended, or it was cleared) is left alone.
+func (s *Attempts) Refund(ctx context.Context, key string, now time.Time, window time.Duration) error {
+	err := s.t.update(AttemptKey(key, now.Truncate(window))).
+		Add("count", -1).
+		If("$ > ?", "count", 0).
+		Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("refund attempt %s: %w", key, err)
+	}
+	return nil
+}
+
 // Clear deletes the window's count.
 func (s *Attempts) Clear(ctx context.Context, key string, now time.Time, window time.Duration) error {
 	err := s.t.del(AttemptKey(key, now.Truncate(window))).Run(ctx)

@@ -156,7 +156,7 @@ func (s *Service) Login(ctx context.Context, email, password, source string) (*A
 	var res *AuthResult
 	g = errgroup.Group{}
 	g.Go(func() (err error) { res, err = s.signIn(ctx, u); return err })
-	g.Go(func() error { return s.clearAttempts(ctx, loginFromAttempts(email, source), now) })
+	g.Go(func() error { return s.loginSucceeded(ctx, email, source, now) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

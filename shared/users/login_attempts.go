@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"strings"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // A sign-in's attempts are counted twice (docs/decisions.md, "Attempts
@@ -16,9 +18,10 @@ import (
 // no longer locks the owner out: the owner's address has its own count.
 // The source's count is taken first, and the account's only when it
 // passes, so attempts a source was already refused do not use up the
-// account's allowance. A right password clears its source's count only:
-// clearing the account's would hand a guesser a fresh allowance each time
-// the owner signs in.
+// account's allowance. A right password clears its source's count and
+// gives its own attempt back to the account's, so an owner signing in
+// often never meets the account's limit; clearing the account's count
+// would hand a guesser a fresh allowance each time the owner signs in.
 
 // takeLoginAttempt counts a sign-in of email from source against both
 // limits. Errors: a 429 (ratelimit.Exceeded, PasswordAction).
@@ -28,6 +31,21 @@ func (s *Service) takeLoginAttempt(ctx context.Context, email, source string, no
 		return err
 	}
 	return s.takeAttempt(ctx, loginAttempts(email), p.AccountLimit, "this account", now)
+}
+
+// loginSucceeded forgets source's attempts at email and gives the right
+// password's attempt back to the account's count.
+func (s *Service) loginSucceeded(ctx context.Context, email, source string, now time.Time) error {
+	p := s.d.PasswordTries
+	if p.Limit <= 0 || s.d.Attempts == nil {
+		return nil
+	}
+	var g errgroup.Group
+	g.Go(func() error { return s.d.Attempts.Clear(ctx, loginFromAttempts(email, source), now, p.Window) })
+	if p.AccountLimit > 0 {
+		g.Go(func() error { return s.d.Attempts.Refund(ctx, loginAttempts(email), now, p.Window) })
+	}
+	return g.Wait()
 }
 
 // loginAttempts is the key of an account's sign-in attempts from every

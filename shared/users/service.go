@@ -71,6 +71,10 @@ type Attempts interface {
 	// Clear forgets the attempts at key in the window holding now (a
 	// right password).
 	Clear(ctx context.Context, key string, now time.Time, window time.Duration) error
+	// Refund takes back one attempt at key in the window holding now (a
+	// right password's own, where forgetting them all would forgive a
+	// guesser's too); none left is not an error.
+	Refund(ctx context.Context, key string, now time.Time, window time.Duration) error
 }
 
 // AttemptPolicy is how many attempts with a password an account gets per

@@ -421,6 +421,12 @@ func TestAuth_PasswordAttemptsFromManyAddresses(t *testing.T) {
 			"a fresh address in the same /64")
 		assert.Equal(t, http.StatusOK, loginFrom(t, env, "[2001:db8:1:3::1]:4000", "six@example.com", "long-enough-pw"), "another /64")
 	})
+	t.Run("an owner signing in often never meets the account limit", func(t *testing.T) {
+		signup(t, env, "frequent", "frequent@example.com")
+		for i := range perAccount + 5 {
+			require.Equal(t, http.StatusOK, loginFrom(t, env, owner, "frequent@example.com", "long-enough-pw"), "sign-in %d", i)
+		}
+	})
 	t.Run("a spray from many addresses gets the account limit, then 429", func(t *testing.T) {
 		signup(t, env, "sprayed", "sprayed@example.com")
 		count := map[int]int{}
