@@ -41,42 +41,75 @@ func runColdStart(w io.Writer, args []string) error {
 	fmt.Fprintf(w, "   built for the host (%s/%s) with -tags lambda.norpc -trimpath -ldflags='-s -w'; event GET /health (authorizer: a Bearer token)\n", runtime.GOOS, runtime.GOARCH)
 	fmt.Fprintf(w, "   auth and users serve no /health: their answer is the router's 404 envelope, equally backend-free\n")
 	fmt.Fprintf(w, "   init = exec → first GET /next;  total = exec → POST /response;  one unrecorded run first warms the page cache\n")
-	fmt.Fprintf(w, "   %-11s %-22s %9s %9s %9s   %s\n", "function", "first answer", "min", "p50", "max", "init p50")
+	fmt.Fprintf(w, "   × minimal = p50 / p50 of local/bench/minimal (aws-lambda-go, the SDK's configuration, a DynamoDB client, one GetItem\n")
+	fmt.Fprintf(w, "   answered on loopback), run once after each run of the function so both see the same load\n")
+	fmt.Fprintf(w, "   %-11s %-22s %9s %9s %9s   %8s   %s\n", "function", "first answer", "min", "p50", "max", "init p50", "× minimal")
+
+	yardstick := filepath.Join(*outDir, "minimal")
+	if err := buildHost(yardstick, "./local/bench/minimal"); err != nil {
+		return err
+	}
+	yardEvent, err := coldStartEvent(groups.Function{Name: "minimal"})
+	if err != nil {
+		return err
+	}
 
 	var slow []string
+	var allYard []time.Duration
 	for _, fn := range list {
 		bin := filepath.Join(*outDir, fn.Name)
 		progress("coldstart: building %s for the host", fn.Name)
-		build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, "./functions/"+fn.Name)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("build %s: %v\n%s", fn.Name, err, out)
+		if err := buildHost(bin, "./functions/"+fn.Name); err != nil {
+			return err
 		}
 		event, err := coldStartEvent(fn)
 		if err != nil {
 			return err
 		}
-		var totals, inits []time.Duration
+		// Each run of the function is followed by one of the yardstick,
+		// so both see the same load on the machine.
+		var totals, inits, yard []time.Duration
 		var status string
 		for i := 0; i <= *n; i++ {
-			res, err := coldStartOnce(bin, event, fmt.Sprintf("bench-%s-%d", fn.Name, i))
+			res, err := coldStartOnce(bin, event, fmt.Sprintf("bench-%s-%d", fn.Name, i), false)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", fn.Name, i, err)
+			}
+			ys, err := coldStartOnce(yardstick, yardEvent, fmt.Sprintf("bench-minimal-%s-%d", fn.Name, i), true)
+			if err != nil {
+				return fmt.Errorf("minimal run %d beside %s: %w", i, fn.Name, err)
 			}
 			if i == 0 {
 				continue // warm-up: page cache, not the function
 			}
 			totals, inits, status = append(totals, res.total), append(inits, res.init), res.status
+			yard = append(yard, ys.total)
 		}
-		t, in := sortedCopy(totals), sortedCopy(inits)
+		allYard = append(allYard, yard...)
+		t, in, y := sortedCopy(totals), sortedCopy(inits), sortedCopy(yard)
 		p50 := percentile(t, 0.5)
 		if p50 >= coldStartTarget {
 			slow = append(slow, fn.Name)
 		}
-		fmt.Fprintf(w, "   %-11s %-22s %9s %9s %9s   %s\n", fn.Name, status, ms(t[0]), ms(p50), ms(t[len(t)-1]), ms(percentile(in, 0.5)))
+		fmt.Fprintf(w, "   %-11s %-22s %9s %9s %9s   %8s   %5.2fx\n", fn.Name, status, ms(t[0]), ms(p50), ms(t[len(t)-1]), ms(percentile(in, 0.5)),
+			float64(p50)/float64(percentile(y, 0.5)))
+	}
+	if y := sortedCopy(allYard); len(y) > 0 {
+		fmt.Fprintf(w, "   %-11s %-22s %9s %9s %9s   %8s   %5.2fx\n", "(minimal)", "HTTP 200 after GetItem", ms(y[0]), ms(percentile(y, 0.5)), ms(y[len(y)-1]), "", 1.0)
 	}
 	if len(slow) > 0 {
 		return fmt.Errorf("cold start p50 over %s: %s", coldStartTarget, strings.Join(slow, ", "))
+	}
+	return nil
+}
+
+// buildHost builds the package at pkg for the host, as the bench
+// measures it: the Lambda build's tags and flags.
+func buildHost(bin, pkg string) error {
+	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s: %v\n%s", pkg, err, out)
 	}
 	return nil
 }
@@ -157,8 +190,10 @@ type coldStart struct {
 	status      string
 }
 
-// coldStartOnce runs one fresh process through one invocation.
-func coldStartOnce(bin string, event []byte, requestID string) (coldStart, error) {
+// coldStartOnce runs one fresh process through one invocation. With
+// dynamo, the process's DynamoDB endpoint is the stand-in of the runtime
+// API's server (the yardstick's GetItem); without, a closed port.
+func coldStartOnce(bin string, event []byte, requestID string, dynamo bool) (coldStart, error) {
 	api, err := startRuntimeAPI(event, requestID)
 	if err != nil {
 		return coldStart{}, err
@@ -168,6 +203,9 @@ func coldStartOnce(bin string, event []byte, requestID string) (coldStart, error
 	var output bytes.Buffer
 	cmd := exec.Command(bin)
 	cmd.Env = lambdaEnv(api.addr)
+	if dynamo {
+		cmd.Env = append(cmd.Env, "AWS_ENDPOINT_URL_DYNAMODB=http://"+api.addr+dynamoPrefix) // the last value wins
+	}
 	cmd.Stdout, cmd.Stderr = &output, &output
 	exited := make(chan error, 1)
 

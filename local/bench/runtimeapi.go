@@ -41,6 +41,19 @@ type reply struct {
 
 const runtimePrefix = "/2018-06-01/runtime/"
 
+// dynamoPrefix is where the same server stands in for DynamoDB, for the
+// yardstick function only (local/bench/minimal): its endpoint is
+// http://<addr>/dynamodb/. The functions under test keep a closed port.
+const dynamoPrefix = "/dynamodb/"
+
+// getItem answers a DynamoDB call with a found item, as a GetItem of an
+// existing key would: an SDK round trip on loopback, nothing more.
+func getItem(w http.ResponseWriter, r *http.Request) {
+	_, _ = io.Copy(io.Discard, r.Body)
+	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+	_, _ = w.Write([]byte(`{"Item":{"PK":{"S":"BENCH"},"SK":{"S":"BENCH"}}}`))
+}
+
 func startRuntimeAPI(event []byte, requestID string) (*runtimeAPI, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,6 +68,7 @@ func startRuntimeAPI(event []byte, requestID string) (*runtimeAPI, error) {
 	mux.HandleFunc("POST "+runtimePrefix+"invocation/{id}/response", api.post(false))
 	mux.HandleFunc("POST "+runtimePrefix+"invocation/{id}/error", api.post(true))
 	mux.HandleFunc("POST "+runtimePrefix+"init/error", api.post(true))
+	mux.HandleFunc("POST "+dynamoPrefix, getItem)
 	api.srv = &http.Server{Handler: mux}
 	go func() { _ = api.srv.Serve(l) }()
 	return api, nil
