@@ -2,18 +2,22 @@
 // starts the trace (active tracing) and hands each invocation its trace
 // header; the router opens a span for the route under it and every AWS
 // SDK call (DynamoDB, S3, SQS, Secrets Manager) opens one under that
-// (OpenTelemetry's otelaws instrumentation). Sampled spans are sent to
-// the X-Ray daemon Lambda runs beside the function, as X-Ray subsegment
-// documents over UDP (xray.go), so a trace shows API Gateway's request id,
-// the function, the route and each call with its table, operation and
+// (the SDK middleware of awssdk.go). Sampled spans are sent to the X-Ray
+// daemon Lambda runs beside the function, as X-Ray subsegment documents
+// over UDP (xray.go), so a trace shows API Gateway's request id, the
+// function, the route and each call with its table, operation and
 // outcome.
 //
 // Why not the X-Ray SDK for Go: its xray package links gRPC, fasthttp and
 // the retired aws-sdk-go v1, which doubles every bootstrap (13 MB to 32 MB,
 // past the 15 MB budget of local/bench) and adds about 6 ms to a cold
-// start. OpenTelemetry's SDK and otelaws add under 1 MB; what they lack
-// without a collector layer is an exporter to the daemon, which is the
-// small documented UDP protocol below.
+// start. OpenTelemetry's SDK adds under 1 MB; what it lacks without a
+// collector layer is an exporter to the daemon, which is the small
+// documented UDP protocol of xray.go. Why not OpenTelemetry's otelaws
+// for the SDK calls: its attribute builders import the SQS and SNS
+// clients, so every function linked and initialized both; awssdk.go sets
+// the same span names and attributes for the service's calls, and a
+// function links only the clients its group uses.
 //
 // Outside Lambda (the local server, tests) nothing is set up: the global
 // tracer provider stays OpenTelemetry's no-op one and the SDK clients are
@@ -28,7 +32,6 @@ import (
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"go.opentelemetry.io/contrib/instrumentation/github.com/aws/aws-sdk-go-v2/otelaws"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -84,7 +87,7 @@ func Instrument(cfg *aws.Config) {
 	if provider == nil {
 		return
 	}
-	otelaws.AppendMiddlewares(&cfg.APIOptions, otelaws.WithTracerProvider(provider))
+	cfg.APIOptions = append(cfg.APIOptions, sdkMiddleware(provider.Tracer(sdkInstrumentationName)))
 }
 
 // FromLambda returns ctx with the invocation's trace (the header the
