@@ -6,7 +6,7 @@
 //   - S3: gofakes3 in process, data kept in .local/s3/s3.db;
 //   - SQS: goaws in process, in memory (messages do not survive a restart),
 //     with every queue of shared/queues and its dead-letter queue; each
-//     worker group consumes its queue through a poller (worker.Poll)
+//     worker group consumes its queue through a poller (sqspoll.Poll)
 //     running the handler its Lambda runs;
 //   - CloudFront (custom domains' tenants): local/cdnlocal in process, over
 //     a DNS stand-in (local/dnslocal) whose records a developer sets at
@@ -59,6 +59,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 )
 
 // Defaults of the local run, applied only to unset variables.
@@ -208,7 +209,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	sqsClient := queues.NewClient(awsCfg)
+	sqsClient := sqsqueue.NewClient(awsCfg)
 	queueURLs, err := createQueues(ctx, sqsClient, queues.All)
 	if err != nil {
 		return err

@@ -24,6 +24,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/worker"
 	"github.com/stretchr/testify/assert"
@@ -139,7 +140,7 @@ func TestSQS(t *testing.T) {
 	url, stop, err := startSQS()
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = stop(context.Background()) })
-	client := queues.NewClient(testenv.AWSConfig(map[string]string{"SQS": url}))
+	client := sqsqueue.NewClient(testenv.AWSConfig(map[string]string{"SQS": url}))
 
 	t.Run("every queue has its dead-letter queue", func(t *testing.T) {
 		t.Parallel()
@@ -201,7 +202,7 @@ func testWorkerConsumes(t *testing.T, client *sqs.Client) {
 	require.NoError(t, err)
 
 	// WHEN the sender sends a message with a key, one without, and the first one's work again
-	sender, err := queues.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
+	sender, err := sqsqueue.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
 	require.NoError(t, err)
 	require.NoError(t, sender.Send(ctx, q, []byte(`{"uploadId":"u1"}`), "upload-u1"))
 	require.NoError(t, sender.Send(ctx, q, []byte(`{"ping":true}`), ""))
@@ -250,7 +251,7 @@ func testPoisonMessage(t *testing.T, client *sqs.Client) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = stopWorkers(context.Background()) })
 
-	sender, err := queues.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
+	sender, err := sqsqueue.NewSender(client, lookup(queueURLEnv(urls, []queues.Name{q})), q)
 	require.NoError(t, err)
 	require.NoError(t, sender.Send(ctx, q, []byte(`{"uploadId":"bad"}`), "upload-bad"))
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/worker"
+	"github.com/bookplatform/backend/shared/worker/sqspoll"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3bolt"
 	bolt "go.etcd.io/bbolt"
@@ -118,7 +119,7 @@ func createQueues(ctx context.Context, client *sqs.Client, names []queues.Name) 
 }
 
 // queueURLEnv is the QUEUE_URL_* variable of each named queue, for a
-// process whose functions send to them (shared/queues: NewSender).
+// process whose functions send to them (shared/queues/sqsqueue: NewSender).
 func queueURLEnv(urls map[queues.Name]string, names []queues.Name) map[string]string {
 	env := map[string]string{}
 	for _, n := range names {
@@ -147,7 +148,7 @@ func startWorkers(client *sqs.Client, urls map[queues.Name]string, groups []api.
 		logger := a.Logger.With("group", grp.Name)
 		handle := worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, logger)
 		g.Go(func() error {
-			worker.Poll(ctx, client, urls[w.Queue], w.BatchSize, handle, logger)
+			sqspoll.Poll(ctx, client, urls[w.Queue], w.BatchSize, handle, logger)
 			return nil
 		})
 	}

@@ -83,7 +83,7 @@ const (
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
 // derives them, a test there keeps the two in step). The CDK stack sets
 // a queue's variable only on the functions that send to it, the local run
-// sets them all; queues.Sender reads them and names the missing one.
+// sets them all; sqsqueue.Sender reads them and names the missing one.
 const (
 	EnvQueueURLCSVImport = "QUEUE_URL_CSV_IMPORT" // csv-import queue
 	EnvQueueURLPOSSync   = "QUEUE_URL_POS_SYNC"   // pos-sync queue

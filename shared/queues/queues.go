@@ -1,8 +1,10 @@
 // Package queues names the service's work queues, once: the CDK stack
 // creates each with its dead-letter queue from this list, the local run
 // creates the same on its SQS stand-in, and a group declares the queues it
-// sends to or consumes by these names (shared/api). Sending is here too
-// (Sender, sender.go); consuming is shared/worker's.
+// sends to or consumes by these names (shared/api). Sending is
+// shared/queues/sqsqueue's, consuming shared/worker's: apart, so that a
+// function links the SQS client only when its group sends (only Lambda
+// calls SQS for a consumer).
 package queues
 
 import (
@@ -33,6 +35,11 @@ const (
 	VisibilityTimeout = 60 * time.Second
 	DLQRetention      = 14 * 24 * time.Hour
 )
+
+// KeyAttribute is the message attribute that carries a message's key:
+// what makes its work unique across resends (an upload id, an event id).
+// The consumer keeps one idempotency record per key (shared/worker).
+const KeyAttribute = "key"
 
 // DLQ is the name of n's dead-letter queue.
 func (n Name) DLQ() Name { return n + "-dlq" }

@@ -1,9 +1,9 @@
 // Package worker runs the service's queue consumers: one Handler per
 // worker group, served the same way by an SQS-triggered Lambda (Lambda)
-// and by the local run's poller (Poll). Each message is processed at most
-// once to completion, however often SQS delivers it: an idempotency
-// record per message (shared/idempotency) makes a redelivered message
-// that was already handled a no-op. A message whose handler fails is
+// and by the local run's poller (shared/worker/sqspoll). Each message is
+// processed at most once to completion, however often SQS delivers it: an
+// idempotency record per message (shared/idempotency) makes a redelivered
+// message that was already handled a no-op. A message whose handler fails is
 // reported as a batch item failure, so only it is retried; after
 // queues.MaxReceiveCount failures SQS moves it to the dead-letter queue.
 package worker

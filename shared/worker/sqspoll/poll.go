@@ -1,4 +1,8 @@
-package worker
+// Package sqspoll is the local run's stand-in for Lambda's SQS event
+// source. It is apart from shared/worker, which every worker function
+// links, because in AWS a worker never calls SQS itself: only the local
+// run (and its tests) link the SQS client for it.
+package sqspoll
 
 import (
 	"context"
@@ -9,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/bookplatform/backend/shared/worker"
 )
 
 // Poll settings. The long poll returns as soon as a message arrives, and
@@ -31,7 +36,7 @@ const (
 //
 // Messages are deleted one DeleteMessage each: the local stand-in answers
 // DeleteMessageBatch with a reply the SDK misreads.
-func Poll(ctx context.Context, client *sqs.Client, queueURL string, batchSize int, handle BatchHandler, logger *slog.Logger) {
+func Poll(ctx context.Context, client *sqs.Client, queueURL string, batchSize int, handle worker.BatchHandler, logger *slog.Logger) {
 	if logger == nil {
 		logger = slog.Default()
 	}

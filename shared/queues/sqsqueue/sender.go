@@ -1,4 +1,8 @@
-package queues
+// Package sqsqueue sends to the work queues (shared/queues) through SQS.
+// It is apart from shared/queues, which every function imports for the
+// queues' names, so that only a function whose group sends (its Sends)
+// links the SQS client; shared/groups tests this with go list.
+package sqsqueue
 
 import (
 	"context"
@@ -11,12 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/queues"
 )
-
-// KeyAttribute is the message attribute that carries a message's key:
-// what makes its work unique across resends (an upload id, an event id).
-// The consumer keeps one idempotency record per key (shared/worker).
-const KeyAttribute = "key"
 
 // ErrNoQueueURL is a send to a queue the Sender was not given, or a
 // queue whose URL variable is not set.
@@ -36,7 +36,7 @@ func NewClient(cfg aws.Config) *sqs.Client {
 // Sender sends messages to the work queues.
 type Sender struct {
 	client *sqs.Client
-	urls   map[Name]string
+	urls   map[queues.Name]string
 }
 
 // NewSender returns a sender over client (NewClient) to the queues of
@@ -45,8 +45,8 @@ type Sender struct {
 // getenv (os.Getenv; a map in tests), so a missing variable stops the
 // process at start rather than failing its first send; the error names
 // every missing variable at once. Errors: ErrNoQueueURL.
-func NewSender(client *sqs.Client, getenv func(string) string, names ...Name) (*Sender, error) {
-	s := &Sender{client: client, urls: map[Name]string{}}
+func NewSender(client *sqs.Client, getenv func(string) string, names ...queues.Name) (*Sender, error) {
+	s := &Sender{client: client, urls: map[queues.Name]string{}}
 	var errs []error
 	for _, n := range names {
 		u := strings.TrimSpace(getenv(n.URLEnv()))
@@ -64,13 +64,13 @@ func NewSender(client *sqs.Client, getenv func(string) string, names ...Name) (*
 
 // Send sends body to queue q as one message (one SendMessage call: the
 // local stand-in answers SendMessageBatch with a reply the SDK misreads).
-// key, when not empty, goes in the KeyAttribute attribute; a consumer
+// key, when not empty, goes in the queues.KeyAttribute attribute; a consumer
 // then runs the work of a key once however often it is sent. body must be
 // UTF-8 text (JSON), as SQS requires.
 //
 // Errors: ErrNoQueueURL, effects.ErrReadOnly (a send before the request
 // is admitted), and SQS failures.
-func (s *Sender) Send(ctx context.Context, q Name, body []byte, key string) error {
+func (s *Sender) Send(ctx context.Context, q queues.Name, body []byte, key string) error {
 	url, ok := s.urls[q]
 	if !ok {
 		return fmt.Errorf("send to %s: %w: the sender was built without it (list it in the group's Sends; its URL variable is %s)", q, ErrNoQueueURL, q.URLEnv())
@@ -81,7 +81,7 @@ func (s *Sender) Send(ctx context.Context, q Name, body []byte, key string) erro
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(string(body))}
 	if key != "" {
 		in.MessageAttributes = map[string]types.MessageAttributeValue{
-			KeyAttribute: {DataType: aws.String("String"), StringValue: aws.String(key)},
+			queues.KeyAttribute: {DataType: aws.String("String"), StringValue: aws.String(key)},
 		}
 	}
 	if _, err := s.client.SendMessage(ctx, in); err != nil {
