@@ -12,25 +12,62 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
 )
 
-// The SDK service clients a function may link only when its group is
-// granted that service's actions. (SQS cannot be told apart this way:
-// the tracing every function has, otelaws, imports the SQS and SNS
-// packages for their input types.)
-const (
-	s3Package         = "github.com/aws/aws-sdk-go-v2/service/s3"
-	cloudFrontPackage = "github.com/aws/aws-sdk-go-v2/service/cloudfront"
-)
+// The SDK service clients a function may link only when its group calls
+// that service, and how the function list says it does: a grant of its
+// actions, a queue it sends to. A client linked without use costs its
+// function binary size and package init on every cold start.
+var sdkClients = []struct {
+	name, pkg string
+	uses      func(Function) bool
+}{
+	{"S3", "github.com/aws/aws-sdk-go-v2/service/s3", func(f Function) bool { return len(f.MediaActions) > 0 }},
+	{"CloudFront", "github.com/aws/aws-sdk-go-v2/service/cloudfront", func(f Function) bool { return len(f.CDNActions) > 0 }},
+	// Only a sender calls SQS: a worker's messages come from Lambda's
+	// event source (the local run's poller, sqspoll, is not in a function).
+	{"SQS", "github.com/aws/aws-sdk-go-v2/service/sqs", func(f Function) bool { return len(f.Sends) > 0 }},
+	// Nothing publishes to SNS: linking it was otelaws's doing.
+	{"SNS", "github.com/aws/aws-sdk-go-v2/service/sns", func(Function) bool { return false }},
+	{"Secrets Manager", "github.com/aws/aws-sdk-go-v2/service/secretsmanager", readsSigningKeys},
+	// A stream's records reach a function as Lambda events; only a
+	// function granted the stream's read actions would call its API.
+	{"DynamoDB Streams", "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams", func(f Function) bool {
+		return slices.Contains(f.TableActions, "dynamodb:GetRecords")
+	}},
+}
+
+// readsSigningKeys tells a function that reads the access-token keys
+// from Secrets Manager: the authorizer and the rotation function, and a
+// group that verifies a token (a route that reads one) or seals
+// idempotency records with the keys.
+func readsSigningKeys(f Function) bool {
+	if f.Authorizer || f.KeyRotation {
+		return true
+	}
+	return slices.ContainsFunc(f.Routes, func(r httpapi.Route) bool { return r.Auth != httpapi.AuthNone || r.Idempotent })
+}
+
+// linkedWithoutUse are the functions known to link a client their group
+// does not call, each with the reason; the test fails once one no longer
+// does, so the list only shrinks.
+var linkedWithoutUse = map[string]map[string]string{
+	// shared/app loads the signing keys at start-up for every HTTP
+	// function, whether or not its routes read a token.
+	"health": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
+	"docs":   {"Secrets Manager": "shared/app reads the signing keys at start-up"},
+}
 
 // Each function links its own group and no other: its main names its
 // group's constructor, and nothing it imports imports the list of groups
 // or another group's package (shared/app, shared/api and the domain and
 // storage packages stay free of them). Clients only some groups use are
-// built by those groups, so a function depends on the S3 or CloudFront
-// client only when its group is granted S3 or CloudFront actions. The
-// dependencies are go list's for the Lambda build (linux/arm64, the
-// lambda.norpc tag), of every directory under functions/.
+// built by those groups, so a function depends on an SDK client only when
+// its group calls that service (sdkClients), but for the known
+// exceptions of linkedWithoutUse. The dependencies are go list's for the
+// Lambda build (linux/arm64, the lambda.norpc tag), of every directory
+// under functions/.
 func TestFunctions_linkOnlyTheirGroup(t *testing.T) {
 	deps := functionDeps(t)
 	byName := map[string]Function{}
@@ -57,22 +94,25 @@ func TestFunctions_linkOnlyTheirGroup(t *testing.T) {
 			if ds[self] {
 				t.Errorf("links the list of every group (%s): %s", self, importChain(t, name, self))
 			}
-			if ds[s3Package] && len(f.MediaActions) == 0 {
-				t.Errorf("links the S3 client but is granted no S3 action: %s", importChain(t, name, s3Package))
-			}
-			if ds[cloudFrontPackage] && len(f.CDNActions) == 0 {
-				t.Errorf("links the CloudFront client but is granted no CloudFront action: %s", importChain(t, name, cloudFrontPackage))
+			for _, c := range sdkClients {
+				linked, used := ds[c.pkg], c.uses(f)
+				why, known := linkedWithoutUse[name][c.name]
+				switch {
+				case linked && !used && !known:
+					t.Errorf("links the %s client but its group does not call %s: %s", c.name, c.name, importChain(t, name, c.pkg))
+				case known && (used || !linked):
+					t.Errorf("is listed in linkedWithoutUse for %s (%s) but no longer links it without use: remove the entry", c.name, why)
+				}
 			}
 		})
 	}
-	// The checks above can see what they look for: the functions that
-	// store images or custom domains do link those clients.
+	// The checks above can see what they look for: a function that calls
+	// a service does link its client.
 	for _, f := range Functions() {
-		if len(f.MediaActions) > 0 && !deps[f.Name][s3Package] {
-			t.Errorf("%s is granted S3 actions and does not link the S3 client: is the check looking at the right packages?", f.Name)
-		}
-		if len(f.CDNActions) > 0 && !deps[f.Name][cloudFrontPackage] {
-			t.Errorf("%s is granted CloudFront actions and does not link its client: is the check looking at the right packages?", f.Name)
+		for _, c := range sdkClients {
+			if _, built := deps[f.Name]; built && c.uses(f) && !deps[f.Name][c.pkg] {
+				t.Errorf("%s calls %s and does not link its client %s: is the check looking at the right packages?", f.Name, c.name, c.pkg)
+			}
 		}
 	}
 }
