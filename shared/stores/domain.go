@@ -21,6 +21,37 @@ import (
 // issued the domain is VERIFIED, and once the CDN serves it, ACTIVE.
 // Removing it deletes the tenant and frees the name (NONE).
 
+// DomainStorer is the storage of custom domains and their claims (part
+// of Storer).
+type DomainStorer interface {
+	// ClaimDomain gives s the custom domain (status PENDING), freeing
+	// the one it had, in one transaction. Errors: ErrDomainTaken,
+	// ErrChanged.
+	ClaimDomain(ctx context.Context, s *Store, domain string, now time.Time) error
+	// SetDomainTenant records the CDN tenant of s's domain. Errors:
+	// ErrChanged (the domain changed meanwhile).
+	SetDomainTenant(ctx context.Context, s *Store, tenantID string) error
+	// SetDomainStatus moves s's domain from its current status to next
+	// (with verifiedAt when first verified), on the store and its claim.
+	// Errors: ErrChanged.
+	SetDomainStatus(ctx context.Context, s *Store, next DomainStatus, verifiedAt *time.Time, now time.Time) error
+	// ReleaseDomain removes s's custom domain and frees its name. Errors:
+	// ErrChanged.
+	ReleaseDomain(ctx context.Context, s *Store, now time.Time) error
+	// DomainHolder reads a domain's claim and the domain as its store
+	// has it (strongly consistent). Errors: ErrNotFound.
+	DomainHolder(ctx context.Context, domain string) (DomainClaim, Domain, error)
+	// TakeOverDomain gives s the domain of claim, which another store
+	// holds and never verified, clearing that store's domain, in one
+	// transaction conditional on the claim and that store's tenant
+	// (holderTenantID) being as read. Errors: ErrDomainTaken,
+	// ErrChanged.
+	TakeOverDomain(ctx context.Context, s *Store, claim DomainClaim, holderTenantID string, now time.Time) error
+	// GetDomainClaim reads the claim of a domain (eventually
+	// consistent: the storefront's lookup). Errors: ErrNotFound.
+	GetDomainClaim(ctx context.Context, domain string) (DomainClaim, error)
+}
+
 // Tenants is the CDN's per-domain tenants: CloudFront SaaS Manager's
 // distribution tenants in AWS (shared/cdn), a stand-in locally.
 type Tenants interface {

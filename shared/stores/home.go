@@ -14,6 +14,16 @@ import (
 // so that deleting a store takes the choice back from every reader who
 // made it instead of leaving them pointing at nothing.
 
+// HomeStorer is the storage of home-store choices (part of Storer).
+type HomeStorer interface {
+	// SetHomeStore makes storeID u's home store, conditional on u's
+	// current one, keeping the store's index of the users who chose it.
+	// Errors: ErrNotFound (no such store), users.ErrChanged.
+	SetHomeStore(ctx context.Context, u *users.User, storeID string) error
+	// ClearHomeStore removes u's home store. Errors: users.ErrChanged.
+	ClearHomeStore(ctx context.Context, u *users.User) error
+}
+
 // errHomeStoreID: PUT /users/me/home-store with an id that is not one.
 var errHomeStoreID = apperr.Validation("storeId must be a store id (a UUID)", map[string]string{"storeId": "must be a UUID"})
 

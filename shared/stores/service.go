@@ -18,8 +18,12 @@ import (
 	"github.com/bookplatform/backend/shared/users"
 )
 
-// Storer is the storage of stores. Implementations return the errors
-// named on each method wrapped with context, never (nil, nil).
+// Storer is the storage of stores: profiles, the two store lists and
+// deletion here; staff, home-store choices and custom domains in the
+// interfaces it embeds (staff.go, home.go, domain.go), so that code
+// that needs one sub-resource can ask for that one.
+// Implementations return the errors named on each method wrapped with
+// context, never (nil, nil).
 type Storer interface {
 	// CreateStore stores a new store with its listing, claims its slug
 	// and marks its owner, in one transaction. Errors: ErrSlugTaken,
@@ -57,49 +61,9 @@ type Storer interface {
 	// the number of stores (a counter kept with the listings, exact).
 	ListByName(ctx context.Context, o page.Offset) ([]string, int, error)
 
-	// AddStaff makes userID staff at the store: the membership, the
-	// user's copy of it (users.User.StaffStoreIDs) and the store's
-	// staffCount, in one transaction. Errors: ErrNotFound,
-	// users.ErrNotFound, ErrAlreadyStaff, ErrStaffLimit.
-	AddStaff(ctx context.Context, m StaffMember) error
-	// RemoveStaff undoes AddStaff. Errors: ErrNotStaff.
-	RemoveStaff(ctx context.Context, m StaffMember) error
-	// ListStaff reads a page of the staff of the store with slug.
-	ListStaff(ctx context.Context, slug string, c page.Cursor) (page.Page[StaffMember], error)
-
-	// SetHomeStore makes storeID u's home store, conditional on u's
-	// current one, keeping the store's index of the users who chose it.
-	// Errors: ErrNotFound (no such store), users.ErrChanged.
-	SetHomeStore(ctx context.Context, u *users.User, storeID string) error
-	// ClearHomeStore removes u's home store. Errors: users.ErrChanged.
-	ClearHomeStore(ctx context.Context, u *users.User) error
-
-	// ClaimDomain gives s the custom domain (status PENDING), freeing
-	// the one it had, in one transaction. Errors: ErrDomainTaken,
-	// ErrChanged.
-	ClaimDomain(ctx context.Context, s *Store, domain string, now time.Time) error
-	// SetDomainTenant records the CDN tenant of s's domain. Errors:
-	// ErrChanged (the domain changed meanwhile).
-	SetDomainTenant(ctx context.Context, s *Store, tenantID string) error
-	// SetDomainStatus moves s's domain from its current status to next
-	// (with verifiedAt when first verified), on the store and its claim.
-	// Errors: ErrChanged.
-	SetDomainStatus(ctx context.Context, s *Store, next DomainStatus, verifiedAt *time.Time, now time.Time) error
-	// ReleaseDomain removes s's custom domain and frees its name. Errors:
-	// ErrChanged.
-	ReleaseDomain(ctx context.Context, s *Store, now time.Time) error
-	// DomainHolder reads a domain's claim and the domain as its store
-	// has it (strongly consistent). Errors: ErrNotFound.
-	DomainHolder(ctx context.Context, domain string) (DomainClaim, Domain, error)
-	// TakeOverDomain gives s the domain of claim, which another store
-	// holds and never verified, clearing that store's domain, in one
-	// transaction conditional on the claim and that store's tenant
-	// (holderTenantID) being as read. Errors: ErrDomainTaken,
-	// ErrChanged.
-	TakeOverDomain(ctx context.Context, s *Store, claim DomainClaim, holderTenantID string, now time.Time) error
-	// GetDomainClaim reads the claim of a domain (eventually
-	// consistent: the storefront's lookup). Errors: ErrNotFound.
-	GetDomainClaim(ctx context.Context, domain string) (DomainClaim, error)
+	StaffStorer
+	HomeStorer
+	DomainStorer
 }
 
 // UserReader reads the accounts staff are chosen from.

@@ -15,6 +15,19 @@ import (
 // store; the owner is not listed but has every staff right (the router's
 // NeedStoreStaff admits owners).
 
+// StaffStorer is the storage of staff memberships (part of Storer).
+type StaffStorer interface {
+	// AddStaff makes userID staff at the store: the membership, the
+	// user's copy of it (users.User.StaffStoreIDs) and the store's
+	// staffCount, in one transaction. Errors: ErrNotFound,
+	// users.ErrNotFound, ErrAlreadyStaff, ErrStaffLimit.
+	AddStaff(ctx context.Context, m StaffMember) error
+	// RemoveStaff undoes AddStaff. Errors: ErrNotStaff.
+	RemoveStaff(ctx context.Context, m StaffMember) error
+	// ListStaff reads a page of the staff of the store with slug.
+	ListStaff(ctx context.Context, slug string, c page.Cursor) (page.Page[StaffMember], error)
+}
+
 // StaffView is a staff member with the account as it is now (nil when
 // the account is gone).
 type StaffView struct {
