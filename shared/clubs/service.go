@@ -5,22 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/dates"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/storehost"
-	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 	"golang.org/x/sync/errgroup"
 )
 
-// Storer is the storage of clubs, memberships and club books.
+// Storer is the storage of clubs, memberships and club books: the clubs
+// here, memberships and the reading list in the interfaces it embeds
+// (members.go, books.go), as the service's methods are split.
 // Implementations return the errors named on each method wrapped with
 // context, never (nil, nil). Every change of a membership or a club book
 // changes the club's memberCount or bookCount in the same transaction.
@@ -63,44 +62,8 @@ type Storer interface {
 	// deleted since is left out), and their hosts' accounts.
 	GetListed(ctx context.Context, refs []Ref) ([]*Club, map[string]*users.User, error)
 
-	// GetMember reads userID's membership of a club, strongly
-	// consistent. Errors: ErrMemberNotFound.
-	GetMember(ctx context.Context, clubID, userID string) (*Member, error)
-	// Join adds m to a public club. Errors: ErrNotFound, ErrPrivateJoin,
-	// ErrAlreadyMember.
-	Join(ctx context.Context, m *Member) error
-	// AddMember adds m to a club on behalf of byUserID, its host or a
-	// moderator. Errors: ErrNotFound, ErrNotManager, users.ErrNotFound,
-	// ErrUserAlreadyMember.
-	AddMember(ctx context.Context, byUserID string, m *Member) error
-	// Leave removes userID's membership. Errors: ErrNotFound,
-	// ErrNotMember, ErrHostCannotLeave.
-	Leave(ctx context.Context, clubID, userID string) error
-	// SetRole changes userID's role on behalf of byUserID, the host, and
-	// returns the membership after. Errors: ErrNotFound, ErrNotHost,
-	// ErrMemberNotFound, ErrHostRole.
-	SetRole(ctx context.Context, clubID, byUserID, userID string, role Role, now time.Time) (*Member, error)
-	// ListMembers reads a page of a club's members, oldest first (the
-	// host first). Errors: page.ErrInvalidCursor.
-	ListMembers(ctx context.Context, clubID string, c page.Cursor) (page.Page[*Member], error)
-	// ListUserClubs reads a page of userID's memberships, the most
-	// recently joined first. Errors: page.ErrInvalidCursor.
-	ListUserClubs(ctx context.Context, userID string, c page.Cursor) (page.Page[*Member], error)
-
-	// AddBook puts b on a club's reading list on behalf of byUserID.
-	// Errors: ErrNotFound, ErrNotManager, books.ErrNotFound,
-	// ErrBookOnList, ErrListFull.
-	AddBook(ctx context.Context, byUserID string, b *Book) error
-	// UpdateBook applies e to a club book on behalf of byUserID and
-	// returns it as stored afterwards. A date set alone must keep the
-	// stored other date in order. Errors: ErrNotFound, ErrNotManager,
-	// ErrBookNotFound, ErrDateOrder.
-	UpdateBook(ctx context.Context, byUserID, clubID, bookID string, e BookEdit, now time.Time) (*Book, error)
-	// RemoveBook takes a book off the reading list on behalf of byUserID.
-	// Errors: ErrNotFound, ErrNotManager, ErrBookNotFound.
-	RemoveBook(ctx context.Context, byUserID, clubID, bookID string) error
-	// ListBooks reads a club's whole reading list (MaxBooks at most).
-	ListBooks(ctx context.Context, clubID string) ([]*Book, error)
+	MemberStorer
+	BookStorer
 }
 
 // ErrChanged is a club that changed between its read and a write
@@ -152,29 +115,11 @@ type View struct {
 	Member *Member          // the viewer's membership, nil when none
 }
 
-// BookView is a club book with its book (nil when the record is missing).
-type BookView struct {
-	Entry *Book
-	Book  *books.Book
-}
-
 // Listed is a club as lists show it.
 type Listed struct {
 	Club  *Club
 	Host  *users.User
 	Store *storehost.Brief
-}
-
-// MemberView is a membership with its account (nil when gone).
-type MemberView struct {
-	*Member
-	User *users.User
-}
-
-// Membership is a club of a reader's list, with the reader's membership.
-type Membership struct {
-	Club   *Club
-	Member *Member
 }
 
 // Create makes a club hosted by caller, who becomes its host and first
@@ -270,19 +215,6 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 		v.Books[i] = BookView{Entry: b, Book: bs[b.BookID]}
 	}
 	return v, nil
-}
-
-// member reads viewerID's membership of a club: nil for an anonymous
-// viewer or a non-member.
-func (s *Service) member(ctx context.Context, clubID, viewerID string) (*Member, error) {
-	if viewerID == "" {
-		return nil, nil
-	}
-	m, err := s.d.Store.GetMember(ctx, clubID, viewerID)
-	if errors.Is(err, ErrMemberNotFound) {
-		return nil, nil
-	}
-	return m, err
 }
 
 // storeBriefs reads the stores of store-hosted clubs ("" for a club
@@ -468,268 +400,4 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 		return nil
 	}
 	return fmt.Errorf("delete club %s: %w", id, apperr.ErrContention)
-}
-
-// AddBook puts a book on a club's reading list on behalf of callerID, its
-// host or a moderator. The book is read beside the write for the answer;
-// the write requires it to exist. Errors: ValidationError, ErrNotFound,
-// ErrNotManager, books.ErrNotFound, ErrBookOnList, ErrListFull.
-func (s *Service) AddBook(ctx context.Context, callerID, clubID string, in NewBook) (*BookView, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	var f apperr.Fields
-	bookID, msg := ids.Required(in.BookID)
-	f.Add("bookId", msg)
-	if in.Status == "" {
-		f.Add("status", "is required")
-	}
-	f.Add("status", checkStatus(in.Status))
-	f.Add("startDate", checkDate(in.StartDate))
-	f.Add("endDate", checkDate(in.EndDate))
-	if f["startDate"] == "" && f["endDate"] == "" {
-		f.Add("endDate", dates.CheckOrder(in.StartDate, in.EndDate))
-	}
-	notes, msg := text.Prose(in.Notes, MaxNotesRunes)
-	f.Add("notes", msg)
-	if err := f.Err(); err != nil {
-		return nil, err
-	}
-	now := s.d.Now().UTC()
-	b := &Book{
-		ClubID: clubID, BookID: bookID, Status: BookStatus(in.Status), StartDate: in.StartDate, EndDate: in.EndDate,
-		Notes: notes, AddedAt: now, UpdatedAt: now,
-	}
-	var (
-		book    *books.Book
-		bookErr error
-		g       errgroup.Group
-	)
-	g.Go(func() error { book, bookErr = s.d.Books.GetBook(ctx, bookID); return nil })
-	g.Go(func() error { return s.d.Store.AddBook(ctx, callerID, b) })
-	if err := g.Wait(); err != nil {
-		return nil, fmt.Errorf("add book %s to club %s: %w", bookID, clubID, err)
-	}
-	if bookErr != nil {
-		// Stored all the same (the write required the book): show it
-		// without its brief rather than fail.
-		book = nil
-	}
-	return &BookView{Entry: b, Book: book}, nil
-}
-
-// UpdateBook changes a club book's status, notes or dates on behalf of
-// callerID, its host or a moderator. Errors: ValidationError,
-// ErrNotFound, ErrNotManager, ErrBookNotFound, ErrDateOrder.
-func (s *Service) UpdateBook(ctx context.Context, callerID, clubID, bookID string, e BookEdit) (*Book, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	if bookID, ok = ids.Parse(bookID); !ok {
-		return nil, ErrBookNotFound
-	}
-	var f apperr.Fields
-	if e.Status != nil {
-		f.Add("status", checkStatus(*e.Status))
-	}
-	if e.Notes != nil {
-		n, msg := text.Prose(*e.Notes, MaxNotesRunes)
-		f.Add("notes", msg)
-		e.Notes = &n
-	}
-	if e.SetStart {
-		f.Add("startDate", checkDate(e.StartDate))
-	}
-	if e.SetEnd {
-		f.Add("endDate", checkDate(e.EndDate))
-	}
-	if e.SetStart && e.SetEnd && f["startDate"] == "" && f["endDate"] == "" {
-		f.Add("endDate", dates.CheckOrder(e.StartDate, e.EndDate))
-	}
-	if err := f.Err(); err != nil {
-		return nil, err
-	}
-	b, err := s.d.Store.UpdateBook(ctx, callerID, clubID, bookID, e, s.d.Now().UTC())
-	if err != nil {
-		return nil, fmt.Errorf("update book %s of club %s: %w", bookID, clubID, err)
-	}
-	return b, nil
-}
-
-// RemoveBook takes a book off a club's reading list on behalf of
-// callerID, its host or a moderator. Errors: ErrNotFound, ErrNotManager,
-// ErrBookNotFound.
-func (s *Service) RemoveBook(ctx context.Context, callerID, clubID, bookID string) error {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return ErrNotFound
-	}
-	if bookID, ok = ids.Parse(bookID); !ok {
-		return ErrBookNotFound
-	}
-	if err := s.d.Store.RemoveBook(ctx, callerID, clubID, bookID); err != nil {
-		return fmt.Errorf("remove book %s from club %s: %w", bookID, clubID, err)
-	}
-	return nil
-}
-
-// Join makes callerID a member of a public club. Errors: ErrNotFound,
-// ErrPrivateJoin, ErrAlreadyMember.
-func (s *Service) Join(ctx context.Context, callerID, clubID string) (*Member, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	now := s.d.Now().UTC()
-	m := &Member{ClubID: clubID, UserID: callerID, Role: RoleMember, JoinedAt: now, UpdatedAt: now}
-	if err := s.d.Store.Join(ctx, m); err != nil {
-		return nil, fmt.Errorf("join club %s: %w", clubID, err)
-	}
-	return m, nil
-}
-
-// AddMember makes userID a member of a club on behalf of callerID, its
-// host or a moderator: how a private club gains members. Errors:
-// ValidationError, ErrNotFound, ErrNotManager, users.ErrNotFound,
-// ErrUserAlreadyMember.
-func (s *Service) AddMember(ctx context.Context, callerID, clubID, userID string) (*Member, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	id, msg := ids.Required(userID)
-	if msg != "" {
-		return nil, apperr.Validation("Invalid request", map[string]string{"userId": msg})
-	}
-	now := s.d.Now().UTC()
-	m := &Member{ClubID: clubID, UserID: id, Role: RoleMember, JoinedAt: now, UpdatedAt: now}
-	if err := s.d.Store.AddMember(ctx, callerID, m); err != nil {
-		return nil, fmt.Errorf("add %s to club %s: %w", id, clubID, err)
-	}
-	return m, nil
-}
-
-// Leave ends callerID's membership. Errors: ErrNotFound, ErrNotMember,
-// ErrHostCannotLeave.
-func (s *Service) Leave(ctx context.Context, callerID, clubID string) error {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return ErrNotFound
-	}
-	if err := s.d.Store.Leave(ctx, clubID, callerID); err != nil {
-		return fmt.Errorf("leave club %s: %w", clubID, err)
-	}
-	return nil
-}
-
-// SetRole makes a member a moderator or a plain member on behalf of
-// callerID, the host. Errors: ValidationError (a role other than
-// moderator or member), ErrNotFound, ErrNotHost, ErrMemberNotFound,
-// ErrHostRole.
-func (s *Service) SetRole(ctx context.Context, callerID, clubID, userID, role string) (*Member, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return nil, ErrNotFound
-	}
-	r := Role(role)
-	if r != RoleModerator && r != RoleMember {
-		return nil, apperr.Validation("Invalid role", map[string]string{"role": "must be moderator or member"})
-	}
-	if userID, ok = ids.Parse(userID); !ok {
-		return nil, ErrMemberNotFound
-	}
-	m, err := s.d.Store.SetRole(ctx, clubID, callerID, userID, r, s.d.Now().UTC())
-	if err != nil {
-		return nil, fmt.Errorf("set role of %s in club %s: %w", userID, clubID, err)
-	}
-	return m, nil
-}
-
-// Members returns a page of a club's members, oldest first, with their
-// accounts, and the club's member count; the club, the viewer's
-// membership and the page are read side by side. Errors: ErrNotFound,
-// ErrSignInRequired, ErrPrivate, page.ErrInvalidCursor.
-func (s *Service) Members(ctx context.Context, viewerID, clubID string, c page.Cursor) (page.Page[MemberView], int, error) {
-	clubID, ok := ids.Parse(clubID)
-	if !ok {
-		return page.Page[MemberView]{}, 0, ErrNotFound
-	}
-	var (
-		club *Club
-		m    *Member
-		p    page.Page[*Member]
-		g    errgroup.Group
-	)
-	g.Go(func() (err error) { club, err = s.d.Store.GetClub(ctx, clubID); return err })
-	g.Go(func() (err error) { m, err = s.member(ctx, clubID, viewerID); return err })
-	g.Go(func() (err error) { p, err = s.d.Store.ListMembers(ctx, clubID, c); return err })
-	if err := g.Wait(); err != nil {
-		return page.Page[MemberView]{}, 0, fmt.Errorf("members of club %s: %w", clubID, err)
-	}
-	if err := CanRead(club, m, viewerID); err != nil {
-		return page.Page[MemberView]{}, 0, err
-	}
-	us, err := posts.Accounts(ctx, s.d.Briefs, p.Items, func(m *Member) string { return m.UserID })
-	if err != nil {
-		return page.Page[MemberView]{}, 0, fmt.Errorf("members of club %s: %w", clubID, err)
-	}
-	return page.Map(p, func(m *Member) MemberView { return MemberView{Member: m, User: us[m.UserID]} }), club.MemberCount, nil
-}
-
-// Mine returns a page of the clubs callerID belongs to, private ones
-// included, the most recently joined first.
-func (s *Service) Mine(ctx context.Context, callerID string, c page.Cursor) (page.Page[Membership], error) {
-	return s.memberships(ctx, callerID, c, false)
-}
-
-// OfUser returns a page of the public clubs the account named username
-// belongs to. A page may hold fewer than the limit (private clubs are
-// left out) and still have a next page. Errors: users.ErrNotFound,
-// page.ErrInvalidCursor.
-func (s *Service) OfUser(ctx context.Context, username string, c page.Cursor) (page.Page[Membership], error) {
-	userID, err := posts.OwnerID(ctx, s.d.Users, username)
-	if err != nil {
-		return page.Page[Membership]{}, err
-	}
-	return s.memberships(ctx, userID, c, true)
-}
-
-// memberships reads a page of userID's memberships and their clubs.
-// Memberships whose club is gone (a delete that stopped half way) are
-// left out, and so are private clubs when publicOnly.
-func (s *Service) memberships(ctx context.Context, userID string, c page.Cursor, publicOnly bool) (page.Page[Membership], error) {
-	p, err := s.d.Store.ListUserClubs(ctx, userID, c)
-	if err != nil {
-		return page.Page[Membership]{}, fmt.Errorf("clubs of user %s: %w", userID, err)
-	}
-	clubIDs := make([]string, len(p.Items))
-	for i, m := range p.Items {
-		clubIDs[i] = m.ClubID
-	}
-	cs, err := s.d.Store.GetClubs(ctx, clubIDs)
-	if err != nil {
-		return page.Page[Membership]{}, fmt.Errorf("clubs of user %s: %w", userID, err)
-	}
-	out := page.Page[Membership]{Items: []Membership{}, Next: p.Next}
-	for _, m := range p.Items {
-		club := cs[m.ClubID]
-		if club == nil || publicOnly && !club.IsPublic {
-			continue
-		}
-		out.Items = append(out.Items, Membership{Club: club, Member: m})
-	}
-	return out, nil
-}
-
-// sortBooks orders a reading list as the single view shows it: in the
-// order the books were added, ties by book id.
-func sortBooks(bs []*Book) {
-	sort.Slice(bs, func(i, j int) bool {
-		if !bs[i].AddedAt.Equal(bs[j].AddedAt) {
-			return bs[i].AddedAt.Before(bs[j].AddedAt)
-		}
-		return bs[i].BookID < bs[j].BookID
-	})
 }
