@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/users"
@@ -16,8 +15,9 @@ type Caller struct {
 
 	user  *users.User
 	store StoreHeader
-	route string
-	early bool
+	// wait is set for a GET handler that starts before admission: User
+	// and Store wait on it for what the router read.
+	wait *admitted
 }
 
 // Anonymous reports whether the request carries no token.
@@ -26,14 +26,15 @@ func (c Caller) Anonymous() bool { return c.ID == "" }
 // User returns the caller's stored account (tier, profile, quota counts),
 // nil when anonymous. The router reads it before any handler that may
 // change something starts: every method but GET, and GET routes marked
-// AfterAdmission. A GET handler starts beside that read, before the
-// record exists and before the request is admitted, with the identity
-// alone (ID, SessionID): asking it for the record is a programming error
-// of the route table (mark the route AfterAdmission), and panics naming
-// the route, so the route's first test finds it.
+// AfterAdmission. A GET handler starts beside that read, with the
+// identity alone (ID, SessionID) at first: there User waits for the
+// read and the rest of admission to end, then returns the record; if
+// the request is refused, the handler stops inside this call (its
+// answer is the refusal). So reading the record is safe in every
+// handler, and costs an early GET only the wait.
 func (c Caller) User() *users.User {
-	if c.early && c.ID != "" {
-		panic(fmt.Sprintf("httpapi: %s reads the caller's stored record but starts before it is read; mark its route AfterAdmission", c.route))
+	if c.wait != nil && c.ID != "" {
+		return c.wait.wait().user
 	}
 	return c.user
 }
@@ -43,11 +44,11 @@ func CallerOf(r *http.Request) Caller { return state(r).caller }
 
 // Store returns the store the route's role named, as the router read it
 // to check that role (its id, slug and owner); the zero StoreHeader on a
-// route without a store role. Like User, it exists only for handlers
-// that start after admission.
+// route without a store role. In a GET handler that starts before
+// admission it waits for admission, as User does.
 func (c Caller) Store() StoreHeader {
-	if c.early && c.ID != "" {
-		panic(fmt.Sprintf("httpapi: %s reads the role's store but starts before it is read; mark its route AfterAdmission", c.route))
+	if c.wait != nil && c.ID != "" {
+		return c.wait.wait().store
 	}
 	return c.store
 }

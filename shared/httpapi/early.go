@@ -2,11 +2,13 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"runtime/debug"
 
 	"github.com/bookplatform/backend/shared/effects"
+	"github.com/bookplatform/backend/shared/users"
 )
 
 // serveRoute authenticates, applies rate limits and runs the handler.
@@ -16,6 +18,12 @@ import (
 // only, in a context that refuses every side effect (shared/effects), and
 // its answer is held until the request is admitted: an authenticated read
 // costs max(caller read, counter, its own first reads), not their sum.
+// Such a handler may still ask for the caller's record or the role's
+// store (Caller.User, Caller.Store): the call waits for admission and
+// returns what the router read, or, for a refused request, stops the
+// handler there (its answer is the refusal anyway). So no route has to
+// know to ask for AfterAdmission to read them; the flag only saves the
+// early start's reads where a handler would waste them.
 // Every other handler starts only once the request is admitted, so a
 // request refused by authentication or a rate limit changes nothing, by
 // construction: no AWS write, no payment, no external call, no bcrypt
@@ -27,12 +35,13 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		return
 	}
 	if claims != nil {
-		st.caller = Caller{ID: claims.UserID, SessionID: claims.SessionID, route: st.route}
+		st.caller = Caller{ID: claims.UserID, SessionID: claims.SessionID}
 	}
 	buf := newBufferedWriter()
 
 	if route.early() {
-		st.caller.early = true
+		wait := &admitted{ready: make(chan struct{})}
+		st.caller.wait = wait
 		ctx, cancel := context.WithCancel(effects.ReadOnly(r.Context()))
 		defer cancel()
 		done := make(chan error, 1)
@@ -41,6 +50,7 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		if a.err != nil {
 			cancel() // its answer will not be used: stop its reads
 		}
+		wait.publish(a)
 		herr := <-done
 		rt.finish(w, r, route, st, a, herr, buf)
 		return
@@ -67,9 +77,49 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 func (rt *Router) runHandler(route *Route, w http.ResponseWriter, r *http.Request) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
+			if _, ok := p.(refusedStop); ok {
+				err = errRefusedStop // not a bug: see admitted.wait
+				return
+			}
 			rt.opts.Logger.Error("panic", "requestId", RequestID(r), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 			err = fmt.Errorf("handler panicked: %v", p)
 		}
 	}()
 	return route.Handler(w, r)
 }
+
+// admitted is the router's decision as an early GET's handler sees it:
+// published once admission ends (publish), read by Caller.User and
+// Caller.Store, which wait for it.
+type admitted struct {
+	ready   chan struct{} // closed by publish
+	user    *users.User
+	store   StoreHeader
+	refused bool
+}
+
+// publish hands the decision to the handler. The channel's close orders
+// these writes before every read of them (the Go memory model).
+func (w *admitted) publish(a admission) {
+	w.user, w.store, w.refused = a.user, a.store, a.err != nil
+	close(w.ready)
+}
+
+// wait blocks until the request is admitted and returns the decision. A
+// refused request stops its handler here: it panics with refusedStop,
+// which runHandler turns into errRefusedStop without logging it as a
+// bug; finish answers the refusal, never that error.
+func (w *admitted) wait() *admitted {
+	<-w.ready
+	if w.refused {
+		panic(refusedStop{})
+	}
+	return w
+}
+
+// refusedStop is the panic value that ends the handler of a refused
+// early GET (admitted.wait).
+type refusedStop struct{}
+
+// errRefusedStop is the handler's result once refusedStop ended it.
+var errRefusedStop = errors.New("httpapi: request refused at admission; handler stopped")

@@ -199,3 +199,48 @@ func TestRoles_MisdeclaredRolesStopTheRouter(t *testing.T) {
 		assert.Panics(t, func() { NewRouter(Options{}, []Route{r}) }, "%s %s %+v", r.Method, r.Path, r.Role)
 	}
 }
+
+// barrierWorld is roleWorld whose store read cannot end before the
+// handler has started (it waits for started), so a request the test
+// sees served proves the handler started before admission ended.
+type barrierWorld struct {
+	roleWorld
+	started chan struct{}
+}
+
+func (w *barrierWorld) FindStore(ctx context.Context, by StoreKey, v string) (StoreHeader, error) {
+	<-w.started
+	return w.roleWorld.FindStore(ctx, by, v)
+}
+
+// A role GET not marked AfterAdmission reads the role's store and the
+// caller's record: it starts before admission (the barrier), its
+// Store() and User() wait for admission and return what the router
+// read; for a refused request the handler stops in that call, and the
+// answer is the refusal, not a 500.
+func TestEarlyGet_ReadsStoreAndUserOnceAdmitted(t *testing.T) {
+	w := &barrierWorld{}
+	var beforeRead, afterRead atomic.Int32
+	rt := NewRouter(Options{Identity: w, Stores: w, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}, []Route{
+		{Method: "GET", Path: "/v1/inventory", Auth: AuthBearer, Role: StoreStaff(IDInQuery("storeId")),
+			Handler: func(rw http.ResponseWriter, r *http.Request) error {
+				beforeRead.Add(1)
+				close(w.started) // the store read cannot have ended before this
+				c := CallerOf(r)
+				store, user := c.Store(), c.User()
+				afterRead.Add(1)
+				return JSON(rw, http.StatusOK, map[string]string{"store": store.ID, "owner": store.OwnerID, "user": user.ID})
+			}},
+	})
+
+	w.started = make(chan struct{})
+	status, out := roleCall(rt, "GET", "/v1/inventory?storeId="+storeID, "staff", "")
+	require.Equal(t, http.StatusOK, status, "%v", out)
+	assert.Equal(t, map[string]any{"store": storeID, "owner": "owner", "user": "staff"}, out)
+
+	w.started = make(chan struct{})
+	status, out = roleCall(rt, "GET", "/v1/inventory?storeId="+storeID, "reader", "")
+	assert.Equal(t, http.StatusForbidden, status, "%v", out)
+	assert.Equal(t, int32(2), beforeRead.Load(), "both handlers started before admission ended")
+	assert.Equal(t, int32(1), afterRead.Load(), "the refused request's handler stopped at Store()")
+}
