@@ -9,6 +9,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/storehost"
@@ -248,33 +249,19 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	for range maxAttempts {
-		c, err := s.d.Store.GetChallenge(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
-				return fmt.Errorf("delete leftovers of challenge %s: %w", id, err)
+	return optimistic.Delete[*Challenge]{
+		What: "challenge", Children: "participants",
+		Get: s.d.Store.GetChallenge, NotFound: ErrNotFound,
+		Allow: func(c *Challenge) error {
+			if c.HostID != callerID {
+				return ErrNotHost
 			}
-			return ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("delete challenge %s: %w", id, err)
-		}
-		if c.HostID != callerID {
-			return ErrNotHost
-		}
-		err = s.d.Store.DeleteChallenge(ctx, c)
-		if errors.Is(err, ErrChanged) {
-			continue // deleted meanwhile, or its store let it go: read again
-		}
-		if err != nil {
-			return fmt.Errorf("delete challenge %s: %w", id, err)
-		}
-		if err := s.d.Store.PurgeChallenge(ctx, id); err != nil {
-			return fmt.Errorf("delete participants of challenge %s: %w", id, err)
-		}
-		return nil
-	}
-	return fmt.Errorf("delete challenge %s: %w", id, apperr.ErrContention)
+			return nil
+		},
+		// Changed: deleted meanwhile, or its store let it go: read again.
+		Remove: s.d.Store.DeleteChallenge, Changed: ErrChanged, Attempts: maxAttempts,
+		Purge: s.d.Store.PurgeChallenge,
+	}.Run(ctx, id)
 }
 
 // maxAttempts bounds the reads and writes of a deletion that lost to a

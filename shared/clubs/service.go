@@ -10,6 +10,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/storehost"
@@ -339,23 +340,25 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Clu
 	}
 	// A visibility change moves the club's directory entries, which are
 	// computed from the club as read: read, then write conditional on it.
-	for range maxAttempts {
-		c, err := s.d.Store.GetClub(ctx, id)
+	var c *Club
+	err = optimistic.Retry(maxAttempts, func(int) error {
+		prev, err := s.d.Store.GetClub(ctx, id)
 		if err != nil {
-			return nil, fmt.Errorf("update club %s: %w", id, err)
+			return err
 		}
-		if c.HostID != callerID {
-			return nil, ErrNotHost
+		if prev.HostID != callerID {
+			return ErrNotHost
 		}
-		c, err = s.d.Store.UpdateClub(ctx, c, e, s.d.Now().UTC())
-		if !errors.Is(err, ErrChanged) {
-			if err != nil {
-				return nil, fmt.Errorf("update club %s: %w", id, err)
-			}
-			return c, nil
-		}
+		c, err = s.d.Store.UpdateClub(ctx, prev, e, s.d.Now().UTC())
+		return err
+	}, ErrChanged)
+	switch {
+	case errors.Is(err, ErrNotHost):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("update club %s: %w", id, err)
 	}
-	return nil, fmt.Errorf("update club %s: %w", id, apperr.ErrContention)
+	return c, nil
 }
 
 // maxAttempts bounds the reads and writes of a change that lost to a
@@ -373,31 +376,16 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	for range maxAttempts {
-		c, err := s.d.Store.GetClub(ctx, id)
-		if errors.Is(err, ErrNotFound) {
-			if err := s.d.Store.PurgeClub(ctx, id); err != nil {
-				return fmt.Errorf("delete leftovers of club %s: %w", id, err)
+	return optimistic.Delete[*Club]{
+		What: "club", Children: "members and books",
+		Get: s.d.Store.GetClub, NotFound: ErrNotFound,
+		Allow: func(c *Club) error {
+			if c.HostID != callerID {
+				return ErrNotHost
 			}
-			return ErrNotFound
-		}
-		if err != nil {
-			return fmt.Errorf("delete club %s: %w", id, err)
-		}
-		if c.HostID != callerID {
-			return ErrNotHost
-		}
-		err = s.d.Store.DeleteClub(ctx, c)
-		if errors.Is(err, ErrChanged) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("delete club %s: %w", id, err)
-		}
-		if err := s.d.Store.PurgeClub(ctx, id); err != nil {
-			return fmt.Errorf("delete members and books of club %s: %w", id, err)
-		}
-		return nil
-	}
-	return fmt.Errorf("delete club %s: %w", id, apperr.ErrContention)
+			return nil
+		},
+		Remove: s.d.Store.DeleteClub, Changed: ErrChanged, Attempts: maxAttempts,
+		Purge: s.d.Store.PurgeClub,
+	}.Run(ctx, id)
 }

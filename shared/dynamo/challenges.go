@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/challenges"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/guregu/dynamo/v2"
 )
@@ -255,7 +255,7 @@ func (s *Challenges) releaseStore(ctx context.Context, storeID string) error {
 // entry in the directory of every challenge is rewritten without the
 // store. A challenge gone, or no longer the store's, is done.
 func (s *Challenges) releaseChallenge(ctx context.Context, id, storeID string) error {
-	for range maxReleaseAttempts {
+	err := optimistic.Retry(maxReleaseAttempts, func(int) error {
 		c, err := s.GetChallenge(ctx, id)
 		if errors.Is(err, challenges.ErrNotFound) {
 			return nil
@@ -271,16 +271,12 @@ func (s *Challenges) releaseChallenge(ctx context.Context, id, storeID string) e
 		x := s.t.tx().update(s.t.update(ChallengeKey(id)).Remove("storeId").Set("updatedAt", next.UpdatedAt).
 			If("attribute_exists(PK) AND storeId = ?", storeID), challenges.ErrChanged)
 		s.t.moveEntries(x, challengeDirs(c), challengeDirs(&next), challengeRef(c), challengeRef(&next))
-		err = x.run(ctx)
-		if errors.Is(err, challenges.ErrChanged) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("release challenge %s from store %s: %w", id, storeID, err)
-		}
-		return nil
+		return x.run(ctx)
+	}, challenges.ErrChanged)
+	if err != nil {
+		return fmt.Errorf("release challenge %s from store %s: %w", id, storeID, err)
 	}
-	return fmt.Errorf("release challenge %s from store %s: %w", id, storeID, apperr.ErrContention)
+	return nil
 }
 
 // GetParticipant reads a participant, strongly consistent. Errors:

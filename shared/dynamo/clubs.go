@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
@@ -270,7 +270,7 @@ func (s *Clubs) releaseStore(ctx context.Context, storeID string) error {
 // store. A club changed meanwhile is read again; one gone, or no longer
 // the store's, is done.
 func (s *Clubs) releaseClub(ctx context.Context, clubID, storeID string) error {
-	for range maxReleaseAttempts {
+	err := optimistic.Retry(maxReleaseAttempts, func(int) error {
 		c, err := s.GetClub(ctx, clubID)
 		if errors.Is(err, clubs.ErrNotFound) {
 			return nil
@@ -287,14 +287,10 @@ func (s *Clubs) releaseClub(ctx context.Context, clubID, storeID string) error {
 			If("attribute_exists(PK) AND isPublic = ? AND storeId = ?", c.IsPublic, storeID)
 		x := s.t.tx().update(upd, clubs.ErrChanged)
 		s.t.moveEntries(x, clubDirs(c), clubDirs(&next), clubRef(c), clubRef(&next))
-		err = x.run(ctx)
-		if errors.Is(err, clubs.ErrChanged) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("release club %s from store %s: %w", clubID, storeID, err)
-		}
-		return nil
+		return x.run(ctx)
+	}, clubs.ErrChanged)
+	if err != nil {
+		return fmt.Errorf("release club %s from store %s: %w", clubID, storeID, err)
 	}
-	return fmt.Errorf("release club %s from store %s: %w", clubID, storeID, apperr.ErrContention)
+	return nil
 }

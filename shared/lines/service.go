@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/likes"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
@@ -291,27 +292,18 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	l, err := s.d.Store.GetLine(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		// Finish a delete that stopped after its first step.
-		if err := s.d.Store.DeleteLineChildren(ctx, id); err != nil {
-			return fmt.Errorf("delete leftovers of line %s: %w", id, err)
-		}
-		return ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("delete line %s: %w", id, err)
-	}
-	if l.UserID != callerID {
-		return ErrNotAuthor
-	}
-	if err := s.d.Store.DeleteLine(ctx, l); err != nil {
-		return fmt.Errorf("delete line %s: %w", id, err)
-	}
-	if err := s.d.Store.DeleteLineChildren(ctx, id); err != nil {
-		return fmt.Errorf("delete replies and likes of line %s: %w", id, err)
-	}
-	return nil
+	return optimistic.Delete[*Line]{
+		What: "line", Children: "replies and likes",
+		Get: s.d.Store.GetLine, NotFound: ErrNotFound,
+		Allow: func(l *Line) error {
+			if l.UserID != callerID {
+				return ErrNotAuthor
+			}
+			return nil
+		},
+		Remove: s.d.Store.DeleteLine,
+		Purge:  s.d.Store.DeleteLineChildren,
+	}.Run(ctx, id)
 }
 
 // Like records callerID's like of a line, which callerID must be able to

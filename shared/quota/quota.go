@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -186,28 +187,32 @@ type Reloader interface {
 // (monthly_limit_reached), ErrContention, and whatever post returns. The
 // usage returned includes the post.
 func (p Policy) Do(ctx context.Context, r Reloader, u *users.User, k Kind, now time.Time, post func(Charge) error) (Usage, error) {
-	for attempt := 1; ; attempt++ {
+	var use Usage
+	userID := u.ID
+	err := optimistic.Retry(maxAttempts, func(attempt int) error {
+		if attempt > 1 {
+			select {
+			case <-time.After(backoff(attempt)):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			var err error
+			if u, err = r.GetUser(ctx, userID); err != nil {
+				return err
+			}
+		}
 		c, err := p.Charge(u, k, now)
 		if err != nil {
-			return Usage{}, err
+			return err
 		}
-		err = post(c)
-		if err == nil {
-			return c.After(), nil
-		}
-		if !errors.Is(err, ErrStale) {
-			return Usage{}, err
-		}
-		if attempt == maxAttempts {
-			return Usage{}, fmt.Errorf("charge %s of %s: %w", k, u.ID, apperr.ErrContention)
-		}
-		select {
-		case <-time.After(backoff(attempt + 1)):
-		case <-ctx.Done():
-			return Usage{}, ctx.Err()
-		}
-		if u, err = r.GetUser(ctx, u.ID); err != nil {
-			return Usage{}, err
-		}
+		use = c.After()
+		return post(c)
+	}, ErrStale)
+	if errors.Is(err, apperr.ErrContention) {
+		return Usage{}, fmt.Errorf("charge %s of %s: %w", k, userID, err)
 	}
+	if err != nil {
+		return Usage{}, err
+	}
+	return use, nil
 }

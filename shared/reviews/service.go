@@ -10,6 +10,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/likes"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
@@ -195,23 +196,20 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
-		err := s.d.Store.DeleteReview(ctx, r)
-		if !errors.Is(err, ErrChanged) {
-			if err != nil {
-				return fmt.Errorf("delete review %s: %w", r.ID, err)
+	return optimistic.Retry(maxAttempts, func(n int) error {
+		if n > 1 {
+			// Changed meanwhile (the statistics must lose the rating now
+			// stored), or gone: a concurrent delete won, and this one is 404.
+			if r, _, err = s.d.Store.GetReview(ctx, r.ID, ""); err != nil {
+				return fmt.Errorf("delete review %s: %w", id, err)
 			}
-			return nil
 		}
-		if attempt == maxAttempts {
-			return apperr.ErrContention
+		err := s.d.Store.DeleteReview(ctx, r)
+		if err != nil && !errors.Is(err, ErrChanged) {
+			return fmt.Errorf("delete review %s: %w", r.ID, err)
 		}
-		// Changed meanwhile (the statistics must lose the rating now
-		// stored), or gone: a concurrent delete won, and this one is 404.
-		if r, _, err = s.d.Store.GetReview(ctx, r.ID, ""); err != nil {
-			return fmt.Errorf("delete review %s: %w", id, err)
-		}
-	}
+		return err
+	}, ErrChanged)
 }
 
 // Like records callerID's like of a review. Errors: ErrNotFound,
@@ -288,7 +286,16 @@ func (s *Service) authored(ctx context.Context, callerID, id string) (*Review, b
 // so the statistics move from the rating actually stored. Nothing is
 // written when nothing changes.
 func (s *Service) change(ctx context.Context, callerID string, prev *Review, rating *int, content *string, now time.Time) (*Review, error) {
-	for attempt := 1; ; attempt++ {
+	var out *Review
+	id := prev.ID
+	err := optimistic.Retry(maxAttempts, func(n int) error {
+		if n > 1 {
+			// Changed meanwhile, or gone (then this is 404).
+			var err error
+			if prev, _, err = s.d.Store.GetReview(ctx, id, callerID); err != nil {
+				return fmt.Errorf("update review %s: %w", id, err)
+			}
+		}
 		next := *prev
 		if rating != nil {
 			next.Rating = *rating
@@ -297,22 +304,19 @@ func (s *Service) change(ctx context.Context, callerID string, prev *Review, rat
 			next.Content = *content
 		}
 		if next == *prev {
-			return prev, nil
+			out = prev
+			return nil
 		}
 		next.UpdatedAt = now
 		err := s.d.Store.UpdateReview(ctx, prev, &next)
-		if err == nil {
-			return &next, nil
+		if err != nil && !errors.Is(err, ErrChanged) {
+			return fmt.Errorf("update review %s: %w", prev.ID, err)
 		}
-		if !errors.Is(err, ErrChanged) {
-			return nil, fmt.Errorf("update review %s: %w", prev.ID, err)
-		}
-		if attempt == maxAttempts {
-			return nil, apperr.ErrContention
-		}
-		// Changed meanwhile, or gone (then this is 404).
-		if prev, _, err = s.d.Store.GetReview(ctx, next.ID, callerID); err != nil {
-			return nil, fmt.Errorf("update review %s: %w", next.ID, err)
-		}
+		out = &next
+		return err
+	}, ErrChanged)
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/users"
@@ -186,35 +187,36 @@ func (s *Service) Mine(ctx context.Context, caller *users.User) (*Store, error) 
 	return st, err
 }
 
-// updateAttempts bounds the retries of an update that lost a race.
-const updateAttempts = 5
+// updateAttempts bounds the attempts of an update that lost a race: the
+// first and five retries.
+const updateAttempts = 6
 
 // Update applies p to the store (the owner's PUT): a left-out field keeps
 // its value. A change that lost a race with another is applied again to
 // the store as it then is. Errors: ValidationError, ErrNotFound.
 func (s *Service) Update(ctx context.Context, storeID string, p Profile) (*Store, error) {
-	for attempt := 0; ; attempt++ {
+	var out *Store
+	err := optimistic.RetryLast(updateAttempts, func(int) error {
 		prev, err := s.d.Store.GetStore(ctx, storeID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		next := prev.clone()
 		if err := p.apply(next, false); err != nil {
-			return nil, err
+			return err
 		}
 		if next.sameProfile(prev) {
-			return prev, nil
+			out = prev
+			return nil
 		}
 		next.Version, next.UpdatedAt = prev.Version+1, s.d.Now().UTC()
-		err = s.d.Store.UpdateStore(ctx, prev, next)
-		if errors.Is(err, ErrChanged) && attempt < updateAttempts {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		return next, nil
+		out = next
+		return s.d.Store.UpdateStore(ctx, prev, next)
+	}, ErrChanged)
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 // Delete removes the store (the owner's DELETE), its custom domain's CDN

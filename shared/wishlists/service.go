@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/text"
@@ -253,27 +254,18 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	if !ok {
 		return ErrNotFound
 	}
-	w, err := s.d.Store.GetWishlist(ctx, id)
-	if errors.Is(err, ErrNotFound) {
-		// Finish a delete that stopped after its first step.
-		if err := s.d.Store.DeleteWishlistItems(ctx, id); err != nil {
-			return fmt.Errorf("delete leftovers of wishlist %s: %w", id, err)
-		}
-		return ErrNotFound
-	}
-	if err != nil {
-		return fmt.Errorf("delete wishlist %s: %w", id, err)
-	}
-	if w.UserID != callerID {
-		return ErrNotOwner
-	}
-	if err := s.d.Store.DeleteWishlist(ctx, w); err != nil {
-		return fmt.Errorf("delete wishlist %s: %w", id, err)
-	}
-	if err := s.d.Store.DeleteWishlistItems(ctx, id); err != nil {
-		return fmt.Errorf("delete items of wishlist %s: %w", id, err)
-	}
-	return nil
+	return optimistic.Delete[*Wishlist]{
+		What: "wishlist", Children: "items",
+		Get: s.d.Store.GetWishlist, NotFound: ErrNotFound,
+		Allow: func(w *Wishlist) error {
+			if w.UserID != callerID {
+				return ErrNotOwner
+			}
+			return nil
+		},
+		Remove: s.d.Store.DeleteWishlist,
+		Purge:  s.d.Store.DeleteWishlistItems,
+	}.Run(ctx, id)
 }
 
 // AddItem puts a book on a wishlist of callerID's and returns the item
