@@ -118,16 +118,7 @@ func checkNew(in NewChallenge) (NewChallenge, apperr.Fields) {
 // checkEdit validates an edit, returning it cleaned.
 func checkEdit(e Edit) (Edit, error) {
 	var f apperr.Fields
-	if e.Name != nil {
-		name, msg := text.Name(*e.Name, MaxNameRunes)
-		f.Add("name", msg)
-		e.Name = &name
-	}
-	if e.Description != nil {
-		d, msg := text.Prose(*e.Description, MaxDescriptionRunes)
-		f.Add("description", msg)
-		e.Description = &d
-	}
+	text.OptionalNameAndDescription(&e.Name, &e.Description, MaxNameRunes, MaxDescriptionRunes, f.Add)
 	if e.Goal != nil {
 		f.Add("goal", checkGoal(*e.Goal))
 	}

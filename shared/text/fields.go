@@ -67,3 +67,21 @@ func freeText(s string, max int) (string, string) {
 	}
 	return s, ""
 }
+
+// OptionalNameAndDescription checks the name and description of a
+// partial update (clubs, challenges, wishlists; nil is left out and
+// stays so) as Name and Prose do: each given one is replaced by a
+// cleaned copy, and a problem is reported to add under "name" or
+// "description" (apperr.Fields.Add).
+func OptionalNameAndDescription(name, description **string, maxName, maxDescription int, add func(field, msg string)) {
+	if *name != nil {
+		v, msg := Name(**name, maxName)
+		add("name", msg)
+		*name = &v
+	}
+	if *description != nil {
+		v, msg := Prose(**description, maxDescription)
+		add("description", msg)
+		*description = &v
+	}
+}

@@ -64,3 +64,35 @@ func TestBody(t *testing.T) {
 		})
 	}
 }
+
+// A partial update's name and description: left out stays left out,
+// given ones are cleaned copies (the caller's strings untouched), and
+// problems are reported by field.
+func TestOptionalNameAndDescription(t *testing.T) {
+	got := map[string]string{}
+	add := func(field, msg string) {
+		if msg != "" {
+			got[field] = msg
+		}
+	}
+	var name, desc *string
+	OptionalNameAndDescription(&name, &desc, 10, 20, add)
+	assert.Nil(t, name)
+	assert.Nil(t, desc)
+	assert.Empty(t, got)
+
+	n, d := "  Club  ", "  about  "
+	name, desc = &n, &d
+	OptionalNameAndDescription(&name, &desc, 10, 20, add)
+	assert.Equal(t, "Club", *name)
+	assert.Equal(t, "  Club  ", n, "the caller's string is not changed")
+	assert.Empty(t, got)
+	_, wantDesc := Prose(d, 20)
+	assert.Empty(t, wantDesc)
+
+	long, blank := "a name far too long", "   "
+	name, desc = &blank, &long
+	OptionalNameAndDescription(&name, &desc, 10, 5, add)
+	assert.Contains(t, got, "name")
+	assert.Contains(t, got, "description")
+}

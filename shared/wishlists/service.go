@@ -209,16 +209,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, ch Change) (*
 		return nil, ErrNotFound
 	}
 	var f apperr.Fields
-	if ch.Name != nil {
-		name, msg := text.Name(*ch.Name, MaxNameRunes)
-		f.Add("name", msg)
-		ch.Name = &name
-	}
-	if ch.Description != nil {
-		d, msg := text.Prose(*ch.Description, MaxDescriptionRunes)
-		f.Add("description", msg)
-		ch.Description = &d
-	}
+	text.OptionalNameAndDescription(&ch.Name, &ch.Description, MaxNameRunes, MaxDescriptionRunes, f.Add)
 	if err := f.Err(); err != nil {
 		return nil, err
 	}
