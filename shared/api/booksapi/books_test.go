@@ -31,8 +31,8 @@ type catalog struct {
 
 func newCatalog(t *testing.T) *catalog {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	return &catalog{Env: testenv.New(t, testenv.WithClock(clock)), clock: clock}
+	p := testenv.NewPaced(t)
+	return &catalog{Env: p.Env, clock: p.Clock}
 }
 
 func (c *catalog) get(t *testing.T, path, token string) *testenv.Response {

@@ -39,13 +39,13 @@ const (
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	stores := testenv.StoreHosts{
 		Stores: map[string]storehost.Brief{storeID: {ID: storeID, Name: "Corner Books", Slug: "corner-books"}},
 		Hosts:  map[string][]string{},
 	}
-	env := testenv.New(t, append([]testenv.Option{testenv.WithClock(clock), testenv.WithStoreHosts(stores)}, opts...)...)
-	w := &world{Env: env, clock: clock, stores: stores}
+	p := testenv.NewPaced(t, append([]testenv.Option{testenv.WithStoreHosts(stores)}, opts...)...)
+	env := p.Env
+	w := &world{Env: env, clock: p.Clock, stores: stores}
 	rec := books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"}
 	w.book = env.ImportBooks(t, rec)[0]
 	return w

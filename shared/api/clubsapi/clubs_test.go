@@ -55,13 +55,13 @@ const unknownID = "00000000-0000-4000-8000-000000000000"
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	stores := testenv.StoreHosts{
 		Stores: map[string]storehost.Brief{storeID: {ID: storeID, Name: "Corner Books", Slug: "corner-books", LogoURL: "https://cdn.example/logo.png"}},
 		Hosts:  map[string][]string{},
 	}
-	env := testenv.New(t, append([]testenv.Option{testenv.WithClock(clock), testenv.WithStoreHosts(stores)}, opts...)...)
-	w := &world{Env: env, clock: clock, stores: stores}
+	p := testenv.NewPaced(t, append([]testenv.Option{testenv.WithStoreHosts(stores)}, opts...)...)
+	env := p.Env
+	w := &world{Env: env, clock: p.Clock, stores: stores}
 	w.books = env.ImportBooks(t, catalogRecords...)
 	return w
 }

@@ -42,9 +42,9 @@ var catalogRecords = []books.Record{
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	env := testenv.New(t, append([]testenv.Option{testenv.WithClock(clock)}, opts...)...)
-	w := &world{Env: env, clock: clock}
+	p := testenv.NewPaced(t, opts...)
+	env := p.Env
+	w := &world{Env: env, clock: p.Clock}
 	w.books = env.ImportBooks(t, catalogRecords...)
 	return w
 }

@@ -46,14 +46,13 @@ var catalog = []books.Record{
 
 func newWorld(t *testing.T, opts ...testenv.Option) *world {
 	t.Helper()
-	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
 	opts = append([]testenv.Option{
-		testenv.WithClock(clock),
 		testenv.WithConfig(func(c *config.Config) {
 			c.AccessTokenTTL, c.RefreshTokenTTL = 60*24*time.Hour, 90*24*time.Hour
 		}),
 	}, opts...)
-	w := &world{Env: testenv.New(t, opts...), clock: clock}
+	p := testenv.NewPaced(t, opts...)
+	w := &world{Env: p.Env, clock: p.Clock}
 	w.books = w.ImportBooks(t, catalog...)
 	return w
 }
