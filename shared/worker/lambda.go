@@ -63,7 +63,8 @@ func Lambda(h Handler, store idempotency.Store, queue queues.Name, now func() ti
 	if logger == nil {
 		logger = slog.Default()
 	}
-	c := &consumer{handle: h, store: store, queue: queue, now: now, logger: logger}
+	c := &consumer{handle: h, queue: queue, logger: logger,
+		once: Once{Store: store, Lock: lockFor, Keep: keepFor, Now: now, Logger: logger.With("worker", string(queue))}}
 	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 		var resp events.SQSEventResponse
 		for _, r := range ev.Records {
@@ -81,48 +82,83 @@ func Lambda(h Handler, store idempotency.Store, queue queues.Name, now func() ti
 // consumer is one worker group's message processing.
 type consumer struct {
 	handle Handler
-	store  idempotency.Store
+	once   Once
 	queue  queues.Name
-	now    func() time.Time
 	logger *slog.Logger
 }
 
 // process runs one message under its idempotency record. A nil error
 // means the message may be deleted.
 func (c *consumer) process(ctx context.Context, m Message) error {
-	key := "worker:" + string(c.queue) + ":" + m.Key
-	// The fingerprint names the message that took the key, for whoever
-	// reads the record; a worker's key alone decides what is a duplicate.
-	rec := idempotency.Record{Fingerprint: m.ID, Owner: ids.New()}
-	t := c.now()
-	rec.LockedUntil = t.Add(lockFor)
-	held, err := c.store.Begin(ctx, key, rec, t, t.Add(keepFor))
+	return c.once.Do(ctx, "worker:"+string(c.queue)+":"+m.Key, m.ID, func(ctx context.Context) error {
+		return run(ctx, c.handle, m)
+	})
+}
+
+// Once runs a piece of work at most once to completion per key, however
+// often it is delivered, under an idempotency record in Store: the queue
+// workers' messages here, the relay's events per consumer
+// (shared/relay). Lock is how long an attempt holds the key (at least
+// the invocation's timeout: an attempt that died holding it is taken
+// over after it); Keep how long a done record is kept (at least as long
+// as a duplicate can still arrive). Now may be nil for the wall clock,
+// Logger nil for slog.Default().
+type Once struct {
+	Store      idempotency.Store
+	Lock, Keep time.Duration
+	Now        func() time.Time
+	Logger     *slog.Logger
+}
+
+// Do runs work under key's record; by names the delivery (a message id,
+// an event id) for whoever reads the record:
+//
+//   - a record that is done means an earlier delivery did the work: Do
+//     returns nil without running it;
+//   - a record another live attempt holds is ErrInProgress;
+//   - otherwise work runs: on success the record is completed, on an
+//     error it is released, so the next delivery runs work again, and
+//     the error is returned.
+func (o Once) Do(ctx context.Context, key, by string, work func(ctx context.Context) error) error {
+	now, logger := o.Now, o.Logger
+	if now == nil {
+		now = time.Now
+	}
+	if logger == nil {
+		logger = slog.Default()
+	}
+	// The fingerprint names the delivery that took the key, for whoever
+	// reads the record; the key alone decides what is a duplicate.
+	rec := idempotency.Record{Fingerprint: by, Owner: ids.New()}
+	t := now()
+	rec.LockedUntil = t.Add(o.Lock)
+	held, err := o.Store.Begin(ctx, key, rec, t, t.Add(o.Keep))
 	switch {
 	case err != nil:
 		return fmt.Errorf("take idempotency record: %w", err)
 	case held != nil && held.Done:
-		c.logger.Debug("worker: duplicate delivery skipped", "queue", string(c.queue), "messageId", m.ID, "key", m.Key)
+		logger.Debug("duplicate delivery skipped", "key", key, "by", by)
 		return nil
 	case held != nil:
 		return ErrInProgress
 	}
 
-	herr := run(ctx, c.handle, m)
+	werr := work(ctx)
 	// The record must follow the outcome even if the invocation is being
 	// cancelled: a stale lock would fail the redelivery too.
 	ctx = context.WithoutCancel(ctx)
-	if herr != nil {
-		if err := c.store.Release(ctx, key, rec.Owner); err != nil {
+	if werr != nil {
+		if err := o.Store.Release(ctx, key, rec.Owner); err != nil {
 			// The redelivery meets the lock until it expires, then runs.
-			c.logger.Warn("worker: releasing the idempotency record failed", "queue", string(c.queue), "key", m.Key, "error", err.Error())
+			logger.Warn("releasing the idempotency record failed", "key", key, "error", err.Error())
 		}
-		return herr
+		return werr
 	}
 	rec.Done = true
-	if err := c.store.Complete(ctx, key, rec, c.now().Add(keepFor)); err != nil {
-		// The work is done: delete the message. Only a duplicate delivery
-		// after the lock expires would run it again.
-		c.logger.Warn("worker: completing the idempotency record failed", "queue", string(c.queue), "key", m.Key, "error", err.Error())
+	if err := o.Store.Complete(ctx, key, rec, now().Add(o.Keep)); err != nil {
+		// The work is done. Only a duplicate delivery after the lock
+		// expires would run it again.
+		logger.Warn("completing the idempotency record failed", "key", key, "error", err.Error())
 	}
 	return nil
 }
