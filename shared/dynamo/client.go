@@ -77,6 +77,7 @@ type Stores struct {
 	Notes       *Notes
 	Reports     *Reports
 	Bookstores  *Bookstores
+	Outbox      *Outbox
 }
 
 // NewStores returns the stores over the named table; now may be nil for
@@ -104,5 +105,6 @@ func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) 
 		Notes:       &Notes{t},
 		Reports:     &Reports{t},
 		Bookstores:  &Bookstores{t},
+		Outbox:      &Outbox{t},
 	}
 }

@@ -59,6 +59,7 @@ const (
 	typeStaff         = "StoreStaff"
 	typeHomeOf        = "HomeStoreOf"
 	typeDomainClaim   = "StoreDomainClaim"
+	typeOutboxEvent   = "OutboxEvent"
 )
 
 // UserKey is a user's profile item.
@@ -103,6 +104,15 @@ func rateAttr(rule string, windowStart, bucketStart time.Time, window time.Durat
 func AttemptKey(key string, windowStart time.Time) Key {
 	return Key{fmt.Sprintf("ATTEMPTS#%s#%d", key, windowStart.Unix()), "ATTEMPTS"}
 }
+
+// eventPrefix begins the partition key of every outbox item: the
+// relay's stream filter and the local poller select outbox items by it.
+const eventPrefix = "EVENT#"
+
+// EventKey is the outbox item of one event (outbox.go): a partition of
+// its own per event id, so emitting spreads over the table like any
+// other write instead of heating one "outbox" partition.
+func EventKey(eventID string) Key { return Key{eventPrefix + eventID, "EVENT"} }
 
 // IdempotencyKey is the record of one Idempotency-Key; key names the
 // caller's scope (user and route) and the client's key.

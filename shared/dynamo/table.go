@@ -58,6 +58,10 @@ type Schema struct {
 	SortKey      string
 	Indexes      []Index
 	TTLAttribute string
+	// Stream is what the table's stream carries of each change: the new
+	// image is all the relay reads (an outbox item is only ever inserted
+	// with its event; outbox.go).
+	Stream types.StreamViewType
 }
 
 // Table is the one table of the service.
@@ -66,6 +70,7 @@ var Table = Schema{
 	SortKey:      AttrSK,
 	Indexes:      []Index{GSI1, GSI2, GSI3},
 	TTLAttribute: AttrTTL,
+	Stream:       types.StreamViewTypeNewImage,
 }
 
 // CreateTableInput is the CreateTable request for the schema (on-demand).
@@ -78,6 +83,9 @@ func (s Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(s.PartitionKey), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String(s.SortKey), KeyType: types.KeyTypeRange},
 		},
+	}
+	if s.Stream != "" {
+		in.StreamSpecification = &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.Stream}
 	}
 	for _, ix := range s.Indexes {
 		attrs[ix.PartitionKey], attrs[ix.SortKey] = true, true
@@ -104,14 +112,18 @@ func (s Schema) CreateTableInput(name string) *dynamodb.CreateTableInput {
 	return in
 }
 
-// EnsureTable creates the table and turns on TTL, unless it already
-// exists; an existing table gets the indexes it lacks. Used by the local
-// server and the tests; AWS gets the table from CDK.
+// EnsureTable creates the table with its stream and turns on TTL, unless
+// it already exists; an existing table gets the indexes and the stream it
+// lacks. Used by the local server and the tests; AWS gets the table from
+// CDK.
 func (s Schema) EnsureTable(ctx context.Context, client *dynamodb.Client, name string) error {
 	_, err := client.CreateTable(ctx, s.CreateTableInput(name))
 	var inUse *types.ResourceInUseException
 	if errors.As(err, &inUse) {
-		return s.addMissingIndexes(ctx, client, name)
+		if err := s.addMissingIndexes(ctx, client, name); err != nil {
+			return err
+		}
+		return s.enableStream(ctx, client, name)
 	}
 	if err != nil {
 		return fmt.Errorf("create table %s: %w", name, err)
@@ -163,6 +175,26 @@ func (s Schema) addMissingIndexes(ctx context.Context, client *dynamodb.Client, 
 		if err := waitIndexActive(ctx, client, name, aws.ToString(ix.IndexName)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// enableStream turns the schema's stream on for an existing table that
+// has none (a local run's data kept from before the outbox).
+func (s Schema) enableStream(ctx context.Context, client *dynamodb.Client, name string) error {
+	out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+	if err != nil {
+		return fmt.Errorf("describe table %s: %w", name, err)
+	}
+	if spec := out.Table.StreamSpecification; s.Stream == "" || (spec != nil && aws.ToBool(spec.StreamEnabled)) {
+		return nil
+	}
+	_, err = client.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName:           aws.String(name),
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: s.Stream},
+	})
+	if err != nil {
+		return fmt.Errorf("enable the stream of %s: %w", name, err)
 	}
 	return nil
 }

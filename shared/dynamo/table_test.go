@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
@@ -55,4 +56,37 @@ func indexes(t *testing.T, client *dynamodb.Client, name string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// The outbox relay reads the table's stream: a new table has it, and a
+// local run's table kept from before the outbox gets it at the next
+// start.
+func TestEnsureTable_Stream(t *testing.T) {
+	ctx := t.Context()
+	client := dynamo.NewClient(testenv.AWSConfig(map[string]string{dynamodb.ServiceID: testenv.DynamoDBEndpoint(t)}))
+	name := fmt.Sprintf("stream-%d", time.Now().UnixNano())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = client.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	stream := func() *types.StreamSpecification {
+		out, err := client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		require.NoError(t, err)
+		return out.Table.StreamSpecification
+	}
+
+	older := dynamo.Table
+	older.Stream = ""
+	require.NoError(t, older.EnsureTable(ctx, client, name))
+	if s := stream(); s != nil {
+		require.False(t, aws.ToBool(s.StreamEnabled))
+	}
+
+	require.NoError(t, dynamo.Table.EnsureTable(ctx, client, name))
+	s := stream()
+	require.NotNil(t, s)
+	assert.True(t, aws.ToBool(s.StreamEnabled))
+	assert.Equal(t, types.StreamViewTypeNewImage, s.StreamViewType)
+	require.NoError(t, dynamo.Table.EnsureTable(ctx, client, name), "nothing left to change")
 }

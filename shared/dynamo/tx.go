@@ -7,6 +7,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/events"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -22,6 +23,7 @@ import (
 //
 // Nothing reads cancellation reasons by position anywhere else.
 type tx struct {
+	t    *table
 	wtx  *dynamo.WriteTx
 	errs []error // one per item, in order; nil for an unconditional item
 }
@@ -33,7 +35,7 @@ type tx struct {
 // instead of failing its own conditions and being reported as a refusal.
 // The DynamoDB client fills a token in when none is given; naming it here
 // keeps that true whatever the client's options.
-func (t *table) tx() *tx { return &tx{wtx: t.db.WriteTx().Idempotent(true)} }
+func (t *table) tx() *tx { return &tx{t: t, wtx: t.db.WriteTx().Idempotent(true)} }
 
 // put adds a put; onFail is what its condition failing means.
 func (x *tx) put(p *dynamo.Put, onFail error) *tx {
@@ -58,6 +60,20 @@ func (x *tx) delete(d *dynamo.Delete, onFail error) *tx {
 func (x *tx) check(c *dynamo.ConditionCheck, onFail error) *tx {
 	x.wtx.Check(c)
 	return x.add(onFail)
+}
+
+// emit records ev in the outbox as part of the transaction: its own item
+// (EventKey), put only if no event has its id, so the event commits if
+// and only if the change does (outbox.go; shared/relay delivers it).
+// Every change that emits an event does it this way and no other.
+func (x *tx) emit(ev events.Event) *tx {
+	it, err := newOutboxItem(ev)
+	if err != nil {
+		// The envelope is the service's own value: it always encodes.
+		panic("dynamo: " + err.Error())
+	}
+	x.wtx.Put(x.t.put(it).If("attribute_not_exists(PK)"))
+	return x.add(errEventIDTaken)
 }
 
 func (x *tx) add(onFail error) *tx {
