@@ -29,6 +29,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/stores"
@@ -242,4 +243,14 @@ func (a *App) derivedKeys(label string) func() [][]byte {
 		}
 		return out
 	}
+}
+
+// Relay is the outbox relay of the app's table handing events to
+// consumers: the one handler the relay function runs on its stream
+// event source and the local run and the tests feed from DynamoDB
+// Local's stream (local/streampoll).
+func (a *App) Relay(consumers ...relay.Consumer) *relay.Relay {
+	return relay.New(relay.Deps{
+		Consumers: consumers, Records: a.Stores.Idempotency, Outbox: a.Stores.Outbox, Now: a.Now, Logger: a.Logger,
+	})
 }

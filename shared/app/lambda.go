@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/worker"
 )
@@ -30,6 +31,15 @@ func Start(build api.Build) {
 		return
 	}
 	lambda.Start(HTTPHandler(a, g))
+}
+
+// StartRelay is the whole of the relay function's main: the app from the
+// environment, then the relay (every registered consumer,
+// relay.Consumers) as the handler of the table stream's event source,
+// with partial batch responses.
+func StartRelay() {
+	a := MustFromEnv()
+	lambda.Start(traced(a.Relay(relay.Consumers(a.Deps())...).Handle))
 }
 
 // traced continues the invocation's X-Ray trace in h: its spans (the

@@ -1,0 +1,191 @@
+package relay_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	awsevents "github.com/aws/aws-lambda-go/events"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/events"
+	"github.com/bookplatform/backend/shared/relay"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+var start = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+
+var pinged = events.Declaration{Type: "test.pinged", Version: 1, Data: map[string]string{}}
+
+// insert is the stream record of an outbox item's INSERT, as Lambda
+// delivers it.
+func insert(t *testing.T, seq string) (awsevents.DynamoDBEventRecord, events.Event) {
+	t.Helper()
+	ev, err := pinged.New(start, map[string]string{"seq": seq})
+	require.NoError(t, err)
+	b, err := json.Marshal(ev)
+	require.NoError(t, err)
+	k := dynamo.EventKey(ev.ID)
+	keys := map[string]awsevents.DynamoDBAttributeValue{
+		dynamo.AttrPK: awsevents.NewStringAttribute(k.PK), dynamo.AttrSK: awsevents.NewStringAttribute(k.SK),
+	}
+	image := map[string]awsevents.DynamoDBAttributeValue{dynamo.OutboxAttrEvent: awsevents.NewStringAttribute(string(b))}
+	for k, v := range keys {
+		image[k] = v
+	}
+	return awsevents.DynamoDBEventRecord{
+		EventID: "stream-" + seq, EventName: "INSERT", EventSource: "aws:dynamodb",
+		Change: awsevents.DynamoDBStreamRecord{Keys: keys, NewImage: image, SequenceNumber: seq, StreamViewType: "NEW_IMAGE"},
+	}, ev
+}
+
+func batch(rs ...awsevents.DynamoDBEventRecord) awsevents.DynamoDBEvent {
+	return awsevents.DynamoDBEvent{Records: rs}
+}
+
+func failed(resp awsevents.DynamoDBEventResponse) []string {
+	out := []string{}
+	for _, f := range resp.BatchItemFailures {
+		out = append(out, f.ItemIdentifier)
+	}
+	return out
+}
+
+// outbox records what was marked delivered.
+type outbox struct {
+	mu        sync.Mutex
+	delivered []string
+}
+
+func (o *outbox) Delivered(_ context.Context, id string, _ time.Time) error {
+	o.mu.Lock()
+	o.delivered = append(o.delivered, id)
+	o.mu.Unlock()
+	return nil
+}
+
+func (o *outbox) ids() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Clone(o.delivered)
+}
+
+func ids(evs []events.Event) []string {
+	out := []string{}
+	for _, ev := range evs {
+		out = append(out, ev.ID)
+	}
+	return out
+}
+
+// newRelay is a relay over a fresh table's dedupe records.
+func newRelay(t *testing.T, consumers ...relay.Consumer) (*relay.Relay, *outbox) {
+	env := testenv.New(t)
+	o := &outbox{}
+	return relay.New(relay.Deps{Consumers: consumers, Records: env.App.Stores.Idempotency, Outbox: o, Now: testenv.NewClock(start).Now}), o
+}
+
+func TestHandle_aRedeliveredRecordIsAppliedOnce(t *testing.T) {
+	rec := testenv.NewRecorder("c")
+	r, o := newRelay(t, rec)
+	r1, ev := insert(t, "100")
+	ctx := context.Background()
+
+	for range 3 {
+		resp, err := r.Handle(ctx, batch(r1))
+		require.NoError(t, err)
+		assert.Empty(t, failed(resp))
+	}
+	assert.Equal(t, []string{ev.ID}, ids(rec.Events()), "consumed once")
+	assert.Contains(t, o.ids(), ev.ID)
+}
+
+func TestHandle_aFailingConsumerFailsOnlyItsRecord(t *testing.T) {
+	flaky, steady := testenv.NewRecorder("flaky"), testenv.NewRecorder("steady")
+	r, o := newRelay(t, flaky, steady)
+	r1, e1 := insert(t, "100")
+	r2, e2 := insert(t, "200")
+	r3, e3 := insert(t, "300")
+	flaky.SetFail(func(ev events.Event) error {
+		if ev.ID == e2.ID {
+			return errors.New("endpoint down")
+		}
+		return nil
+	})
+	ctx := context.Background()
+
+	resp, err := r.Handle(ctx, batch(r1, r2, r3))
+	require.NoError(t, err, "one record never fails the batch")
+	assert.Equal(t, []string{"200"}, failed(resp))
+	assert.Equal(t, []string{e1.ID, e3.ID}, ids(flaky.Events()))
+	assert.Equal(t, []string{e1.ID, e2.ID, e3.ID}, ids(steady.Events()), "the other consumer had every event")
+	assert.ElementsMatch(t, []string{e1.ID, e3.ID}, o.ids(), "the failed event is not marked delivered")
+
+	// The stream retries from the failed record: the ones after it come
+	// again, and each consumer gets only what it has not had.
+	flaky.SetFail(nil)
+	resp, err = r.Handle(ctx, batch(r2, r3))
+	require.NoError(t, err)
+	assert.Empty(t, failed(resp))
+	assert.Equal(t, []string{e1.ID, e3.ID, e2.ID}, ids(flaky.Events()))
+	assert.Equal(t, []string{e1.ID, e2.ID, e3.ID}, ids(steady.Events()))
+	assert.Contains(t, o.ids(), e2.ID)
+}
+
+type panicking struct{}
+
+func (panicking) Name() string                                { return "panicking" }
+func (panicking) Consume(context.Context, events.Event) error { panic("nil map") }
+
+func TestHandle_aPanickingConsumerFailsOnlyItsRecords(t *testing.T) {
+	r, o := newRelay(t, panicking{})
+	r1, _ := insert(t, "100")
+	resp, err := r.Handle(context.Background(), batch(r1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"100"}, failed(resp))
+	assert.Empty(t, o.ids())
+}
+
+// The delivered mark (a MODIFY), TTL's removal and every other item's
+// changes are not relayed, whatever filter let them through.
+func TestHandle_onlyOutboxInsertsAreRelayed(t *testing.T) {
+	rec := testenv.NewRecorder("c")
+	r, o := newRelay(t, rec)
+	modify, _ := insert(t, "100")
+	modify.EventName = "MODIFY"
+	remove, _ := insert(t, "200")
+	remove.EventName = "REMOVE"
+	other, _ := insert(t, "300")
+	other.Change.Keys[dynamo.AttrPK] = awsevents.NewStringAttribute("USER#1")
+	for _, x := range []awsevents.DynamoDBEventRecord{modify, remove, other} {
+		assert.False(t, relay.Selects(x), x.EventName)
+	}
+	resp, err := r.Handle(context.Background(), batch(modify, remove, other))
+	require.NoError(t, err)
+	assert.Empty(t, failed(resp))
+	assert.Empty(t, rec.Events())
+	assert.Empty(t, o.ids())
+}
+
+func TestHandle_anItemWithoutItsEventFails(t *testing.T) {
+	r, _ := newRelay(t, testenv.NewRecorder("c"))
+	broken, _ := insert(t, "100")
+	delete(broken.Change.NewImage, dynamo.OutboxAttrEvent)
+	resp, err := r.Handle(context.Background(), batch(broken))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"100"}, failed(resp), "left to the retries and the dead-letter queue, not dropped")
+}
+
+// The event source's filter says what Selects says.
+func TestFilterPattern(t *testing.T) {
+	b, err := json.Marshal(relay.FilterPattern())
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"eventName":["INSERT"],"dynamodb":{"Keys":{"PK":{"S":[{"prefix":"EVENT#"}]}}}}`, string(b))
+}
