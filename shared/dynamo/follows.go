@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/follows"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/storehost"
@@ -70,11 +71,12 @@ func (it followItem) toFollow() follows.Follow {
 	return follows.Follow{FollowerID: it.FollowerID, Kind: follows.Kind(it.Kind), TargetID: it.TargetID, CreatedAt: it.CreatedAt}
 }
 
-// Follow puts the follow and adds one to the target's followerCount (and
-// the follower's followingCount) in one TransactWriteItems, the target
-// first so that a missing target is reported whatever else fails.
-// Errors: the target's not-found error, follows.ErrAlreadyFollowing.
-func (s *Follows) Follow(ctx context.Context, f follows.Follow) error {
+// Follow puts the follow, adds one to the target's followerCount (and
+// the follower's followingCount) and records ev in the outbox, in one
+// TransactWriteItems, the target first so that a missing target is
+// reported whatever else fails. Errors: the target's not-found error,
+// follows.ErrAlreadyFollowing.
+func (s *Follows) Follow(ctx context.Context, f follows.Follow, ev events.Event) error {
 	tg, err := targetOf(f.Kind)
 	if err != nil {
 		return err
@@ -90,7 +92,7 @@ func (s *Follows) Follow(ctx context.Context, f follows.Follow) error {
 	if tg.countFollowing {
 		x.update(s.t.update(UserKey(f.FollowerID)).Add("followingCount", 1).If("attribute_exists(PK)"), users.ErrNotFound)
 	}
-	if err := x.put(s.t.put(it).If("attribute_not_exists(PK)"), follows.ErrAlreadyFollowing).run(ctx); err != nil {
+	if err := x.put(s.t.put(it).If("attribute_not_exists(PK)"), follows.ErrAlreadyFollowing).emit(ev).run(ctx); err != nil {
 		return fmt.Errorf("follow %s %s by %s: %w", f.Kind, f.TargetID, f.FollowerID, err)
 	}
 	return nil

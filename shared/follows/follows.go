@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
@@ -66,11 +67,13 @@ var (
 // Storer is the storage of follows. Implementations return the errors
 // named on each method wrapped with context, never (nil, nil).
 type Storer interface {
-	// Follow stores f and adds one to the target's followerCount (and,
-	// for a reader followed, to the follower's followingCount), in one
-	// transaction. Errors: the target kind's not-found error
-	// (users.ErrNotFound, storehost.ErrStoreNotFound), ErrAlreadyFollowing.
-	Follow(ctx context.Context, f Follow) error
+	// Follow stores f, adds one to the target's followerCount (and,
+	// for a reader followed, to the follower's followingCount) and
+	// records ev in the outbox, in one transaction: the event exists if
+	// and only if the follow committed. Errors: the target kind's
+	// not-found error (users.ErrNotFound, storehost.ErrStoreNotFound),
+	// ErrAlreadyFollowing.
+	Follow(ctx context.Context, f Follow, ev events.Event) error
 	// Unfollow removes followerID's follow of the target and subtracts
 	// one from the counts Follow added to, in one transaction. Errors: the target kind's
 	// not-found error, ErrNotFollowing.
@@ -146,7 +149,11 @@ func (s *Service) follow(ctx context.Context, callerID string, kind Kind, target
 		return Result{}, err
 	}
 	f := Follow{FollowerID: callerID, Kind: kind, TargetID: targetID, CreatedAt: s.d.Now().UTC()}
-	if err := s.d.Store.Follow(ctx, f); err != nil {
+	ev, err := followed(f)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := s.d.Store.Follow(ctx, f, ev); err != nil {
 		return Result{}, fmt.Errorf("%s follows %s %s: %w", callerID, kind, targetID, err)
 	}
 	return s.result(ctx, true, kind, targetID)
