@@ -20,6 +20,7 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/queues"
@@ -57,6 +58,11 @@ type Group struct {
 	CDN []string
 	// Sends lists the queues the group sends messages to.
 	Sends []queues.Name
+	// Emits lists the events the group's changes record in the outbox
+	// (shared/events, tx.emit in shared/dynamo): an emitting function
+	// may put outbox items (shared/groups), and the API reference
+	// documents each event under webhooks.
+	Emits []events.Declaration
 	// Worker, on a group without routes, makes its function a queue
 	// consumer.
 	Worker *Worker

@@ -45,6 +45,9 @@ type Function struct {
 	Sends []queues.Name
 	// Worker, when set, makes the function a consumer of its queue.
 	Worker *api.Worker
+	// Relay marks the outbox relay (functions/relay): its event source
+	// is the table's stream, filtered to outbox INSERTs (shared/relay).
+	Relay bool
 }
 
 // What every HTTP function does beside its group's own calls, as IAM
@@ -57,10 +60,17 @@ var (
 	idempotencyActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}
 	// workerActions: a worker keeps one idempotency record per message.
 	workerActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"}
+	// outboxActions: a group that emits events puts an outbox item per
+	// event (a part of its transaction, authorized as a PutItem).
+	outboxActions = []string{"dynamodb:PutItem"}
+	// relayActions: the relay keeps one dedupe record per consumer and
+	// event (as a worker does) and marks the outbox item delivered
+	// (UpdateItem). Its stream reads are granted by its event source.
+	relayActions = []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
 )
 
 // Functions lists every Lambda of the service: one per group, then the
-// authorizer and the key rotation function.
+// authorizer, the key rotation function and the outbox relay.
 func Functions() []Function {
 	var out []Function
 	for _, g := range All(api.Deps{}) {
@@ -77,12 +87,23 @@ func Functions() []Function {
 		if g.Worker != nil {
 			actions = append(actions, workerActions...)
 		}
+		if len(g.Emits) > 0 {
+			actions = append(actions, outboxActions...)
+		}
 		slices.Sort(actions)
 		f.TableActions = slices.Compact(actions)
 		f.Indexes = indexesFor(f.TableActions)
 		out = append(out, f)
 	}
-	return append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
+	out = append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
+	return append(out, relayFunction())
+}
+
+// relayFunction is the outbox relay (functions/relay). Consumers that
+// call AWS (webhook deliveries, notifications) add their actions here
+// when they register in shared/relay.
+func relayFunction() Function {
+	return Function{Name: "relay", Relay: true, TableActions: slices.Clone(relayActions)}
 }
 
 // indexesFor are the indexes a function with these table actions may

@@ -28,8 +28,8 @@ type handler struct {
 var followActions = []string{"follow_user"}
 
 // Group is the follows group. Its calls: TransactWriteItems for a follow
-// or unfollow with its counters (parts: PutItem, DeleteItem,
-// UpdateItem); GetItem for the follower count after it and a follow's
+// (with its event: follows.Events) or unfollow with its counters (parts:
+// PutItem, DeleteItem, UpdateItem); GetItem for the follower count after it and a follow's
 // state; Query for the lists (GSI1, GSI2); BatchGetItem for a page's
 // accounts or stores.
 func Group(d api.Deps) api.Group {
@@ -45,6 +45,7 @@ func Group(d api.Deps) api.Group {
 		Name: "follows",
 		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem",
 			"dynamodb:PutItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"},
+		Emits: follows.Events,
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/follows/users/{userId}"), Auth: httpapi.AuthBearer, Actions: followActions, Idempotent: true,
 				Handler: change(f.FollowUser, "userId", newChanged),
