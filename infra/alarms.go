@@ -40,6 +40,7 @@ const (
 	api5xxPercent        = 1 // API 5xx rate over 5 minutes...
 	api5xxMinRequests    = 20
 	dynamoMinutes        = 5
+	relayLagMinutes      = 5 // the oldest record the relay reads, in ms of IteratorAge
 )
 
 // functionAlarms are one function's alarms.
@@ -50,12 +51,16 @@ type functionAlarms struct {
 	// P99 (functions a request waits for: HTTP and authorizer) is the
 	// group's p99 duration.
 	P99 awscloudwatch.Alarm
+	// IteratorAge (the relay) is its stream falling behind: events
+	// waiting to be delivered, which a relay failing every record shows
+	// before anything else (its failed records are not Lambda Errors).
+	IteratorAge awscloudwatch.Alarm
 }
 
 // all lists the alarms set.
 func (a *functionAlarms) all() []awscloudwatch.Alarm {
 	var out []awscloudwatch.Alarm
-	for _, x := range []awscloudwatch.Alarm{a.Errors, a.Throttles, a.ServerErrors, a.P99} {
+	for _, x := range []awscloudwatch.Alarm{a.Errors, a.Throttles, a.ServerErrors, a.P99, a.IteratorAge} {
 		if x != nil {
 			out = append(out, x)
 		}
@@ -77,7 +82,8 @@ type observability struct {
 	api       awsapigatewayv2.HttpApi
 	table     awsdynamodb.Table
 	queues    map[queues.Name]awssqs.Queue
-	namespace string // of the access log's metrics (METRICS_NAMESPACE)
+	relayDLQ  awssqs.Queue // nil without a relay function
+	namespace string       // of the access log's metrics (METRICS_NAMESPACE)
 	ops       OpsProps
 }
 
@@ -86,8 +92,10 @@ type alarms struct {
 	Topic     awssns.Topic
 	Functions map[string]*functionAlarms
 	DLQs      map[queues.Name]awscloudwatch.Alarm
-	API5xx    awscloudwatch.Alarm
-	DynamoDB  []awscloudwatch.Alarm
+	// RelayDLQ is the outbox relay's: stream records it gave up on.
+	RelayDLQ awscloudwatch.Alarm
+	API5xx   awscloudwatch.Alarm
+	DynamoDB []awscloudwatch.Alarm
 }
 
 func (a *alarms) all() []interfacesawscloudwatch.IAlarmRef {
@@ -106,6 +114,9 @@ func (a *alarms) all() []interfacesawscloudwatch.IAlarmRef {
 		if x, ok := a.DLQs[n]; ok {
 			out = append(out, x)
 		}
+	}
+	if a.RelayDLQ != nil {
+		out = append(out, a.RelayDLQ)
 	}
 	out = append(out, a.API5xx)
 	for _, x := range a.DynamoDB {
@@ -171,6 +182,18 @@ func newAlarms(scope constructs.Construct, o observability) *alarms {
 				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
 			}))
 		}
+		if f.Relay {
+			fa.IteratorAge = notify(awscloudwatch.NewAlarm(scope, id("IteratorAge"), &awscloudwatch.AlarmProps{
+				AlarmDescription: jsii.String(fmt.Sprintf("%s: events wait more than %d minutes to be delivered (stream IteratorAge, maximum over %d minutes)", f.Name, relayLagMinutes, relayLagMinutes)),
+				Metric: alias.Metric(jsii.String("IteratorAge"), &awscloudwatch.MetricOptions{
+					Period: awscdk.Duration_Minutes(jsii.Number(relayLagMinutes)), Statistic: jsii.String("Maximum"),
+				}),
+				Threshold:          jsii.Number(relayLagMinutes * 60 * 1000),
+				EvaluationPeriods:  jsii.Number(1),
+				ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_THRESHOLD,
+				TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+			}))
+		}
 		a.Functions[f.Name] = fa
 	}
 
@@ -179,6 +202,19 @@ func newAlarms(scope constructs.Construct, o observability) *alarms {
 		a.DLQs[n] = notify(awscloudwatch.NewAlarm(scope, jsii.String(queueID(n.DLQ())+"Alarm"), &awscloudwatch.AlarmProps{
 			AlarmDescription: jsii.String(fmt.Sprintf("%s: messages in the dead-letter queue (failed %d times; see README, Operations)", n, queues.MaxReceiveCount)),
 			Metric: dlq.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+				Period: minute, Statistic: jsii.String("Maximum"),
+			}),
+			Threshold:          jsii.Number(1),
+			EvaluationPeriods:  jsii.Number(1),
+			ComparisonOperator: awscloudwatch.ComparisonOperator_GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+			TreatMissingData:   awscloudwatch.TreatMissingData_NOT_BREACHING,
+		}))
+	}
+
+	if o.relayDLQ != nil {
+		a.RelayDLQ = notify(awscloudwatch.NewAlarm(scope, jsii.String("RelayDlqAlarm"), &awscloudwatch.AlarmProps{
+			AlarmDescription: jsii.String(fmt.Sprintf("relay: stream records given up on after %d retries or %s (their outbox items stay undelivered; see README, Operations)", relayRetries, relayMaxAge)),
+			Metric: o.relayDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
 				Period: minute, Statistic: jsii.String("Maximum"),
 			}),
 			Threshold:          jsii.Number(1),
@@ -315,5 +351,5 @@ var dynamoOperationNames = map[string][]awsdynamodb.Operation{
 // isHTTP reports whether f serves API routes (its router writes the
 // access log the 5xx alarm reads).
 func isHTTP(f groups.Function) bool {
-	return !f.Authorizer && !f.KeyRotation && f.Worker == nil
+	return !f.Authorizer && !f.KeyRotation && f.Worker == nil && !f.Relay
 }

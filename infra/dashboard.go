@@ -74,6 +74,11 @@ func newDashboard(scope constructs.Construct, o observability, a *alarms) awsclo
 			Statistic: jsii.String("Maximum"), Period: five, Label: jsii.String(string(n.DLQ())),
 		}))
 	}
+	if o.relayDLQ != nil {
+		dlqs = append(dlqs, o.relayDLQ.MetricApproximateNumberOfMessagesVisible(&awscloudwatch.MetricOptions{
+			Statistic: jsii.String("Maximum"), Period: five, Label: jsii.String("relay-dlq"),
+		}))
+	}
 	ops := dynamoOperations(o.functions)
 	d.AddWidgets(graph("Dead-letter queues (messages)", dlqs))
 	// Two graphs: each per-operation sum names its parts after the

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/groups"
@@ -38,6 +39,7 @@ type nagSubjects struct {
 	storeDomains awscloudfront.CfnDistribution
 	originKey    awssecretsmanager.Secret // nil without WAF
 	deployments  awsiam.Role
+	relayDLQ     awssqs.Queue // nil without a relay function
 	ops          OpsProps
 }
 
@@ -69,6 +71,9 @@ func suppressKept(s nagSubjects) {
 	for _, f := range s.functions {
 		role := s.lambdas[f.Name].Role()
 		star := "X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission"
+		if f.Relay {
+			star += "; nor does dynamodb:ListStreams, which the stream event source needs (its other stream actions name the table's stream)"
+		}
 		if len(f.CDNActions) > 0 {
 			star += "; nor does acm:RequestCertificate, and the CloudFront-managed certificates of store domains get ARNs at run time"
 			suppress(role, "IAM5", "Distribution tenants are created at run time, one per store domain: their ids are not known when the stack is made (the statement names the one distribution)",
@@ -79,6 +84,13 @@ func suppressKept(s nagSubjects) {
 			suppress(role, "IAM5", "The function's S3 actions apply to objects of the media bucket only, whose keys (avatars/<userId>/..., stores/<id>/...) are made at run time",
 				&cdknag.RegexAppliesTo{Regex: jsii.String(`/^Resource::<MediaBucket[A-Za-z0-9]+\.Arn>\/\*$/g`)})
 		}
+	}
+
+	// SQS3: the relay's dead-letter queue is the on-failure destination
+	// of its stream event source, not a redrive target, so nag does not
+	// see it is a dead-letter queue.
+	if s.relayDLQ != nil {
+		suppress(s.relayDLQ, "SQS3", "The relay's dead-letter queue (the on-failure destination of its DynamoDB stream event source): a dead-letter queue has none of its own")
 	}
 
 	// IAM4: CodeDeploy's service role for Lambda; AWS's managed policy is

@@ -168,8 +168,8 @@ func wantAlarms(f groups.Function) int {
 	if isHTTP(f) {
 		n += 2
 	}
-	if f.Authorizer {
-		n++
+	if f.Authorizer || f.Relay {
+		n++ // the authorizer's p99, the relay's iterator age
 	}
 	return n
 }
@@ -212,13 +212,16 @@ func TestAlarms_PerFunction(t *testing.T) {
 		if f.Authorizer {
 			want = []string{"Duration/<nil>p99", "Errors/Sum<nil>", "Throttles/Sum<nil>"}
 		}
+		if f.Relay {
+			want = []string{"Errors/Sum<nil>", "IteratorAge/Maximum<nil>", "Throttles/Sum<nil>"}
+		}
 		if !slices.Equal(metrics, want) {
 			t.Errorf("%s: alarm metrics %v, want %v", f.Name, metrics, want)
 		}
 	}
-	// AND one per dead-letter queue, the API's 5xx rate, the table's
-	// throttles and system errors: nothing else
-	want := total + len(queues.All) + 1 + 2
+	// AND one per dead-letter queue (the relay's too), the API's 5xx
+	// rate, the table's throttles and system errors: nothing else
+	want := total + len(queues.All) + 1 + 1 + 2
 	must(t, "alarm count", func() {
 		template.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(want))
 	})
@@ -525,7 +528,7 @@ func TestWAF(t *testing.T) {
 	for _, f := range functions {
 		vars := props(resources(hardened, "AWS::Lambda::Function")[functionID(t, hardened, f.Name)])["Environment"].(obj)["Variables"].(obj)
 		_, has := vars[config.EnvOriginVerifySecret]
-		if has != (isHTTP(f) || f.Worker != nil) {
+		if has != (isHTTP(f) || f.Worker != nil || f.Relay) {
 			t.Errorf("%s: %s set: %v", f.Name, config.EnvOriginVerifySecret, has)
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/relay"
 )
 
 // BackendStackProps configure the backend stack.
@@ -76,6 +77,19 @@ const (
 	authorizerTimeout = 5  // seconds
 	workerTimeout     = int(queues.VisibilityTimeout / 6 / time.Second)
 	rotationTimeout   = 30 // seconds: four Secrets Manager calls at most
+	relayTimeout      = int(relay.Timeout / time.Second)
+)
+
+// The relay's stream event source (shared/relay). A batch is retried
+// (bisected, so a failing record ends up alone) relayRetries times, and
+// a record still failing, or older than the stream's retention, is
+// reported to the relay's dead-letter queue (its position in the stream,
+// not the event: the outbox item stays undelivered in the table, from
+// where it can be replayed).
+const (
+	relayBatchSize = 100
+	relayRetries   = 10
+	relayMaxAge    = 24 * time.Hour // the stream keeps records 24 hours
 )
 
 // authorizerID is the construct ID of the Lambda authorizer.
@@ -174,6 +188,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	lambdas := map[string]awslambda.Function{}
 	aliases := map[string]awslambda.Alias{}
 	var authorizerAlias awslambda.IFunction
+	var relayDLQ awssqs.Queue
 	for _, f := range functions {
 		env, timeout := appEnv, httpTimeout
 		switch {
@@ -183,6 +198,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			env, timeout = rotationEnv, rotationTimeout
 		case f.Worker != nil:
 			timeout = workerTimeout
+		case f.Relay:
+			timeout = relayTimeout
 		}
 		env = maps.Clone(env)
 		if f.Keyless {
@@ -205,6 +222,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		if f.Worker != nil {
 			consume(alias, f, workQueues)
 		}
+		if f.Relay {
+			relayDLQ = relayEvents(stack, alias, f, table)
+		}
 		lambdas[f.Name], aliases[f.Name] = fn, alias
 		if f.Authorizer {
 			authorizerAlias = alias
@@ -223,13 +243,13 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		}
 	}
 
-	o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, namespace: namespace, ops: ops}
+	o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
 	alarms := newAlarms(stack, o)
 	dashboard := newDashboard(stack, o, alarms)
 	_, deployRole := newDeployments(stack, functions, aliases, alarms.Functions, ops)
 
 	suppressKept(nagSubjects{api: api, functions: functions, lambdas: lambdas, mediaCDN: mediaCDN, frontDoor: frontDoor,
-		storeDomains: storeDomains, originKey: originSecret, deployments: deployRole, ops: ops})
+		storeDomains: storeDomains, originKey: originSecret, deployments: deployRole, relayDLQ: relayDLQ, ops: ops})
 	checkCompliance(stack)
 
 	output(stack, OutputAPIURL, apiURL, "Base URL of the HTTP API")
@@ -254,6 +274,8 @@ func newTable(scope constructs.Construct) awsdynamodb.Table {
 		SortKey:             &awsdynamodb.Attribute{Name: jsii.String(s.SortKey), Type: awsdynamodb.AttributeType_STRING},
 		BillingMode:         awsdynamodb.BillingMode_PAY_PER_REQUEST,
 		TimeToLiveAttribute: jsii.String(s.TTLAttribute),
+		// The outbox relay's event source (shared/relay).
+		Stream: streamViewType(s),
 		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
 			PointInTimeRecoveryEnabled: jsii.Bool(true),
 		},
@@ -270,6 +292,49 @@ func newTable(scope constructs.Construct) awsdynamodb.Table {
 		})
 	}
 	return table
+}
+
+// streamViewType is the CDK name of the schema's stream view.
+func streamViewType(s dynamo.Schema) awsdynamodb.StreamViewType {
+	v, ok := map[string]awsdynamodb.StreamViewType{
+		"NEW_IMAGE": awsdynamodb.StreamViewType_NEW_IMAGE, "NEW_AND_OLD_IMAGES": awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
+		"OLD_IMAGE": awsdynamodb.StreamViewType_OLD_IMAGE, "KEYS_ONLY": awsdynamodb.StreamViewType_KEYS_ONLY,
+	}[string(s.Stream)]
+	if !ok {
+		panic(fmt.Sprintf("infra: stream view %q of the table schema has no CDK name", s.Stream))
+	}
+	return v
+}
+
+// relayEvents makes fn (the relay) the consumer of the table's stream:
+// an event source filtered to outbox INSERTs (relay.FilterPattern: the
+// delivered mark and TTL's removals never invoke it), with partial batch
+// responses, bisection on error, relayRetries retries, relayMaxAge, and
+// an SQS dead-letter queue for the records it gives up on. Binding the
+// source grants the role the stream's read actions (DescribeStream,
+// GetRecords, GetShardIterator on the stream, ListStreams, which takes
+// no resource) and sending to the dead-letter queue; nothing else.
+func relayEvents(scope constructs.Construct, fn awslambda.IFunction, f groups.Function, table awsdynamodb.Table) awssqs.Queue {
+	if len(f.Routes) > 0 || f.Worker != nil {
+		panic(fmt.Sprintf("infra: relay function %s has routes or a queue: it consumes the table's stream only", f.Name))
+	}
+	dlq := awssqs.NewQueue(scope, jsii.String("RelayDlqQueue"), &awssqs.QueueProps{
+		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(queues.DLQRetention.Seconds())),
+		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
+		EnforceSSL:      jsii.Bool(true),
+	})
+	pattern := relay.FilterPattern()
+	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, &awslambdaeventsources.DynamoEventSourceProps{
+		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
+		BatchSize:               jsii.Number(relayBatchSize),
+		BisectBatchOnError:      jsii.Bool(true),
+		ReportBatchItemFailures: jsii.Bool(true),
+		RetryAttempts:           jsii.Number(relayRetries),
+		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(relayMaxAge.Seconds())),
+		OnFailure:               awslambdaeventsources.NewSqsDlq(dlq),
+		Filters:                 &[]*map[string]any{awslambda.FilterCriteria_Filter(&pattern)},
+	}))
+	return dlq
 }
 
 // newQueues creates every queue of queues.All with its dead-letter queue,
@@ -559,8 +624,8 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {
-		if f.Authorizer || f.Worker != nil || f.KeyRotation {
-			continue // invoked by API Gateway as an authorizer, by SQS, or by Secrets Manager
+		if f.Authorizer || f.Worker != nil || f.KeyRotation || f.Relay {
+			continue // invoked by API Gateway as an authorizer, by SQS, by Secrets Manager, or by the table's stream
 		}
 		// One invoke permission per function for the whole API instead of
 		// one per route: a group with dozens of routes would otherwise

@@ -148,6 +148,7 @@ func TestTable(t *testing.T) {
 				"GlobalSecondaryIndexes":           assertions.Match_ArrayEquals(&gsis),
 				"TimeToLiveSpecification":          obj{"AttributeName": s.TTLAttribute, "Enabled": true},
 				"PointInTimeRecoverySpecification": obj{"PointInTimeRecoveryEnabled": true},
+				"StreamSpecification":              obj{"StreamViewType": string(s.Stream)},
 			},
 		})
 	})
@@ -362,7 +363,9 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 				if a == "*" || a == "dynamodb:*" || a == "s3:*" || a == "sqs:*" {
 					t.Errorf("%s grants %s", id, a)
 				}
-				if (strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:") || strings.HasPrefix(a, "sqs:")) && slices.Contains(resources, "*") {
+				// ListStreams (the relay's stream event source) names no
+				// resource: IAM authorizes it on "*" only.
+				if a != "dynamodb:ListStreams" && (strings.HasPrefix(a, "dynamodb:") || strings.HasPrefix(a, "s3:") || strings.HasPrefix(a, "sqs:")) && slices.Contains(resources, "*") {
 					t.Errorf("%s grants %s on Resource *", id, a)
 				}
 			}
@@ -406,6 +409,9 @@ func TestIAM_LeastPrivilege(t *testing.T) {
 	for _, f := range functions {
 		got := dataActions(t, f.Name)
 		want := append(append([]string{}, f.TableActions...), f.MediaActions...)
+		if f.Relay {
+			want = append(want, relayStreamActions...)
+		}
 		slices.Sort(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: DynamoDB/S3 actions = %v, want %v", f.Name, got, want)
@@ -658,7 +664,7 @@ func logicalID(t *testing.T, id string) string {
 func TestQueues(t *testing.T) {
 	// THEN every queue of queues.All exists with its dead-letter queue, and no other queue
 	must(t, "queue count", func() {
-		template.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2*len(queues.All)))
+		template.ResourceCountIs(jsii.String("AWS::SQS::Queue"), jsii.Number(2*len(queues.All)+1)) // and the relay's DLQ (TestRelay)
 	})
 	for _, n := range queues.All {
 		q, dlq := logicalID(t, queueID(n)), logicalID(t, queueID(n.DLQ()))
@@ -710,8 +716,8 @@ func TestWorker(t *testing.T) {
 	// THEN SQS invokes it in batches with partial batch responses, and nothing else is an event source
 	workers := 0
 	for _, f := range functions {
-		if f.Worker != nil {
-			workers++
+		if f.Worker != nil || f.Relay {
+			workers++ // the relay's source is the table's stream (TestRelay)
 		}
 	}
 	must(t, "event source mapping", func() {
@@ -760,6 +766,12 @@ func TestQueues_OnlyTheirSendersAndConsumers(t *testing.T) {
 		if f.Worker != nil {
 			for _, a := range consumeActions {
 				want = append(want, a+" on "+logicalID(t, queueID(f.Worker.Queue)))
+			}
+		}
+		if f.Relay {
+			// The stream event source's on-failure destination.
+			for _, a := range []string{"sqs:GetQueueAttributes", "sqs:GetQueueUrl", "sqs:SendMessage"} {
+				want = append(want, a+" on "+logicalID(t, "RelayDlqQueue"))
 			}
 		}
 		slices.Sort(want)

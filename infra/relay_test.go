@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/relay"
+)
+
+// relayStreamActions are what the stream event source grants the relay:
+// the stream's reads (ListStreams takes no resource).
+var relayStreamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+
+func relayFunction(t *testing.T) groups.Function {
+	t.Helper()
+	for _, f := range functions {
+		if f.Relay {
+			return f
+		}
+	}
+	t.Fatal("no relay function in groups.Functions()")
+	panic("unreachable")
+}
+
+func TestRelay(t *testing.T) {
+	f := relayFunction(t)
+	table := logicalID(t, "Table")
+	dlq := logicalID(t, "RelayDlqQueue")
+	pattern, err := json.Marshal(relay.FilterPattern())
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// THEN the table's stream invokes the relay's alias with outbox INSERTs only, partial batch responses,
+	// bisection, a retry limit, a maximum record age and a dead-letter queue
+	must(t, "stream event source", func() {
+		found := *template.FindResources(jsii.String("AWS::Lambda::EventSourceMapping"), obj{"Properties": obj{
+			"EventSourceArn":             obj{"Fn::GetAtt": arr(table, "StreamArn")},
+			"StartingPosition":           "TRIM_HORIZON",
+			"FunctionResponseTypes":      arr("ReportBatchItemFailures"),
+			"BisectBatchOnFunctionError": true,
+			"MaximumRetryAttempts":       relayRetries,
+			"MaximumRecordAgeInSeconds":  relayMaxAge.Seconds(),
+			"FilterCriteria":             obj{"Filters": arr(obj{"Pattern": string(pattern)})},
+			"DestinationConfig":          obj{"OnFailure": obj{"Destination": obj{"Fn::GetAtt": arr(dlq, "Arn")}}},
+		}})
+		if len(found) != 1 {
+			t.Fatalf("%d event source mappings of the table's stream", len(found))
+		}
+		alias := aliasOf(t, template, f.Name)
+		for _, m := range found {
+			if name := fmt.Sprint((*m)["Properties"].(obj)["FunctionName"]); !strings.Contains(name, alias) {
+				t.Errorf("the stream invokes %s, want the relay's alias", name)
+			}
+		}
+	})
+
+	// AND the relay reads the stream (and only the stream) with its stream actions, and has its table actions on the table
+	for _, st := range roleStatements(t, f.Name) {
+		actions := strs(st["Action"])
+		if !slices.ContainsFunc(actions, func(a string) bool { return slices.Contains(relayStreamActions, a) }) {
+			continue
+		}
+		res := fmt.Sprint(st["Resource"])
+		if slices.Contains(actions, "dynamodb:ListStreams") {
+			if res != "*" || len(actions) != 1 {
+				t.Errorf("ListStreams statement: %v on %v", actions, res)
+			}
+			continue
+		}
+		if !strings.Contains(res, table) || !strings.Contains(res, "StreamArn") {
+			t.Errorf("stream actions %v on %v, want the table's stream", actions, res)
+		}
+	}
+
+	// AND it times out before its dedupe lock lapses, and has no route
+	_, fn := function(t, f.Name)
+	if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout != relay.Timeout.Seconds() {
+		t.Errorf("relay timeout = %v s, want %v", timeout, relay.Timeout)
+	}
+	if len(f.Routes) > 0 {
+		t.Errorf("the relay serves routes")
+	}
+
+	// AND its dead-letter queue and its lag alarm send to the topic
+	must(t, "relay alarms", func() {
+		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+			"MetricName": "ApproximateNumberOfMessagesVisible",
+			"Dimensions": assertions.Match_ArrayWith(arr(obj{"Name": "QueueName", "Value": obj{"Fn::GetAtt": arr(dlq, "QueueName")}})),
+		})
+		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+			"MetricName": "IteratorAge",
+			"Threshold":  relayLagMinutes * 60 * 1000,
+		})
+	})
+}
