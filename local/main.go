@@ -248,6 +248,8 @@ func run() error {
 		return err
 	}
 	stops = append(stops, stopWorkers)
+	// The outbox relay, as the relay function runs on the table's stream.
+	stops = append(stops, startRelay(a, awsCfg, ddb.Endpoint))
 
 	// Tools started beside this run (local/importbooks) find its
 	// endpoints here; the file goes when the run stops.

@@ -15,9 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/bookplatform/backend/local/sqslocal"
+	"github.com/bookplatform/backend/local/streampoll"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/worker"
 	"github.com/bookplatform/backend/shared/worker/sqspoll"
 	"github.com/johannesboyne/gofakes3"
@@ -163,4 +165,30 @@ func startWorkers(client *sqs.Client, urls map[queues.Name]string, groups []api.
 			return fmt.Errorf("workers still running a batch: %w", stopCtx.Err())
 		}
 	}, nil
+}
+
+// startRelay runs the outbox relay (shared/relay, with every registered
+// consumer) fed by DynamoDB Local's stream of the table, as the relay
+// function is fed by the stream event source in AWS. The stopper ends the
+// poller and waits for the batch it is running.
+func startRelay(a *app.App, awsCfg aws.Config, endpoint string) stopper {
+	ctx, cancel := context.WithCancel(context.Background())
+	logger := a.Logger.With("function", "relay")
+	r := a.Relay(relay.Consumers(a.Deps())...)
+	done := make(chan error, 1)
+	go func() {
+		done <- streampoll.Run(ctx, streampoll.Options{
+			AWS: awsCfg, Endpoint: endpoint, DB: a.DB, Table: a.Config.TableName,
+			Filter: relay.Selects, Handle: r.Handle, Logger: logger,
+		})
+	}()
+	return func(stopCtx context.Context) error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-stopCtx.Done():
+			return fmt.Errorf("relay still running a batch: %w", stopCtx.Err())
+		}
+	}
 }
