@@ -106,6 +106,7 @@ func build(groups []api.Group) (*openapi3.T, error) {
 			}
 		}
 	}
+	markEvents(s, groups)
 	if err := errorSchemas(s); err != nil {
 		return nil, fmt.Errorf("openapi: error envelope: %w", err)
 	}
@@ -150,6 +151,11 @@ func build(groups []api.Group) (*openapi3.T, error) {
 			item.SetOperation(r.Method, op)
 		}
 	}
+	hooks, err := webhooks(s, groups)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: webhooks: %w", err)
+	}
+	doc.Webhooks = hooks
 	return doc, nil
 }
 
