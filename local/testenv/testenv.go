@@ -37,6 +37,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
@@ -150,6 +151,13 @@ type settings struct {
 	rateLimits bool
 	storeHosts storehost.Directory
 	keys       auth.Keyring
+	apiOptions []func(*middleware.Stack) error
+}
+
+// WithAPIOptions adds SDK middleware to the app's AWS clients (a
+// benchmark reading the capacity each DynamoDB call consumed).
+func WithAPIOptions(opts ...func(*middleware.Stack) error) Option {
+	return func(s *settings) { s.apiOptions = append(s.apiOptions, opts...) }
 }
 
 // WithClock makes the app read time from c (tokens, rate-limit windows,
@@ -258,6 +266,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	tb.Cleanup(cdnSrv.Close)
 
 	awsCfg := AWSConfig(map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL})
+	awsCfg.APIOptions = append(awsCfg.APIOptions, s.apiOptions...)
 
 	// The server is created before the app so that MEDIA_BASE_URL can name
 	// its address; it starts serving once the app is wired.
