@@ -36,9 +36,15 @@ func Start(build api.Build) {
 // StartRelay is the whole of the relay function's main: the app from the
 // environment, then the relay (every registered consumer,
 // relay.Consumers) as the handler of the table stream's event source,
-// with partial batch responses.
+// with partial batch responses. The relay verifies no token: like a
+// Keyless group it starts without the signing keys (the stack neither
+// names nor grants them to it).
 func StartRelay() {
-	a := MustFromEnv()
+	a, err := fromEnv(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration error:", err)
+		os.Exit(2)
+	}
 	lambda.Start(traced(a.Relay(relay.Consumers(a.Deps())...).Handle))
 }
 

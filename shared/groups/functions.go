@@ -103,7 +103,7 @@ func Functions() []Function {
 // call AWS (webhook deliveries, notifications) add their actions here
 // when they register in shared/relay.
 func relayFunction() Function {
-	return Function{Name: "relay", Relay: true, TableActions: slices.Clone(relayActions)}
+	return Function{Name: "relay", Relay: true, Keyless: true, TableActions: slices.Clone(relayActions)}
 }
 
 // indexesFor are the indexes a function with these table actions may
