@@ -57,6 +57,7 @@ var linkedWithoutUse = map[string]map[string]string{
 	// function, whether or not its routes read a token.
 	"health": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 	"docs":   {"Secrets Manager": "shared/app reads the signing keys at start-up"},
+	"relay":  {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 }
 
 // Each function links its own group and no other: its main names its
