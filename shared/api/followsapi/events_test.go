@@ -103,7 +103,16 @@ func TestFollows_EventCommittedWithoutRelayIsDeliveredLater(t *testing.T) {
 	// is not delivered a second time.
 	again := w.StartRelay(rec)
 	require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/users/"+ann.ID, nil, bob.Token).Status)
-	w.WaitDelivered(t, 2)
+	delivered := w.WaitDelivered(t, 2)
 	again()
 	assert.Len(t, rec.Events(), 2, "the old event once, the new one once")
+
+	// Marking again (a redelivered record) moves no expiry, and marking
+	// an event whose item is gone brings back no item.
+	ctx := t.Context()
+	for _, it := range delivered {
+		require.NoError(t, w.App.Stores.Outbox.Delivered(ctx, it.Event.ID, w.Clock.Now().Add(time.Hour)))
+	}
+	require.NoError(t, w.App.Stores.Outbox.Delivered(ctx, unknownID, w.Clock.Now()))
+	assert.ElementsMatch(t, delivered, w.Outbox(t))
 }
