@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/apitest"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -61,9 +62,10 @@ var linkedWithoutUse = map[string]map[string]string{
 }
 
 // Each function links its own group and no other: its main names its
-// group's constructor, and nothing it imports imports the list of groups
-// or another group's package (shared/app, shared/api and the domain and
-// storage packages stay free of them). Clients only some groups use are
+// group's constructor, and nothing it imports imports the list of groups,
+// another group's package or the groups' test support (shared/app,
+// shared/api and the domain and storage packages stay free of them).
+// Clients only some groups use are
 // built by those groups, so a function depends on an SDK client only when
 // its group calls that service (sdkClients), but for the known
 // exceptions of linkedWithoutUse. The dependencies are go list's for the
@@ -77,6 +79,10 @@ func TestFunctions_linkOnlyTheirGroup(t *testing.T) {
 	}
 	groupPkgs := groupPackages(t)
 	self := reflect.TypeFor[Function]().PkgPath() // shared/groups
+	// What the groups declare for the central tests (their scenario
+	// steps, their routes' actions) is test support, every piece of it
+	// built on shared/api/apitest.
+	testSupport := reflect.TypeFor[apitest.Step]().PkgPath()
 
 	for name, ds := range deps {
 		t.Run(name, func(t *testing.T) {
@@ -94,6 +100,9 @@ func TestFunctions_linkOnlyTheirGroup(t *testing.T) {
 			}
 			if ds[self] {
 				t.Errorf("links the list of every group (%s): %s", self, importChain(t, name, self))
+			}
+			if ds[testSupport] {
+				t.Errorf("links the central tests' support (%s): %s", testSupport, importChain(t, name, testSupport))
 			}
 			for _, c := range sdkClients {
 				linked, used := ds[c.pkg], c.uses(f)
