@@ -190,12 +190,12 @@ func TestCatalogBench(t *testing.T) {
 	// spread over several), the rate-limit counter included.
 	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
-	c := &client{base: srv.URL, http: srv.Client()}
+	c := &client{Base: srv.URL, HTTP: srv.Client()}
 	const perUser = 50
 	searchers := ((*httpRounds+1)*len(mix) + perUser - 1) / perUser // +1: the warm-up round
 	var tokens []string
 	for i := range searchers {
-		res := c.do("POST", "/v1/auth/signup", map[string]any{
+		res := c.Do("POST", "/v1/auth/signup", map[string]any{
 			"username": fmt.Sprintf("bench_search_%d", i), "email": fmt.Sprintf("bench.search.%d@example.com", i),
 			"password": password, "displayName": "Bench Searcher",
 		}, "")
@@ -211,7 +211,7 @@ func TestCatalogBench(t *testing.T) {
 		for _, sc := range mix {
 			path := fmt.Sprintf("/v1/books?q=%s&limit=%d&offset=%d", url.QueryEscape(sc.q), sc.limit, sc.offset)
 			start := time.Now()
-			res := c.do("GET", path, nil, tokens[n/perUser%len(tokens)])
+			res := c.Do("GET", path, nil, tokens[n/perUser%len(tokens)])
 			took := time.Since(start)
 			n++
 			if res.Status != 200 {

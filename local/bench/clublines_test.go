@@ -107,7 +107,7 @@ func TestClubLinesBench(t *testing.T) {
 	a.Counter = nil
 	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
-	c := &client{base: srv.URL, http: srv.Client()}
+	c := &client{Base: srv.URL, HTTP: srv.Client()}
 	member := func(n int) string { return authors[1+n%(len(authors)-1)].Token }
 
 	type benchCase struct {
@@ -115,7 +115,7 @@ func TestClubLinesBench(t *testing.T) {
 		pages func(n int) (pages int, total int, calls int, depth int, took time.Duration)
 	}
 	run := func(path, token string) (*response, accessRecord) {
-		res := c.do("GET", path, nil, token)
+		res := c.Do("GET", path, nil, token)
 		rec, ok := logs.wait(res.Header.Get("X-Request-Id"), 2*time.Second)
 		if !ok || res.Status != 200 {
 			t.Fatalf("GET %s: HTTP %d %s", path, res.Status, res.Body)

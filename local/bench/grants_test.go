@@ -22,7 +22,7 @@ func TestCallGrants_claimsPutInTransactions(t *testing.T) {
 	requests := &requestCalls{}
 	srv := httptest.NewServer(requests.wrap(devserver.Handler(env.App, groups.All(env.App.Deps()))))
 	defer srv.Close()
-	c := &client{base: srv.URL, http: srv.Client()}
+	c := &client{Base: srv.URL, HTTP: srv.Client()}
 
 	claims := func(route, function string, res *response, want int) {
 		t.Helper()
@@ -37,21 +37,21 @@ func TestCallGrants_claimsPutInTransactions(t *testing.T) {
 		checkGranted(t, route, actions)
 	}
 
-	signup := c.do("POST", "/v1/auth/signup", map[string]any{
+	signup := c.Do("POST", "/v1/auth/signup", map[string]any{
 		"username": "grants_reader", "email": "grants.reader@example.com", "password": password, "displayName": "Grants",
 	}, "")
 	require.Equal(t, 201, signup.Status, string(signup.Body))
 	token, _ := signup.JSON["token"].(string)
 	requests.actions()
 	claims("PUT /v1/users/me", "users",
-		c.do("PUT", "/v1/users/me", map[string]any{"username": "grants_reader2"}, token), 200)
+		c.Do("PUT", "/v1/users/me", map[string]any{"username": "grants_reader2"}, token), 200)
 
-	guest := c.do("POST", "/v1/auth/guest", map[string]any{}, "")
+	guest := c.Do("POST", "/v1/auth/guest", map[string]any{}, "")
 	require.Equal(t, 201, guest.Status, string(guest.Body))
 	guestToken, _ := guest.JSON["token"].(string)
 	requests.actions()
 	claims("POST /v1/auth/migrate-guest", "auth",
-		c.do("POST", "/v1/auth/migrate-guest", map[string]any{
+		c.Do("POST", "/v1/auth/migrate-guest", map[string]any{
 			"username": "grants_convert", "email": "grants.convert@example.com", "password": password, "displayName": "Converted",
 		}, guestToken), 200)
 }

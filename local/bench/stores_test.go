@@ -127,13 +127,13 @@ func TestStoresBench(t *testing.T) {
 	a.Counter = nil
 	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
-	c := &client{base: srv.URL, http: srv.Client()}
+	c := &client{Base: srv.URL, HTTP: srv.Client()}
 
 	type sample = storeSample
 	measure := func(path string) sample {
 		t.Helper()
 		begin := time.Now()
-		res := c.do("GET", path, nil, "")
+		res := c.Do("GET", path, nil, "")
 		took := time.Since(begin)
 		if res.Status != 200 && res.Status != 404 {
 			t.Fatalf("GET %s: HTTP %d %s", path, res.Status, res.Body)

@@ -46,7 +46,7 @@ func TestWishlistViewLatency(t *testing.T) {
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
 	defer srv.Close()
-	c := &client{base: srv.URL, http: srv.Client()}
+	c := &client{Base: srv.URL, HTTP: srv.Client()}
 
 	// The owner is a bookstore account: 600 requests a minute, room for
 	// the filling and the measured rounds within the tier's rate.
@@ -55,7 +55,7 @@ func TestWishlistViewLatency(t *testing.T) {
 	if err != nil || res.Failed > 0 {
 		t.Fatalf("import: %v %+v", err, res.Errors)
 	}
-	signup := c.do("POST", "/v1/auth/signup", map[string]any{
+	signup := c.Do("POST", "/v1/auth/signup", map[string]any{
 		"username": "wish_owner", "email": "wish.owner@example.com", "password": password, "displayName": "Wish Owner",
 	}, "")
 	if signup.Status != http.StatusCreated {
@@ -69,12 +69,12 @@ func TestWishlistViewLatency(t *testing.T) {
 	// A token that names the new tier: with the old one, every request
 	// would count against the free rate first and then be corrected, one
 	// write more than a client signed in after an upgrade makes.
-	login := c.do("POST", "/v1/auth/login", map[string]any{"email": "wish.owner@example.com", "password": password}, "")
+	login := c.Do("POST", "/v1/auth/login", map[string]any{"email": "wish.owner@example.com", "password": password}, "")
 	if login.Status != http.StatusOK {
 		t.Fatalf("log in: %d %s", login.Status, login.Body)
 	}
 	token, _ = login.JSON["token"].(string)
-	created := c.do("POST", "/v1/wishlists", map[string]any{"name": "Two hundred", "isPublic": true}, token)
+	created := c.Do("POST", "/v1/wishlists", map[string]any{"name": "Two hundred", "isPublic": true}, token)
 	if created.Status != http.StatusCreated {
 		t.Fatalf("create wishlist: %d %s", created.Status, created.Body)
 	}
@@ -85,7 +85,7 @@ func TestWishlistViewLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := c.do("POST", "/v1/wishlists/"+id+"/items", map[string]any{
+		res := c.Do("POST", "/v1/wishlists/"+id+"/items", map[string]any{
 			"bookId": b.ID, "priority": 1 + i%10, "notes": fmt.Sprintf("Wanted since spring, copy %d.", i),
 		}, token)
 		if res.Status != http.StatusCreated {
@@ -106,7 +106,7 @@ func TestWishlistViewLatency(t *testing.T) {
 		for i := range 20 + *wishlistRounds {
 			ops.reset()
 			start := time.Now()
-			res := c.do("GET", "/v1/wishlists/"+id, nil, token)
+			res := c.Do("GET", "/v1/wishlists/"+id, nil, token)
 			d := time.Since(start)
 			if res.Status != http.StatusOK {
 				t.Fatalf("%s: %d %s", name, res.Status, res.Body)
