@@ -29,17 +29,17 @@ func (s *Service) GetByUsername(ctx context.Context, username string) (*User, er
 	return s.d.Store.GetUserByUsername(ctx, username)
 }
 
-// ProfileUpdate is a partial update: nil fields are left as they are.
-type ProfileUpdate struct {
+// UpdateUser is a partial update: nil fields are left as they are.
+type UpdateUser struct {
 	DisplayName *string
 	Bio         *string
 	Username    *string
 }
 
-// UpdateProfile changes the caller's display name, bio or username.
+// Update changes the caller's display name, bio or username.
 // Renaming frees the old username. Guests keep their generated username
 // until they migrate. Errors: ValidationError, Conflict (username taken).
-func (s *Service) UpdateProfile(ctx context.Context, caller *User, p ProfileUpdate) (*User, error) {
+func (s *Service) Update(ctx context.Context, caller *User, p UpdateUser) (*User, error) {
 	u := *caller
 	var f apperr.Fields
 	if p.DisplayName != nil {

@@ -45,7 +45,7 @@ func (h *handler) updateMe(w http.ResponseWriter, r *http.Request) error {
 	if req.DisplayName == nil {
 		req.DisplayName = req.DisplayNameB
 	}
-	u, err := h.users.UpdateProfile(r.Context(), httpapi.CallerOf(r).User(), users.ProfileUpdate{
+	u, err := h.users.Update(r.Context(), httpapi.CallerOf(r).User(), users.UpdateUser{
 		DisplayName: req.DisplayName, Bio: req.Bio, Username: req.Username,
 	})
 	if err != nil {
