@@ -155,7 +155,7 @@ func (s *Lines) GetLine(ctx context.Context, id string) (*lines.Line, error) {
 // being authorID's, returning the new item. Only when the condition fails
 // is the line read, to tell a missing line (404) from another author's
 // (403). Errors: lines.ErrNotFound, lines.ErrNotAuthor.
-func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.Edit, now time.Time) (*lines.Line, error) {
+func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.UpdateLine, now time.Time) (*lines.Line, error) {
 	upd := s.t.update(LineKey(id)).
 		Set("content", e.Content).
 		Set("updatedAt", now.UTC()).

@@ -72,9 +72,9 @@ type NewLine struct {
 	ChallengeID string // "" for none
 }
 
-// Edit is a change of a line by its author: the content, and the page
+// UpdateLine is a change of a line by its author: the content, and the page
 // number when SetPage is true (PageNumber nil clears it).
-type Edit struct {
+type UpdateLine struct {
 	Content    string
 	SetPage    bool
 	PageNumber *int

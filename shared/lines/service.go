@@ -37,7 +37,7 @@ type Storer interface {
 	GetLine(ctx context.Context, id string) (*Line, error)
 	// UpdateLine applies e to the line if authorID wrote it, and returns
 	// the line as stored afterwards. Errors: ErrNotFound, ErrNotAuthor.
-	UpdateLine(ctx context.Context, authorID, id string, e Edit, now time.Time) (*Line, error)
+	UpdateLine(ctx context.Context, authorID, id string, e UpdateLine, now time.Time) (*Line, error)
 	// DeleteLine removes l, if it is still there and still l.UserID's,
 	// and subtracts one from its book's totalLines, in one transaction.
 	// Its replies and likes stay until DeleteLineChildren. Errors:
@@ -259,7 +259,7 @@ func (s *Service) clubAndMember(ctx context.Context, clubID, viewerID string) (*
 // Update changes the content (and, when e.SetPage, the page number) of a
 // line written by callerID. Errors: ValidationError, ErrNotAuthor,
 // ErrNotFound.
-func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Line, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateLine) (*Line, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound

@@ -75,7 +75,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	l, err := h.lines.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), lines.Edit{
+	l, err := h.lines.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), lines.UpdateLine{
 		Content: req.Content, SetPage: set, PageNumber: pageNumber,
 	})
 	if err != nil {
