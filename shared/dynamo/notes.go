@@ -76,7 +76,7 @@ func (s *Notes) GetNote(ctx context.Context, userID, id string) (*notes.Note, er
 
 // UpdateNote is one UpdateItem conditional on the note existing in
 // userID's partition, returning the new item. Errors: notes.ErrNotFound.
-func (s *Notes) UpdateNote(ctx context.Context, userID, id string, e notes.Edit, now time.Time) (*notes.Note, error) {
+func (s *Notes) UpdateNote(ctx context.Context, userID, id string, e notes.UpdateNote, now time.Time) (*notes.Note, error) {
 	upd := s.t.update(NoteKey(userID, id)).Set("updatedAt", now.UTC()).If("attribute_exists(PK)")
 	if e.Content != nil {
 		upd = upd.Set("content", *e.Content)

@@ -53,9 +53,9 @@ type NewNote struct {
 	PageNumber *int // nil when not given
 }
 
-// Edit is a partial change of a note: Content when not nil, the page
+// UpdateNote is a partial change of a note: Content when not nil, the page
 // when SetPage (PageNumber nil clears it).
-type Edit struct {
+type UpdateNote struct {
 	Content    *string
 	SetPage    bool
 	PageNumber *int
@@ -76,7 +76,7 @@ type Storer interface {
 	GetNote(ctx context.Context, userID, id string) (*Note, error)
 	// UpdateNote applies e to userID's note id and returns it as stored
 	// afterwards. Errors: ErrNotFound.
-	UpdateNote(ctx context.Context, userID, id string, e Edit, now time.Time) (*Note, error)
+	UpdateNote(ctx context.Context, userID, id string, e UpdateNote, now time.Time) (*Note, error)
 	// DeleteNote removes userID's note id. Errors: ErrNotFound.
 	DeleteNote(ctx context.Context, userID, id string) error
 	// ListNotes reads a page of userID's notes, newest first, and
@@ -208,7 +208,7 @@ func (s *Service) List(ctx context.Context, callerID, bookID string, c page.Curs
 // Update changes callerID's note id: its content when given, its page
 // when set. A change of nothing answers the note as it is. Errors:
 // ValidationError, ErrNotFound.
-func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*View, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateNote) (*View, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound

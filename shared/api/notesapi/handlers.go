@@ -104,7 +104,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.notes.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), notes.Edit{Content: req.Content, SetPage: set, PageNumber: page})
+	v, err := h.notes.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), notes.UpdateNote{Content: req.Content, SetPage: set, PageNumber: page})
 	if err != nil {
 		return err
 	}
