@@ -79,15 +79,15 @@ type BookPage struct {
 	Book *books.Book
 }
 
-// PostInput is the body of POST /reviews.
-type PostInput struct {
+// NewReview is the body of POST /reviews.
+type NewReview struct {
 	BookID  string
 	Rating  int
 	Content string
 }
 
-// UpdateInput is a partial update: nil fields keep their value.
-type UpdateInput struct {
+// UpdateReview is a partial update: nil fields keep their value.
+type UpdateReview struct {
 	Rating  *int
 	Content *string
 }

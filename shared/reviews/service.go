@@ -79,8 +79,8 @@ func NewService(d Deps) *Service {
 // change went through.
 const maxAttempts = 4
 
-// PostResult is what POST /reviews did.
-type PostResult struct {
+// CreateResult is what POST /reviews did.
+type CreateResult struct {
 	View
 	// Created is true for a new review, false when the caller's existing
 	// review of the book was updated.
@@ -89,13 +89,13 @@ type PostResult struct {
 	Usage quota.Usage
 }
 
-// Post creates caller's review of a book, or updates caller's existing
+// Create creates caller's review of a book, or updates caller's existing
 // review of it (same id, createdAt kept). Only a creation counts against
 // the monthly reviews quota. Two concurrent posts by one user for one
 // book make one review: the second finds the first's claim and updates
 // it. Errors: ValidationError (fields), books.ErrNotFound, Forbidden
 // (monthly_limit_reached), apperr.ErrContention.
-func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (PostResult, error) {
+func (s *Service) Create(ctx context.Context, caller *users.User, in NewReview) (CreateResult, error) {
 	var f apperr.Fields
 	bookID, msg := ids.Required(in.BookID)
 	f.Add("bookId", msg)
@@ -103,14 +103,14 @@ func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (P
 	content, msg := normalizeContent(in.Content)
 	f.Add("content", msg)
 	if err := f.Err(); err != nil {
-		return PostResult{}, err
+		return CreateResult{}, err
 	}
 
 	now := s.d.Now().UTC()
 	for attempt := 1; ; attempt++ {
 		book, reviewID, err := s.d.Store.GetBookForReview(ctx, bookID, caller.ID)
 		if err != nil {
-			return PostResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
+			return CreateResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
 		}
 		if reviewID != "" {
 			prev, liked, err := s.d.Store.GetReview(ctx, reviewID, caller.ID)
@@ -118,16 +118,16 @@ func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (P
 				continue // deleted since the claim was read; the claim went with it
 			}
 			if err != nil {
-				return PostResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
+				return CreateResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
 			}
 			r, err := s.change(ctx, caller.ID, prev, &in.Rating, &content, now)
 			if errors.Is(err, ErrNotFound) && attempt < maxAttempts {
 				continue // deleted between the read and the write: create anew
 			}
 			if err != nil {
-				return PostResult{}, err
+				return CreateResult{}, err
 			}
-			return PostResult{
+			return CreateResult{
 				View:  View{Post: r, Author: caller, Book: book, IsLiked: liked},
 				Usage: s.d.Quota.Usage(caller, quota.Reviews, now),
 			}, nil
@@ -141,9 +141,9 @@ func (s *Service) Post(ctx context.Context, caller *users.User, in PostInput) (P
 			continue // a concurrent POST of the same user won: update its review
 		}
 		if err != nil {
-			return PostResult{}, fmt.Errorf("create review of book %s: %w", bookID, err)
+			return CreateResult{}, fmt.Errorf("create review of book %s: %w", bookID, err)
 		}
-		return PostResult{View: View{Post: r, Author: caller, Book: book}, Created: true, Usage: use}, nil
+		return CreateResult{View: View{Post: r, Author: caller, Book: book}, Created: true, Usage: use}, nil
 	}
 }
 
@@ -165,7 +165,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 // The view has the caller's like but not the author and book (the answer
 // to an edit lists the review's own fields). Errors: ValidationError,
 // ErrNotFound, ErrNotAuthor.
-func (s *Service) Update(ctx context.Context, callerID, id string, in UpdateInput) (*View, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, in UpdateReview) (*View, error) {
 	var f apperr.Fields
 	if in.Rating != nil {
 		f.Add("rating", ValidateRating(*in.Rating))

@@ -17,7 +17,7 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
-// deletingStore deletes the review between Post's read and its write, as
+// deletingStore deletes the review between Create's read and its write, as
 // a concurrent DELETE of the caller's own review would.
 type deletingStore struct {
 	*dynamo.Reviews
@@ -49,11 +49,11 @@ func TestPost_RacingDeleteCreatesAnew(t *testing.T) {
 	st := env.App.Stores
 	store := &deletingStore{Reviews: st.Reviews}
 	svc := reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: st.Users, Books: st.Books, Briefs: st.Briefs, Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
-	first, err := svc.Post(t.Context(), u, reviews.PostInput{BookID: b.ID, Rating: 3})
+	first, err := svc.Create(t.Context(), u, reviews.NewReview{BookID: b.ID, Rating: 3})
 	require.NoError(t, err)
 
 	store.armed = true
-	second, err := svc.Post(t.Context(), u, reviews.PostInput{BookID: b.ID, Rating: 5, Content: "second thoughts"})
+	second, err := svc.Create(t.Context(), u, reviews.NewReview{BookID: b.ID, Rating: 5, Content: "second thoughts"})
 	require.NoError(t, err)
 	assert.True(t, second.Created)
 	assert.NotEqual(t, first.Post.ID, second.Post.ID)

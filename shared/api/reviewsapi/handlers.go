@@ -117,7 +117,7 @@ func (h *handler) post(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.reviews.Post(r.Context(), httpapi.CallerOf(r).User(), reviews.PostInput{BookID: body.BookID, Rating: *rating, Content: body.Content})
+	res, err := h.reviews.Create(r.Context(), httpapi.CallerOf(r).User(), reviews.NewReview{BookID: body.BookID, Rating: *rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
@@ -149,7 +149,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.reviews.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), reviews.UpdateInput{Rating: rating, Content: body.Content})
+	v, err := h.reviews.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), reviews.UpdateReview{Rating: rating, Content: body.Content})
 	if err != nil {
 		return err
 	}
