@@ -25,7 +25,7 @@ type BookStorer interface {
 	// returns it as stored afterwards. A date set alone must keep the
 	// stored other date in order. Errors: ErrNotFound, ErrNotManager,
 	// ErrBookNotFound, ErrDateOrder.
-	UpdateBook(ctx context.Context, byUserID, clubID, bookID string, e BookEdit, now time.Time) (*Book, error)
+	UpdateBook(ctx context.Context, byUserID, clubID, bookID string, e UpdateBook, now time.Time) (*Book, error)
 	// RemoveBook takes a book off the reading list on behalf of byUserID.
 	// Errors: ErrNotFound, ErrNotManager, ErrBookNotFound.
 	RemoveBook(ctx context.Context, byUserID, clubID, bookID string) error
@@ -39,11 +39,11 @@ type BookView struct {
 	Book  *books.Book
 }
 
-// AddBook puts a book on a club's reading list on behalf of callerID, its
+// CreateBook puts a book on a club's reading list on behalf of callerID, its
 // host or a moderator. The book is read beside the write for the answer;
 // the write requires it to exist. Errors: ValidationError, ErrNotFound,
 // ErrNotManager, books.ErrNotFound, ErrBookOnList, ErrListFull.
-func (s *Service) AddBook(ctx context.Context, callerID, clubID string, in NewBook) (*BookView, error) {
+func (s *Service) CreateBook(ctx context.Context, callerID, clubID string, in NewBook) (*BookView, error) {
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return nil, ErrNotFound
@@ -91,7 +91,7 @@ func (s *Service) AddBook(ctx context.Context, callerID, clubID string, in NewBo
 // UpdateBook changes a club book's status, notes or dates on behalf of
 // callerID, its host or a moderator. Errors: ValidationError,
 // ErrNotFound, ErrNotManager, ErrBookNotFound, ErrDateOrder.
-func (s *Service) UpdateBook(ctx context.Context, callerID, clubID, bookID string, e BookEdit) (*Book, error) {
+func (s *Service) UpdateBook(ctx context.Context, callerID, clubID, bookID string, e UpdateBook) (*Book, error) {
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return nil, ErrNotFound
@@ -127,10 +127,10 @@ func (s *Service) UpdateBook(ctx context.Context, callerID, clubID, bookID strin
 	return b, nil
 }
 
-// RemoveBook takes a book off a club's reading list on behalf of
+// DeleteBook takes a book off a club's reading list on behalf of
 // callerID, its host or a moderator. Errors: ErrNotFound, ErrNotManager,
 // ErrBookNotFound.
-func (s *Service) RemoveBook(ctx context.Context, callerID, clubID, bookID string) error {
+func (s *Service) DeleteBook(ctx context.Context, callerID, clubID, bookID string) error {
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return ErrNotFound

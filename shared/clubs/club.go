@@ -115,8 +115,8 @@ type NewClub struct {
 	StoreID     string // "" for none
 }
 
-// Edit is a change of a club by its host; nil fields stay.
-type Edit struct {
+// UpdateClub is a change of a club by its host; nil fields stay.
+type UpdateClub struct {
 	Name        *string
 	Description *string
 	IsPublic    *bool
@@ -131,9 +131,9 @@ type NewBook struct {
 	Notes     string
 }
 
-// BookEdit is a change of a club book: nil fields stay; a date field set
+// UpdateBook is a change of a club book: nil fields stay; a date field set
 // (SetStart, SetEnd) to "" clears the date.
-type BookEdit struct {
+type UpdateBook struct {
 	Status    *string
 	Notes     *string
 	SetStart  bool
@@ -195,7 +195,7 @@ func checkNew(in NewClub) (NewClub, apperr.Fields) {
 }
 
 // checkEdit validates an edit, returning it cleaned.
-func checkEdit(e Edit) (Edit, error) {
+func checkEdit(e UpdateClub) (UpdateClub, error) {
 	var f apperr.Fields
 	text.OptionalNameAndDescription(&e.Name, &e.Description, MaxNameRunes, MaxDescriptionRunes, f.Add)
 	return e, f.Err()

@@ -81,11 +81,11 @@ func (s *Service) Join(ctx context.Context, callerID, clubID string) (*Member, e
 	return m, nil
 }
 
-// AddMember makes userID a member of a club on behalf of callerID, its
+// CreateMember makes userID a member of a club on behalf of callerID, its
 // host or a moderator: how a private club gains members. Errors:
 // ValidationError, ErrNotFound, ErrNotManager, users.ErrNotFound,
 // ErrUserAlreadyMember.
-func (s *Service) AddMember(ctx context.Context, callerID, clubID, userID string) (*Member, error) {
+func (s *Service) CreateMember(ctx context.Context, callerID, clubID, userID string) (*Member, error) {
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return nil, ErrNotFound
@@ -138,11 +138,11 @@ func (s *Service) SetRole(ctx context.Context, callerID, clubID, userID, role st
 	return m, nil
 }
 
-// Members returns a page of a club's members, oldest first, with their
+// ListMembers returns a page of a club's members, oldest first, with their
 // accounts, and the club's member count; the club, the viewer's
 // membership and the page are read side by side. Errors: ErrNotFound,
 // ErrSignInRequired, ErrPrivate, page.ErrInvalidCursor.
-func (s *Service) Members(ctx context.Context, viewerID, clubID string, c page.Cursor) (page.Page[MemberView], int, error) {
+func (s *Service) ListMembers(ctx context.Context, viewerID, clubID string, c page.Cursor) (page.Page[MemberView], int, error) {
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return page.Page[MemberView]{}, 0, ErrNotFound
@@ -169,17 +169,17 @@ func (s *Service) Members(ctx context.Context, viewerID, clubID string, c page.C
 	return page.Map(p, func(m *Member) MemberView { return MemberView{Member: m, User: us[m.UserID]} }), club.MemberCount, nil
 }
 
-// Mine returns a page of the clubs callerID belongs to, private ones
+// ListJoined returns a page of the clubs callerID belongs to, private ones
 // included, the most recently joined first.
-func (s *Service) Mine(ctx context.Context, callerID string, c page.Cursor) (page.Page[Membership], error) {
+func (s *Service) ListJoined(ctx context.Context, callerID string, c page.Cursor) (page.Page[Membership], error) {
 	return s.memberships(ctx, callerID, c, false)
 }
 
-// OfUser returns a page of the public clubs the account named username
+// ListByUser returns a page of the public clubs the account named username
 // belongs to. A page may hold fewer than the limit (private clubs are
 // left out) and still have a next page. Errors: users.ErrNotFound,
 // page.ErrInvalidCursor.
-func (s *Service) OfUser(ctx context.Context, username string, c page.Cursor) (page.Page[Membership], error) {
+func (s *Service) ListByUser(ctx context.Context, username string, c page.Cursor) (page.Page[Membership], error) {
 	userID, err := posts.OwnerID(ctx, s.d.Users, username)
 	if err != nil {
 		return page.Page[Membership]{}, err

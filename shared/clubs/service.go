@@ -37,13 +37,13 @@ type Storer interface {
 	// EditClub applies an edit of the name or description (never the
 	// visibility) if hostID hosts the club, and returns the club as
 	// stored afterwards. Errors: ErrNotFound, ErrNotHost.
-	EditClub(ctx context.Context, id, hostID string, e Edit, now time.Time) (*Club, error)
+	EditClub(ctx context.Context, id, hostID string, e UpdateClub, now time.Time) (*Club, error)
 	// UpdateClub applies e to prev, which the caller read, if the club is
 	// still hosted by prev.HostID, for the same store, and as public or
 	// private as it was read; a change of visibility moves its directory entries in the
 	// same transaction. It returns the club as stored afterwards.
 	// Errors: ErrNotFound, ErrChanged (read again and retry).
-	UpdateClub(ctx context.Context, prev *Club, e Edit, now time.Time) (*Club, error)
+	UpdateClub(ctx context.Context, prev *Club, e UpdateClub, now time.Time) (*Club, error)
 	// DeleteClub removes c and its directory entries in one transaction,
 	// if it is still as public or private, and hosted for the same store,
 	// as it was read. Its
@@ -280,13 +280,13 @@ func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, 
 	return out, total, nil
 }
 
-// OfStore returns a page of the clubs hosted for the store with slug,
+// ListByStore returns a page of the clubs hosted for the store with slug,
 // newest first, as GET /clubs lists them (private clubs included, with
 // the fields of a listing; public selects one kind): once the slug is
 // resolved, the page is read beside the store's brief, which says
 // whether the store is live. Errors: storehost.ErrStoreNotFound,
 // page.ErrInvalidCursor.
-func (s *Service) OfStore(ctx context.Context, slug string, public *bool, c page.Cursor) (page.Page[Listed], error) {
+func (s *Service) ListByStore(ctx context.Context, slug string, public *bool, c page.Cursor) (page.Page[Listed], error) {
 	storeID, err := s.d.Stores.StoreID(ctx, slug)
 	if err != nil {
 		return page.Page[Listed]{}, err
@@ -321,7 +321,7 @@ func (s *Service) OfStore(ctx context.Context, slug string, public *bool, c page
 // Update changes a club's name, description or visibility on behalf of
 // callerID, its host, and returns the club as stored. Errors:
 // ValidationError, ErrNotFound, ErrNotHost, apperr.ErrContention.
-func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Club, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateClub) (*Club, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound

@@ -78,7 +78,7 @@ func (s *Clubs) AddBook(ctx context.Context, byUserID string, b *clubs.Book) err
 // for the answer. Only when the book's condition fails is it read, to
 // tell 404 from a date out of order. Errors: clubs.ErrNotFound,
 // clubs.ErrNotManager, clubs.ErrBookNotFound, clubs.ErrDateOrder.
-func (s *Clubs) UpdateBook(ctx context.Context, byUserID, clubID, bookID string, e clubs.BookEdit, now time.Time) (*clubs.Book, error) {
+func (s *Clubs) UpdateBook(ctx context.Context, byUserID, clubID, bookID string, e clubs.UpdateBook, now time.Time) (*clubs.Book, error) {
 	k := ClubBookKey(clubID, bookID)
 	upd := s.t.update(k).Set("updatedAt", now.UTC())
 	if e.Status != nil {

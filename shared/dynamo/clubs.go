@@ -103,7 +103,7 @@ func (s *Clubs) GetClubs(ctx context.Context, ids []string) (map[string]*clubs.C
 // the club existing and being hostID's, returning the new item; only when
 // the condition fails is the club read, to tell 404 from 403. Errors:
 // clubs.ErrNotFound, clubs.ErrNotHost.
-func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, now time.Time) (*clubs.Club, error) {
+func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.UpdateClub, now time.Time) (*clubs.Club, error) {
 	upd := s.t.update(ClubKey(id)).Set("updatedAt", now.UTC()).If("attribute_exists(PK) AND hostId = ?", hostID)
 	if e.Name != nil {
 		upd = upd.Set("name", *e.Name)
@@ -121,7 +121,7 @@ func (s *Clubs) EditClub(ctx context.Context, id, hostID string, e clubs.Edit, n
 // TransactWriteItems that also moves the club between the public and
 // private directories (the "any" ones keep it), then a consistent read
 // for the answer. Errors: clubs.ErrChanged (gone, or changed since read).
-func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.Edit, now time.Time) (*clubs.Club, error) {
+func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.UpdateClub, now time.Time) (*clubs.Club, error) {
 	upd := ifStore(s.t.update(ClubKey(prev.ID)).Set("updatedAt", now.UTC()).
 		If("attribute_exists(PK) AND hostId = ? AND isPublic = ?", prev.HostID, prev.IsPublic), prev.StoreID)
 	if e.Name != nil {

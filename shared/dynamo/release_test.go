@@ -70,7 +70,7 @@ func TestRelease_WritesReadBeforeAStoreLetGoAreRefused(t *testing.T) {
 		}
 	}
 
-	_, err = s.Clubs.UpdateClub(ctx, club, clubs.Edit{IsPublic: new(false)}, club.UpdatedAt)
+	_, err = s.Clubs.UpdateClub(ctx, club, clubs.UpdateClub{IsPublic: new(false)}, club.UpdatedAt)
 	assert.ErrorIs(t, err, clubs.ErrChanged, "a visibility change computed with the store's directories")
 	assert.ErrorIs(t, s.Clubs.DeleteClub(ctx, club), clubs.ErrChanged)
 	assert.ErrorIs(t, s.Challenges.DeleteChallenge(ctx, challenge), challenges.ErrChanged)

@@ -43,7 +43,7 @@ func (h *handler) ofStore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.clubs.OfStore(r.Context(), r.PathValue("slug"), public, c)
+	p, err := h.clubs.ListByStore(r.Context(), r.PathValue("slug"), public, c)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ func (h *handler) mineOf(r *http.Request) (page.Page[clubs.Membership], error) {
 	if err != nil {
 		return page.Page[clubs.Membership]{}, err
 	}
-	return h.clubs.Mine(r.Context(), httpapi.CallerOf(r).ID, c)
+	return h.clubs.ListJoined(r.Context(), httpapi.CallerOf(r).ID, c)
 }
 
 // ofUser serves GET /v1/users/{username}/clubs?cursor=&limit=: public
@@ -147,7 +147,7 @@ func (h *handler) ofUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.clubs.OfUser(r.Context(), r.PathValue("username"), c)
+	p, err := h.clubs.ListByUser(r.Context(), r.PathValue("username"), c)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	c, err := h.clubs.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), clubs.Edit{
+	c, err := h.clubs.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), clubs.UpdateClub{
 		Name: req.Name, Description: req.Description, IsPublic: req.IsPublic,
 	})
 	if err != nil {
@@ -192,7 +192,7 @@ func (h *handler) addBook(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	v, err := h.clubs.AddBook(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), clubs.NewBook{
+	v, err := h.clubs.CreateBook(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), clubs.NewBook{
 		BookID: req.BookID, Status: req.Status, StartDate: deref(req.StartDate), EndDate: deref(req.EndDate), Notes: req.Notes,
 	})
 	if err != nil {
@@ -207,7 +207,7 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	e := clubs.BookEdit{Status: req.Status, Notes: req.Notes}
+	e := clubs.UpdateBook{Status: req.Status, Notes: req.Notes}
 	var err error
 	if e.SetStart, e.StartDate, err = optionalDate("startDate", req.StartDate); err != nil {
 		return err
@@ -224,7 +224,7 @@ func (h *handler) updateBook(w http.ResponseWriter, r *http.Request) error {
 
 // removeBook serves DELETE /v1/clubs/{id}/books/{bookId}.
 func (h *handler) removeBook(w http.ResponseWriter, r *http.Request) error {
-	if err := h.clubs.RemoveBook(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), r.PathValue("bookId")); err != nil {
+	if err := h.clubs.DeleteBook(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), r.PathValue("bookId")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Book removed from the reading list"})
@@ -253,7 +253,7 @@ func (h *handler) members(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, total, err := h.clubs.Members(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), c)
+	p, total, err := h.clubs.ListMembers(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), c)
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (h *handler) addMember(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	m, err := h.clubs.AddMember(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), req.UserID)
+	m, err := h.clubs.CreateMember(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), req.UserID)
 	if err != nil {
 		return err
 	}
