@@ -61,10 +61,10 @@ type NewChallenge struct {
 	StoreID     string // "" for none
 }
 
-// Edit is a change of a challenge by its host; nil fields stay. The
+// UpdateChallenge is a change of a challenge by its host; nil fields stay. The
 // period stays in order: a date changed alone is checked against the
 // stored other one.
-type Edit struct {
+type UpdateChallenge struct {
 	Name        *string
 	Description *string
 	Goal        *int
@@ -116,7 +116,7 @@ func checkNew(in NewChallenge) (NewChallenge, apperr.Fields) {
 }
 
 // checkEdit validates an edit, returning it cleaned.
-func checkEdit(e Edit) (Edit, error) {
+func checkEdit(e UpdateChallenge) (UpdateChallenge, error) {
 	var f apperr.Fields
 	text.OptionalNameAndDescription(&e.Name, &e.Description, MaxNameRunes, MaxDescriptionRunes, f.Add)
 	if e.Goal != nil {

@@ -35,7 +35,7 @@ type Storer interface {
 	// UpdateChallenge applies e if hostID hosts the challenge and the
 	// period stays in order, and returns the challenge as stored
 	// afterwards. Errors: ErrNotFound, ErrNotHost, ErrDateOrder.
-	UpdateChallenge(ctx context.Context, id, hostID string, e Edit, now time.Time) (*Challenge, error)
+	UpdateChallenge(ctx context.Context, id, hostID string, e UpdateChallenge, now time.Time) (*Challenge, error)
 	// DeleteChallenge removes c and its directory entries in one
 	// transaction, if it is still hosted for the store it was read with;
 	// its participants stay until PurgeChallenge. Errors: ErrChanged
@@ -223,7 +223,7 @@ func (s *Service) List(ctx context.Context, storeID string, o page.Offset) ([]*C
 
 // Update changes a challenge on behalf of callerID, its host. Errors:
 // ValidationError, ErrNotFound, ErrNotHost, ErrDateOrder.
-func (s *Service) Update(ctx context.Context, callerID, id string, e Edit) (*Challenge, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateChallenge) (*Challenge, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound
@@ -268,11 +268,11 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 // concurrent change of the challenge's store.
 const maxAttempts = 3
 
-// OfStore returns a page of the challenges hosted for the store with
+// ListByStore returns a page of the challenges hosted for the store with
 // slug, newest first. Once the slug is resolved, the page is read beside
 // the store's brief, which says whether the store is live. Errors:
 // storehost.ErrStoreNotFound, page.ErrInvalidCursor.
-func (s *Service) OfStore(ctx context.Context, slug string, c page.Cursor) (page.Page[*Challenge], error) {
+func (s *Service) ListByStore(ctx context.Context, slug string, c page.Cursor) (page.Page[*Challenge], error) {
 	storeID, err := s.d.Stores.StoreID(ctx, slug)
 	if err != nil {
 		return page.Page[*Challenge]{}, err
@@ -353,10 +353,10 @@ func (s *Service) SetProgress(ctx context.Context, callerID, id string, progress
 	return p, c, nil
 }
 
-// Participants returns a page of a challenge's participants, most books
+// ListParticipants returns a page of a challenge's participants, most books
 // finished first, with their accounts, and the challenge (for its goal).
 // Errors: ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) Participants(ctx context.Context, id string, c page.Cursor) (page.Page[ParticipantView], *Challenge, error) {
+func (s *Service) ListParticipants(ctx context.Context, id string, c page.Cursor) (page.Page[ParticipantView], *Challenge, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return page.Page[ParticipantView]{}, nil, ErrNotFound
@@ -378,15 +378,15 @@ func (s *Service) Participants(ctx context.Context, id string, c page.Cursor) (p
 	return page.Map(p, func(it *Participant) ParticipantView { return ParticipantView{Participant: it, User: us[it.UserID]} }), ch, nil
 }
 
-// Mine returns a page of the challenges callerID takes part in, the most
+// ListJoined returns a page of the challenges callerID takes part in, the most
 // recently joined first.
-func (s *Service) Mine(ctx context.Context, callerID string, c page.Cursor) (page.Page[Participation], error) {
+func (s *Service) ListJoined(ctx context.Context, callerID string, c page.Cursor) (page.Page[Participation], error) {
 	return s.participations(ctx, callerID, c)
 }
 
-// OfUser returns a page of the challenges the account named username
+// ListByUser returns a page of the challenges the account named username
 // takes part in. Errors: users.ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) OfUser(ctx context.Context, username string, c page.Cursor) (page.Page[Participation], error) {
+func (s *Service) ListByUser(ctx context.Context, username string, c page.Cursor) (page.Page[Participation], error) {
 	userID, err := posts.OwnerID(ctx, s.d.Users, username)
 	if err != nil {
 		return page.Page[Participation]{}, err

@@ -133,7 +133,7 @@ func (s *Challenges) GetChallenges(ctx context.Context, ids []string) (map[strin
 // returns the new item. Only when the condition fails is the challenge
 // read, to tell 404 from 403 from 400. Errors: challenges.ErrNotFound,
 // challenges.ErrNotHost, challenges.ErrDateOrder.
-func (s *Challenges) UpdateChallenge(ctx context.Context, id, hostID string, e challenges.Edit, now time.Time) (*challenges.Challenge, error) {
+func (s *Challenges) UpdateChallenge(ctx context.Context, id, hostID string, e challenges.UpdateChallenge, now time.Time) (*challenges.Challenge, error) {
 	upd := s.t.update(ChallengeKey(id)).Set("updatedAt", now.UTC())
 	if e.Name != nil {
 		upd = upd.Set("name", *e.Name)

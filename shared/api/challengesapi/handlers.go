@@ -37,7 +37,7 @@ func (h *handler) ofStore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.challenges.OfStore(r.Context(), r.PathValue("slug"), c)
+	p, err := h.challenges.ListByStore(r.Context(), r.PathValue("slug"), c)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	c, err := h.challenges.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), challenges.Edit{
+	c, err := h.challenges.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), challenges.UpdateChallenge{
 		Name: req.Name, Description: req.Description, Goal: req.Goal, StartDate: req.StartDate, EndDate: req.EndDate,
 	})
 	if err != nil {
@@ -130,7 +130,7 @@ func (h *handler) participants(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, ch, err := h.challenges.Participants(r.Context(), r.PathValue("id"), c)
+	p, ch, err := h.challenges.ListParticipants(r.Context(), r.PathValue("id"), c)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (h *handler) mine(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.challenges.Mine(r.Context(), httpapi.CallerOf(r).ID, c)
+	p, err := h.challenges.ListJoined(r.Context(), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func (h *handler) ofUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.challenges.OfUser(r.Context(), r.PathValue("username"), c)
+	p, err := h.challenges.ListByUser(r.Context(), r.PathValue("username"), c)
 	if err != nil {
 		return err
 	}
