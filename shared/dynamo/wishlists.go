@@ -157,7 +157,7 @@ func (s *Wishlists) list(ctx context.Context, l list, c page.Cursor) (page.Page[
 // its GSI2 keys (a copy of GSI1SK: the same order), making it private
 // removes them. Only when the condition fails is the wishlist read, to
 // tell 404 from 403. Errors: wishlists.ErrNotFound, ErrNotOwner.
-func (s *Wishlists) UpdateWishlist(ctx context.Context, ownerID, id string, ch wishlists.Change, now time.Time) (*wishlists.Wishlist, error) {
+func (s *Wishlists) UpdateWishlist(ctx context.Context, ownerID, id string, ch wishlists.UpdateWishlist, now time.Time) (*wishlists.Wishlist, error) {
 	upd := s.t.update(WishlistKey(id)).Set("updatedAt", now.UTC()).
 		If("attribute_exists(PK) AND userId = ?", ownerID)
 	if ch.Name != nil {
@@ -242,7 +242,7 @@ func (s *Wishlists) AddItem(ctx context.Context, e *wishlists.Item, max int) err
 // change) the wishlist and the entry are read side by side to tell the
 // errors apart. Errors: wishlists.ErrNotFound, ErrNotOwner,
 // ErrItemNotFound.
-func (s *Wishlists) UpdateItem(ctx context.Context, ownerID, wishlistID, itemID string, ch wishlists.ItemChange, now time.Time) (*wishlists.Item, error) {
+func (s *Wishlists) UpdateItem(ctx context.Context, ownerID, wishlistID, itemID string, ch wishlists.UpdateItem, now time.Time) (*wishlists.Item, error) {
 	if ch.Priority == nil && ch.Notes == nil {
 		return s.ownedEntry(ctx, ownerID, wishlistID, itemID)
 	}

@@ -41,7 +41,7 @@ type Storer interface {
 	ListPublicWishlists(ctx context.Context, userID string, c page.Cursor) (page.Page[*Wishlist], error)
 	// UpdateWishlist applies ch to the wishlist if ownerID owns it and
 	// returns it as stored afterwards. Errors: ErrNotFound, ErrNotOwner.
-	UpdateWishlist(ctx context.Context, ownerID, id string, ch Change, now time.Time) (*Wishlist, error)
+	UpdateWishlist(ctx context.Context, ownerID, id string, ch UpdateWishlist, now time.Time) (*Wishlist, error)
 	// DeleteWishlist removes w, if it is still there and still
 	// w.UserID's, and subtracts one from the owner's wishlistCount, in one
 	// transaction. Its items stay until DeleteWishlistItems. Errors:
@@ -59,7 +59,7 @@ type Storer interface {
 	// UpdateItem applies ch to an item of a wishlist ownerID owns and
 	// returns the item as stored afterwards. Errors: ErrNotFound,
 	// ErrNotOwner, ErrItemNotFound.
-	UpdateItem(ctx context.Context, ownerID, wishlistID, itemID string, ch ItemChange, now time.Time) (*Item, error)
+	UpdateItem(ctx context.Context, ownerID, wishlistID, itemID string, ch UpdateItem, now time.Time) (*Item, error)
 	// DeleteItem removes an item of a wishlist ownerID owns and subtracts
 	// one from its itemCount, in one transaction. Errors: ErrNotFound,
 	// ErrNotOwner, ErrItemNotFound.
@@ -121,9 +121,9 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewWishlist
 	return w, nil
 }
 
-// ListMine returns a page of callerID's wishlists, private ones
+// ListOwned returns a page of callerID's wishlists, private ones
 // included, oldest first. Errors: page.ErrInvalidCursor.
-func (s *Service) ListMine(ctx context.Context, callerID string, c page.Cursor) (page.Page[*Wishlist], error) {
+func (s *Service) ListOwned(ctx context.Context, callerID string, c page.Cursor) (page.Page[*Wishlist], error) {
 	p, err := s.d.Store.ListUserWishlists(ctx, callerID, c)
 	if err != nil {
 		return page.Page[*Wishlist]{}, fmt.Errorf("wishlists of %s: %w", callerID, err)
@@ -131,10 +131,10 @@ func (s *Service) ListMine(ctx context.Context, callerID string, c page.Cursor) 
 	return p, nil
 }
 
-// ListPublic returns a page of the public wishlists of the account named
+// ListByUser returns a page of the public wishlists of the account named
 // username, oldest first. Errors: users.ErrNotFound,
 // page.ErrInvalidCursor.
-func (s *Service) ListPublic(ctx context.Context, username string, c page.Cursor) (page.Page[*Wishlist], error) {
+func (s *Service) ListByUser(ctx context.Context, username string, c page.Cursor) (page.Page[*Wishlist], error) {
 	return posts.UserPage(ctx, s.d.Users, username, func(ctx context.Context, userID string) (page.Page[*Wishlist], error) {
 		return s.d.Store.ListPublicWishlists(ctx, userID, c)
 	})
@@ -203,7 +203,7 @@ func sortItems(items []*Item) {
 // Update changes a wishlist of callerID's. A change that names no field
 // answers the wishlist as it is. Errors: ValidationError, ErrNotFound,
 // ErrNotOwner.
-func (s *Service) Update(ctx context.Context, callerID, id string, ch Change) (*Wishlist, error) {
+func (s *Service) Update(ctx context.Context, callerID, id string, ch UpdateWishlist) (*Wishlist, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound
@@ -259,10 +259,10 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	}.Run(ctx, id)
 }
 
-// AddItem puts a book on a wishlist of callerID's and returns the item
+// CreateItem puts a book on a wishlist of callerID's and returns the item
 // with its book. Errors: ValidationError (fields, ErrAlreadyListed, a
 // full wishlist), ErrNotFound, ErrNotOwner, books.ErrNotFound.
-func (s *Service) AddItem(ctx context.Context, callerID, wishlistID string, in NewItem) (*ItemView, error) {
+func (s *Service) CreateItem(ctx context.Context, callerID, wishlistID string, in NewItem) (*ItemView, error) {
 	wishlistID, ok := ids.Parse(wishlistID)
 	if !ok {
 		return nil, ErrNotFound
@@ -314,7 +314,7 @@ func (s *Service) AddItem(ctx context.Context, callerID, wishlistID string, in N
 // UpdateItem changes the priority or notes of an item on a wishlist of
 // callerID's. A change that names no field answers the item as it is.
 // Errors: ValidationError, ErrNotFound, ErrNotOwner, ErrItemNotFound.
-func (s *Service) UpdateItem(ctx context.Context, callerID, wishlistID, itemID string, ch ItemChange) (*Item, error) {
+func (s *Service) UpdateItem(ctx context.Context, callerID, wishlistID, itemID string, ch UpdateItem) (*Item, error) {
 	wishlistID, ok := ids.Parse(wishlistID)
 	if !ok {
 		return nil, ErrNotFound

@@ -108,8 +108,8 @@ type NewWishlist struct {
 	IsPublic    bool
 }
 
-// Change is a partial update of a wishlist: nil fields keep their value.
-type Change struct {
+// UpdateWishlist is a partial update of a wishlist: nil fields keep their value.
+type UpdateWishlist struct {
 	Name        *string
 	Description *string
 	IsPublic    *bool
@@ -122,8 +122,8 @@ type NewItem struct {
 	Notes    string
 }
 
-// ItemChange is a partial update of an item: nil fields keep their value.
-type ItemChange struct {
+// UpdateItem is a partial update of an item: nil fields keep their value.
+type UpdateItem struct {
 	Priority *int
 	Notes    *string
 }

@@ -153,7 +153,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.wishlists.ListMine(r.Context(), httpapi.CallerOf(r).ID, c)
+	p, err := h.wishlists.ListOwned(r.Context(), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	wl, err := h.wishlists.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), wishlists.Change{
+	wl, err := h.wishlists.Update(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), wishlists.UpdateWishlist{
 		Name: req.Name, Description: req.Description, IsPublic: req.IsPublic,
 	})
 	if err != nil {
@@ -224,7 +224,7 @@ func (h *handler) addItem(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.wishlists.AddItem(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), wishlists.NewItem{
+	v, err := h.wishlists.CreateItem(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), wishlists.NewItem{
 		BookID: req.BookID, Priority: priority, Notes: req.Notes,
 	})
 	if err != nil {
@@ -246,7 +246,7 @@ func (h *handler) updateItem(w http.ResponseWriter, r *http.Request) error {
 	if present && priority == nil {
 		return apperr.Validation("Invalid request", map[string]string{"priority": priorityMessage})
 	}
-	it, err := h.wishlists.UpdateItem(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), r.PathValue("itemId"), wishlists.ItemChange{
+	it, err := h.wishlists.UpdateItem(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), r.PathValue("itemId"), wishlists.UpdateItem{
 		Priority: priority, Notes: req.Notes,
 	})
 	if err != nil {
@@ -270,7 +270,7 @@ func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.wishlists.ListPublic(r.Context(), r.PathValue("username"), c)
+	p, err := h.wishlists.ListByUser(r.Context(), r.PathValue("username"), c)
 	if err != nil {
 		return err
 	}
