@@ -194,10 +194,10 @@ func (s *Service) result(ctx context.Context, following bool, kind Kind, targetI
 	return Result{TargetID: targetID, IsFollowing: following, FollowerCount: n}, nil
 }
 
-// Status says whether callerID follows the target of kind, with the
+// Get says whether callerID follows the target of kind, with the
 // target's follower count. Errors: the kind's not-found error
 // (users.ErrNotFound, storehost.ErrStoreNotFound).
-func (s *Service) Status(ctx context.Context, callerID string, kind Kind, targetID string) (Result, error) {
+func (s *Service) Get(ctx context.Context, callerID string, kind Kind, targetID string) (Result, error) {
 	id, ok := ids.Parse(targetID)
 	if !ok {
 		return Result{}, kind.notFound()
@@ -217,10 +217,10 @@ func (s *Service) Status(ctx context.Context, callerID string, kind Kind, target
 	return r, nil
 }
 
-// Following returns a page of the users callerID follows, newest follow
-// first; Followers a page of the users who follow callerID. An account
+// ListFollowing returns a page of the users callerID follows, newest follow
+// first; ListFollowers a page of the users who follow callerID. An account
 // that is gone is left out of its page. Errors: page.ErrInvalidCursor.
-func (s *Service) Following(ctx context.Context, callerID string, c page.Cursor) (page.Page[*users.User], error) {
+func (s *Service) ListFollowing(ctx context.Context, callerID string, c page.Cursor) (page.Page[*users.User], error) {
 	p, err := s.d.Store.ListFollowing(ctx, callerID, KindUser, c)
 	if err != nil {
 		return page.Page[*users.User]{}, fmt.Errorf("following of %s: %w", callerID, err)
@@ -228,12 +228,12 @@ func (s *Service) Following(ctx context.Context, callerID string, c page.Cursor)
 	return s.accounts(ctx, p, func(f Follow) string { return f.TargetID })
 }
 
-// FollowingStores returns a page of the stores callerID follows, newest
+// ListFollowingStores returns a page of the stores callerID follows, newest
 // follow first, as they are shown beside what refers to them. A store
 // that is gone (its deletion removes its follows, but the list it reads
 // is an index that may lag) is left out of its page. Errors:
 // page.ErrInvalidCursor.
-func (s *Service) FollowingStores(ctx context.Context, callerID string, c page.Cursor) (page.Page[storehost.Brief], error) {
+func (s *Service) ListFollowingStores(ctx context.Context, callerID string, c page.Cursor) (page.Page[storehost.Brief], error) {
 	p, err := s.d.Store.ListFollowing(ctx, callerID, KindStore, c)
 	if err != nil {
 		return page.Page[storehost.Brief]{}, fmt.Errorf("stores followed by %s: %w", callerID, err)
@@ -255,8 +255,8 @@ func (s *Service) FollowingStores(ctx context.Context, callerID string, c page.C
 	return out, nil
 }
 
-// Followers: see Following.
-func (s *Service) Followers(ctx context.Context, callerID string, c page.Cursor) (page.Page[*users.User], error) {
+// ListFollowers: see ListFollowing.
+func (s *Service) ListFollowers(ctx context.Context, callerID string, c page.Cursor) (page.Page[*users.User], error) {
 	p, err := s.d.Store.ListFollowers(ctx, KindUser, callerID, c)
 	if err != nil {
 		return page.Page[*users.User]{}, fmt.Errorf("followers of %s: %w", callerID, err)

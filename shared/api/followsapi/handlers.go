@@ -76,7 +76,7 @@ func change[T any](do func(ctx context.Context, callerID, targetID string) (foll
 // kind, with its follower count.
 func state[T any](svc *follows.Service, kind follows.Kind, param string, answer func(follows.Result) T) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		res, err := svc.Status(r.Context(), httpapi.CallerOf(r).ID, kind, r.PathValue(param))
+		res, err := svc.Get(r.Context(), httpapi.CallerOf(r).ID, kind, r.PathValue(param))
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (h *handler) following(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.follows.Following(r.Context(), httpapi.CallerOf(r).ID, c)
+	p, err := h.follows.ListFollowing(r.Context(), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (h *handler) followingStores(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	p, err := h.follows.FollowingStores(r.Context(), httpapi.CallerOf(r).ID, c)
+	p, err := h.follows.ListFollowingStores(r.Context(), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (h *handler) followers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.follows.Followers(r.Context(), httpapi.CallerOf(r).ID, c)
+	p, err := h.follows.ListFollowers(r.Context(), httpapi.CallerOf(r).ID, c)
 	if err != nil {
 		return err
 	}
