@@ -153,7 +153,7 @@ func seedStores(ctx context.Context, a *app.App) error {
 			return fmt.Errorf("demo store of %s: %w", d.OwnerEmail, err)
 		}
 		for _, email := range d.Staff {
-			if _, err := svc.AddStaff(ctx, st.ID, st.Slug, owner.ID, stores.NewStaff{Email: email}); err != nil && !errors.Is(err, stores.ErrAlreadyStaff) {
+			if _, err := svc.CreateStaff(ctx, st.ID, st.Slug, owner.ID, stores.NewStaff{Email: email}); err != nil && !errors.Is(err, stores.ErrAlreadyStaff) {
 				return fmt.Errorf("demo staff %s at %s: %w", email, st.Slug, err)
 			}
 		}

@@ -314,12 +314,12 @@ type DomainReport struct {
 	Message    string
 }
 
-// DomainStatus checks where the store's custom domain stands and moves
+// GetDomain checks where the store's custom domain stands and moves
 // its status: VERIFIED once its CNAME resolves to the store's target and
 // the certificate is issued, ACTIVE once the CDN serves it; back to
 // PENDING if the record goes away. verifiedAt is when it was first
 // verified. Errors: ErrNotFound.
-func (s *Service) DomainStatus(ctx context.Context, storeID string) (DomainReport, error) {
+func (s *Service) GetDomain(ctx context.Context, storeID string) (DomainReport, error) {
 	st, err := s.d.Store.GetStore(ctx, storeID)
 	if err != nil {
 		return DomainReport{}, err
@@ -421,10 +421,10 @@ func (s *Service) resolvesTo(ctx context.Context, domain, target string) (bool, 
 // this is not one a store's owner set up, or it is a loop).
 const maxCNAMEHops = 8
 
-// RemoveDomain deletes the store's custom domain: its CDN tenant goes,
+// DeleteDomain deletes the store's custom domain: its CDN tenant goes,
 // its name is free again and the status is NONE. Errors: ErrNoDomain,
 // ErrNotFound.
-func (s *Service) RemoveDomain(ctx context.Context, storeID string) error {
+func (s *Service) DeleteDomain(ctx context.Context, storeID string) error {
 	st, err := s.d.Store.GetStore(ctx, storeID)
 	if err != nil {
 		return err
@@ -440,10 +440,10 @@ func (s *Service) RemoveDomain(ctx context.Context, storeID string) error {
 	return s.d.Store.ReleaseDomain(ctx, st, s.d.Now().UTC())
 }
 
-// LookupDomain finds the store serving a custom domain, with one read
+// GetDomainClaim finds the store serving a custom domain, with one read
 // (the storefront's per-request lookup). Errors: ValidationError (no
 // domain), ErrNotFound.
-func (s *Service) LookupDomain(ctx context.Context, raw string) (DomainClaim, error) {
+func (s *Service) GetDomainClaim(ctx context.Context, raw string) (DomainClaim, error) {
 	if strings.TrimSpace(raw) == "" {
 		return DomainClaim{}, apperr.Validation("domain is required", map[string]string{"domain": "is required"})
 	}

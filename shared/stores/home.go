@@ -44,8 +44,8 @@ func (s *Service) SetHome(ctx context.Context, caller *users.User, storeID strin
 	return id, s.d.Store.SetHomeStore(ctx, caller, id)
 }
 
-// Home returns the caller's home store. Errors: ErrNoHomeStore.
-func (s *Service) Home(ctx context.Context, caller *users.User) (*Store, error) {
+// GetHome returns the caller's home store. Errors: ErrNoHomeStore.
+func (s *Service) GetHome(ctx context.Context, caller *users.User) (*Store, error) {
 	if caller.HomeStoreID == "" {
 		return nil, ErrNoHomeStore
 	}
@@ -57,9 +57,9 @@ func (s *Service) Home(ctx context.Context, caller *users.User) (*Store, error) 
 	return st, err
 }
 
-// ClearHome removes the caller's home store; none set is not an error.
+// DeleteHome removes the caller's home store; none set is not an error.
 // It reports whether there was one.
-func (s *Service) ClearHome(ctx context.Context, caller *users.User) (bool, error) {
+func (s *Service) DeleteHome(ctx context.Context, caller *users.User) (bool, error) {
 	if caller.HomeStoreID == "" {
 		return false, nil
 	}

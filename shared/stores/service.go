@@ -175,8 +175,8 @@ func (s *Service) GetByID(ctx context.Context, id string) (*Store, error) {
 // errNoStoreOwned is GET /stores/my for a caller without a store.
 var errNoStoreOwned = apperr.NotFound("You own no store")
 
-// Mine returns the caller's store. Errors: NotFound.
-func (s *Service) Mine(ctx context.Context, caller *users.User) (*Store, error) {
+// GetOwned returns the caller's store. Errors: NotFound.
+func (s *Service) GetOwned(ctx context.Context, caller *users.User) (*Store, error) {
 	if caller.StoreID == "" {
 		return nil, errNoStoreOwned
 	}

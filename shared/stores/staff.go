@@ -40,11 +40,11 @@ type NewStaff struct {
 	Email, UserID string
 }
 
-// AddStaff makes the account staff at the store (its owner's request).
+// CreateStaff makes the account staff at the store (its owner's request).
 // Errors: ValidationError (neither or both given, malformed, the owner),
 // users.ErrNotFound (no such account), ErrAlreadyStaff, ErrStaffLimit,
 // ErrNotFound.
-func (s *Service) AddStaff(ctx context.Context, storeID, slug, ownerID string, n NewStaff) (StaffView, error) {
+func (s *Service) CreateStaff(ctx context.Context, storeID, slug, ownerID string, n NewStaff) (StaffView, error) {
 	email, id := users.NormalizeEmail(n.Email), strings.TrimSpace(n.UserID)
 	var (
 		u   *users.User
@@ -80,9 +80,9 @@ func (s *Service) AddStaff(ctx context.Context, storeID, slug, ownerID string, n
 	return StaffView{StaffMember: m, User: u}, nil
 }
 
-// RemoveStaff takes the account's staff rights at the store away.
+// DeleteStaff takes the account's staff rights at the store away.
 // Errors: ErrNotStaff.
-func (s *Service) RemoveStaff(ctx context.Context, storeID, slug, userID string) error {
+func (s *Service) DeleteStaff(ctx context.Context, storeID, slug, userID string) error {
 	id, ok := ids.Parse(userID)
 	if !ok {
 		return ErrNotStaff

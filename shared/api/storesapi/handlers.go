@@ -170,7 +170,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 
 // mine serves GET /v1/stores/my.
 func (h *handler) mine(w http.ResponseWriter, r *http.Request) error {
-	st, err := h.stores.Mine(r.Context(), httpapi.CallerOf(r).User())
+	st, err := h.stores.GetOwned(r.Context(), httpapi.CallerOf(r).User())
 	if err != nil {
 		return err
 	}
@@ -342,7 +342,7 @@ type lookupStore struct {
 
 // lookupByDomain serves GET /v1/stores/lookup-by-domain?domain=.
 func (h *handler) lookupByDomain(w http.ResponseWriter, r *http.Request) error {
-	c, err := h.stores.LookupDomain(r.Context(), r.URL.Query().Get("domain"))
+	c, err := h.stores.GetDomainClaim(r.Context(), r.URL.Query().Get("domain"))
 	if err != nil {
 		return err
 	}
@@ -405,7 +405,7 @@ type domainStatusResponse struct {
 
 // domainStatus serves GET /v1/stores/{slug}/domain/status (the owner).
 func (h *handler) domainStatus(w http.ResponseWriter, r *http.Request) error {
-	rep, err := h.stores.DomainStatus(r.Context(), httpapi.CallerOf(r).Store().ID)
+	rep, err := h.stores.GetDomain(r.Context(), httpapi.CallerOf(r).Store().ID)
 	if err != nil {
 		return err
 	}
@@ -422,7 +422,7 @@ func (h *handler) domainStatus(w http.ResponseWriter, r *http.Request) error {
 
 // removeDomain serves DELETE /v1/stores/{slug}/domain (the owner).
 func (h *handler) removeDomain(w http.ResponseWriter, r *http.Request) error {
-	if err := h.stores.RemoveDomain(r.Context(), httpapi.CallerOf(r).Store().ID); err != nil {
+	if err := h.stores.DeleteDomain(r.Context(), httpapi.CallerOf(r).Store().ID); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Custom domain removed"})
@@ -454,7 +454,7 @@ func (h *handler) addStaff(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	st := httpapi.CallerOf(r).Store()
-	v, err := h.stores.AddStaff(r.Context(), st.ID, st.Slug, st.OwnerID, stores.NewStaff{Email: req.Email, UserID: req.UserID})
+	v, err := h.stores.CreateStaff(r.Context(), st.ID, st.Slug, st.OwnerID, stores.NewStaff{Email: req.Email, UserID: req.UserID})
 	if err != nil {
 		return err
 	}
@@ -478,7 +478,7 @@ func (h *handler) listStaff(w http.ResponseWriter, r *http.Request) error {
 // removeStaff serves DELETE /v1/stores/{slug}/staff/{userId} (the owner).
 func (h *handler) removeStaff(w http.ResponseWriter, r *http.Request) error {
 	st := httpapi.CallerOf(r).Store()
-	if err := h.stores.RemoveStaff(r.Context(), st.ID, st.Slug, r.PathValue("userId")); err != nil {
+	if err := h.stores.DeleteStaff(r.Context(), st.ID, st.Slug, r.PathValue("userId")); err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, httpapi.Success{Success: true, Message: "Staff member removed"})
@@ -499,7 +499,7 @@ type homeStore struct {
 
 // getHome serves GET /v1/users/me/home-store.
 func (h *handler) getHome(w http.ResponseWriter, r *http.Request) error {
-	st, err := h.stores.Home(r.Context(), httpapi.CallerOf(r).User())
+	st, err := h.stores.GetHome(r.Context(), httpapi.CallerOf(r).User())
 	if err != nil {
 		return err
 	}
@@ -535,7 +535,7 @@ func (h *handler) setHome(w http.ResponseWriter, r *http.Request) error {
 // clearHome serves DELETE /v1/users/me/home-store: success whether or not
 // one was set.
 func (h *handler) clearHome(w http.ResponseWriter, r *http.Request) error {
-	had, err := h.stores.ClearHome(r.Context(), httpapi.CallerOf(r).User())
+	had, err := h.stores.DeleteHome(r.Context(), httpapi.CallerOf(r).User())
 	if err != nil {
 		return err
 	}
