@@ -16,24 +16,29 @@ type Attempts struct{ t *table }
 
 var _ users.Attempts = (*Attempts)(nil)
 
-// Take adds one to the window's count if it is under limit: one
-// conditional UpdateItem, so concurrent attempts cannot pass the limit.
-func (s *Attempts) Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (bool, time.Time, error) {
+// Take adds one to the window's count if it is under limit and returns
+// the count with it: one conditional UpdateItem returning the new count,
+// so concurrent attempts cannot pass the limit and only one of them is
+// a window's first.
+func (s *Attempts) Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (int, time.Time, error) {
 	start := now.Truncate(window)
 	end := start.Add(window)
+	var it struct {
+		Count int `dynamo:"count"`
+	}
 	err := s.t.update(AttemptKey(key, start)).
 		Add("count", 1).
 		SetIfNotExists("type", typeAttempts).
 		SetIfNotExists(AttrTTL, end.Add(time.Minute).Unix()).
 		If("attribute_not_exists($) OR $ < ?", "count", "count", limit).
-		Run(ctx)
+		OnlyUpdatedValue(ctx, &it)
 	if dynamo.IsCondCheckFailed(err) {
-		return false, end, nil
+		return 0, end, nil
 	}
 	if err != nil {
-		return false, time.Time{}, fmt.Errorf("count attempt %s: %w", key, err)
+		return 0, time.Time{}, fmt.Errorf("count attempt %s: %w", key, err)
 	}
-	return true, end, nil
+	return it.Count, end, nil
 }
 
 // Refund takes one back from the window's count, if there is one above

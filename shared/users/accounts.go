@@ -137,10 +137,11 @@ func (s *Service) Login(ctx context.Context, email, password, source string) (*A
 	var (
 		u       *User
 		userErr error
+		take    loginTake
 		g       errgroup.Group
 	)
 	g.Go(func() error { u, userErr = s.d.Store.GetUserByEmail(ctx, email); return nil })
-	g.Go(func() error { return s.takeLoginAttempt(ctx, email, source, now) })
+	g.Go(func() (err error) { take, err = s.takeLoginAttempt(ctx, email, source, now); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
@@ -151,12 +152,15 @@ func (s *Service) Login(ctx context.Context, email, password, source string) (*A
 		return nil, userErr
 	}
 	if !checkPassword(u, password) {
+		if take.refused != nil {
+			return nil, take.refused
+		}
 		return nil, ErrBadCredentials
 	}
 	var res *AuthResult
 	g = errgroup.Group{}
 	g.Go(func() (err error) { res, err = s.signIn(ctx, u); return err })
-	g.Go(func() error { return s.loginSucceeded(ctx, email, source, now) })
+	g.Go(func() error { return s.loginSucceeded(ctx, email, source, take, now) })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}

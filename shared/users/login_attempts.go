@@ -14,35 +14,59 @@ import (
 // PasswordTries.Limit, so one guesser is slowed as before; and per account
 // from every source, against the looser PasswordTries.AccountLimit, so a
 // guesser with many addresses still gets no more than that in a window.
-// A guesser from one address (or a few, fewer than AccountLimit/Limit)
-// no longer locks the owner out: the owner's address has its own count.
 // The source's count is taken first, and the account's only when it
 // passes, so attempts a source was already refused do not use up the
-// account's allowance. A right password clears its source's count and
-// gives its own attempt back to the account's, so an owner signing in
-// often never meets the account's limit; clearing the account's count
-// would hand a guesser a fresh allowance each time the owner signs in.
+// account's allowance. Past the account's limit a source with no
+// attempts in the window still has its password checked: the right one
+// signs in, a wrong one is refused (429) like every other attempt there,
+// and a source that has tried is refused without a check. So no number
+// of guessers locks the owner out of a clean address, at the price of
+// one checked guess per fresh address and window. A right password clears
+// its source's count and gives its own attempt back to the account's
+// when the account's count took it, so an owner signing in often never
+// meets the account's limit; clearing the account's count would hand a
+// guesser a fresh allowance each time the owner signs in.
+
+// loginTake is what takeLoginAttempt counted of a sign-in.
+type loginTake struct {
+	// counted: the account's count took this attempt, so a right
+	// password gives it back (not when the counter failed, or refused).
+	counted bool
+	// refused is the account's 429 for an attempt let through to the
+	// password check only because its source is fresh: a wrong password
+	// answers it instead of a 401.
+	refused error
+}
 
 // takeLoginAttempt counts a sign-in of email from source against both
 // limits. Errors: a 429 (ratelimit.Exceeded, PasswordAction).
-func (s *Service) takeLoginAttempt(ctx context.Context, email, source string, now time.Time) error {
+func (s *Service) takeLoginAttempt(ctx context.Context, email, source string, now time.Time) (loginTake, error) {
 	p := s.d.PasswordTries
-	if err := s.takeAttempt(ctx, loginFromAttempts(email, source), p.Limit, "this account from this address", now); err != nil {
-		return err
+	n, err := s.countAttempt(ctx, loginFromAttempts(email, source), p.Limit, "this account from this address", now)
+	if err != nil {
+		return loginTake{}, err
 	}
-	return s.takeAttempt(ctx, loginAttempts(email), p.AccountLimit, "this account", now)
+	m, err := s.countAttempt(ctx, loginAttempts(email), p.AccountLimit, "this account", now)
+	switch {
+	case err == nil:
+		return loginTake{counted: m > 0}, nil
+	case n == 1: // the source's first attempt in the window
+		return loginTake{refused: err}, nil
+	default:
+		return loginTake{}, err
+	}
 }
 
-// loginSucceeded forgets source's attempts at email and gives the right
-// password's attempt back to the account's count.
-func (s *Service) loginSucceeded(ctx context.Context, email, source string, now time.Time) error {
+// loginSucceeded forgets source's attempts at email and, when the
+// account's count took the attempt (t.counted), gives it back.
+func (s *Service) loginSucceeded(ctx context.Context, email, source string, t loginTake, now time.Time) error {
 	p := s.d.PasswordTries
 	if p.Limit <= 0 || s.d.Attempts == nil {
 		return nil
 	}
 	var g errgroup.Group
 	g.Go(func() error { return s.d.Attempts.Clear(ctx, loginFromAttempts(email, source), now, p.Window) })
-	if p.AccountLimit > 0 {
+	if t.counted {
 		g.Go(func() error { return s.d.Attempts.Refund(ctx, loginAttempts(email), now, p.Window) })
 	}
 	return g.Wait()

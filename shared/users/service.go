@@ -65,9 +65,10 @@ type RefreshToken struct {
 // the number of addresses trying.
 type Attempts interface {
 	// Take counts one attempt at key in the window holding now if fewer
-	// than limit were counted there, atomically; ok is false when the
+	// than limit were counted there, atomically, and returns the
+	// window's count with it (1 for the window's first); n is 0 when the
 	// limit is reached, until the window ends.
-	Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (ok bool, until time.Time, err error)
+	Take(ctx context.Context, key string, now time.Time, window time.Duration, limit int) (n int, until time.Time, err error)
 	// Clear forgets the attempts at key in the window holding now (a
 	// right password).
 	Clear(ctx context.Context, key string, now time.Time, window time.Duration) error
@@ -164,16 +165,27 @@ func checkPassword(u *User, password string) bool {
 // fails lets the attempt through, as the rate limits do: the password
 // check still stands.
 func (s *Service) takeAttempt(ctx context.Context, key string, limit int, of string, now time.Time) error {
+	_, err := s.countAttempt(ctx, key, limit, of, now)
+	return err
+}
+
+// countAttempt is takeAttempt that also returns the window's count with
+// this attempt: 1 for the window's first, 0 when the attempt was not
+// counted (no limit, a counter that failed, or the 429).
+func (s *Service) countAttempt(ctx context.Context, key string, limit int, of string, now time.Time) (int, error) {
 	p := s.d.PasswordTries
 	if p.Limit <= 0 || limit <= 0 || s.d.Attempts == nil {
-		return nil
+		return 0, nil
 	}
-	ok, until, err := s.d.Attempts.Take(ctx, key, now, p.Window, limit)
-	if err != nil || ok {
-		return nil
+	n, until, err := s.d.Attempts.Take(ctx, key, now, p.Window, limit)
+	if err != nil {
+		return 0, nil
+	}
+	if n > 0 {
+		return n, nil
 	}
 	retry := until.Sub(now)
-	return ratelimit.Exceeded(ratelimit.PasswordAction, int64(limit), retry,
+	return 0, ratelimit.Exceeded(ratelimit.PasswordAction, int64(limit), retry,
 		fmt.Sprintf("Too many attempts with a password for %s; retry in %s", of, retry.Round(time.Second)))
 }
 

@@ -1,15 +1,21 @@
 package authapi_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -387,6 +393,25 @@ func loginFrom(t *testing.T, env *testenv.Env, addr, email, password string) int
 	return rec.Code
 }
 
+// failAccountTake fails, while on is set, the DynamoDB call that counts a
+// sign-in on an account's count from every address (dynamo.Attempts.Take
+// on a login: key), as a throttled or unreachable table would.
+func failAccountTake(on *atomic.Bool) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("failAccountTake",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if up, ok := in.Parameters.(*awsdynamodb.UpdateItemInput); ok && on.Load() {
+					pk, _ := up.Key[dynamo.AttrPK].(*types.AttributeValueMemberS)
+					take := up.ConditionExpression != nil && strings.Contains(*up.ConditionExpression, "attribute_not_exists")
+					if pk != nil && strings.HasPrefix(pk.Value, "ATTEMPTS#login:") && take {
+						return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("injected: table unavailable")
+					}
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	}
+}
+
 // Attempts with a password are counted per account and address, and per
 // account from every address: a guesser at one address cannot lock the
 // owner out, and a guesser with many addresses still gets no more than
@@ -394,7 +419,8 @@ func loginFrom(t *testing.T, env *testenv.Env, addr, email, password string) int
 // "Attempts with a password").
 func TestAuth_PasswordAttemptsFromManyAddresses(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
-	env := testenv.New(t, testenv.WithClock(clock))
+	var failAccountCount atomic.Bool
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithAPIOptions(failAccountTake(&failAccountCount)))
 	perSource, perAccount := env.Config.PasswordAttempts, env.Config.PasswordAccountAttempts
 	require.Equal(t, 10, perSource)
 	require.Equal(t, 30, perAccount)
@@ -427,18 +453,50 @@ func TestAuth_PasswordAttemptsFromManyAddresses(t *testing.T) {
 			require.Equal(t, http.StatusOK, loginFrom(t, env, owner, "frequent@example.com", "long-enough-pw"), "sign-in %d", i)
 		}
 	})
-	t.Run("a spray from many addresses gets the account limit, then 429", func(t *testing.T) {
+	t.Run("a spray from many addresses gets the account limit, then 429, but not the owner", func(t *testing.T) {
 		signup(t, env, "sprayed", "sprayed@example.com")
 		count := map[int]int{}
 		for i := range 45 {
 			count[loginFrom(t, env, fmt.Sprintf("192.0.2.%d:4000", i+1), "sprayed@example.com", "wrong-password")]++
 		}
 		assert.Equal(t, map[int]int{http.StatusUnauthorized: perAccount, http.StatusTooManyRequests: 45 - perAccount}, count,
-			"no more passwords checked than the account allows")
-		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"),
-			"the price: the owner too waits for the window's end")
+			"no more wrong passwords pass than the account allows")
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"),
+			"the owner signs in from an address without attempts")
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"),
+			"and again: the right password cleared its address's count")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.1:4001", "sprayed@example.com", "long-enough-pw"),
+			"an address that tried this window is refused unchecked, even with the right password")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.200:4000", "sprayed@example.com", "wrong-password"),
+			"a fresh address gets one guess checked and refused")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.200:4000", "sprayed@example.com", "long-enough-pw"),
+			"and no second")
 		clock.Advance(env.Config.PasswordAttemptWindow)
-		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "sprayed@example.com", "long-enough-pw"))
+		assert.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "192.0.2.1:4000", "sprayed@example.com", "wrong-password"), "a new window")
+	})
+	t.Run("a right password gives back only an attempt the account's count took", func(t *testing.T) {
+		// At the account's limit, the owner's sign-in from a clean
+		// address was not counted: giving one back would hand the
+		// sprayer another checked guess.
+		signup(t, env, "refunded", "refunded@example.com")
+		for i := range perAccount {
+			require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, fmt.Sprintf("192.0.2.%d:4000", i+1), "refunded@example.com", "wrong-password"))
+		}
+		require.Equal(t, http.StatusOK, loginFrom(t, env, owner, "refunded@example.com", "long-enough-pw"))
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.100:4000", "refunded@example.com", "wrong-password"),
+			"the account's count is still at its limit")
+
+		// Nor was one let through by a failing counter.
+		signup(t, env, "unsteady", "unsteady@example.com")
+		for i := range perAccount - 1 {
+			require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, fmt.Sprintf("192.0.2.%d:4000", i+1), "unsteady@example.com", "wrong-password"))
+		}
+		failAccountCount.Store(true)
+		require.Equal(t, http.StatusOK, loginFrom(t, env, owner, "unsteady@example.com", "long-enough-pw"), "a failing counter lets the attempt through")
+		failAccountCount.Store(false)
+		assert.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "192.0.2.100:4000", "unsteady@example.com", "wrong-password"), "the last of the account's")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.101:4000", "unsteady@example.com", "wrong-password"),
+			"the count lost nothing to the right password")
 	})
 	t.Run("no email counts on another's count from an address", func(t *testing.T) {
 		signup(t, env, "collided", "collided@example.com")
