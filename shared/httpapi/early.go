@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"sync"
 
 	"github.com/bookplatform/backend/shared/effects"
 	"github.com/bookplatform/backend/shared/users"
@@ -46,6 +47,11 @@ func (rt *Router) serveRoute(w *statusWriter, r *http.Request, route *Route, st 
 		defer cancel()
 		done := make(chan error, 1)
 		go func() { done <- rt.runHandler(route, buf, r.WithContext(ctx)) }()
+		// Whatever ends admission, a panic included, the handler gets a
+		// decision: without one, a handler waiting in Caller.User would
+		// wait forever, a goroutine leaked per such request (the
+		// server's recover answers 500 without it).
+		defer wait.publish(admission{err: errNotAdmitted})
 		a := rt.admit(r, route, claims, st)
 		if a.err != nil {
 			cancel() // its answer will not be used: stop its reads
@@ -92,6 +98,7 @@ func (rt *Router) runHandler(route *Route, w http.ResponseWriter, r *http.Reques
 // published once admission ends (publish), read by Caller.User and
 // Caller.Store, which wait for it.
 type admitted struct {
+	once    sync.Once
 	ready   chan struct{} // closed by publish
 	user    *users.User
 	store   StoreHeader
@@ -99,10 +106,14 @@ type admitted struct {
 }
 
 // publish hands the decision to the handler. The channel's close orders
-// these writes before every read of them (the Go memory model).
+// these writes before every read of them (the Go memory model). Only the
+// first call counts: serveRoute publishes admission's decision, then
+// again a refusal in a defer for the path where admission never ended.
 func (w *admitted) publish(a admission) {
-	w.user, w.store, w.refused = a.user, a.store, a.err != nil
-	close(w.ready)
+	w.once.Do(func() {
+		w.user, w.store, w.refused = a.user, a.store, a.err != nil
+		close(w.ready)
+	})
 }
 
 // wait blocks until the request is admitted and returns the decision. A
@@ -120,6 +131,10 @@ func (w *admitted) wait() *admitted {
 // refusedStop is the panic value that ends the handler of a refused
 // early GET (admitted.wait).
 type refusedStop struct{}
+
+// errNotAdmitted is the decision an early GET's handler gets when
+// admission ended without one (it panicked).
+var errNotAdmitted = errors.New("httpapi: admission did not complete")
 
 // errRefusedStop is the handler's result once refusedStop ended it.
 var errRefusedStop = errors.New("httpapi: request refused at admission; handler stopped")

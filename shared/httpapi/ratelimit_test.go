@@ -240,3 +240,40 @@ func TestWriteHandler_StartsOnlyOnceAdmitted(t *testing.T) {
 	assert.Equal(t, http.StatusOK, rec.Code)
 	assert.Contains(t, rec.Body.String(), `"tier":"premium"`)
 }
+
+// panicRefund is a counter whose refund panics, and brokenUser an
+// identity whose read fails: together they make admission panic (a
+// failed caller read refunds the count) while an early GET's handler
+// waits for its decision.
+type panicRefund struct{ memCounter }
+
+func (*panicRefund) Refund(context.Context, string, []ratelimit.Window) error {
+	panic("refund exploded")
+}
+
+type brokenUser struct{ oneUser }
+
+func (brokenUser) GetUser(context.Context, string) (*users.User, error) {
+	return nil, errors.New("table unavailable")
+}
+
+// An admission that panics still hands the early GET's handler a
+// decision: the handler waiting in Caller.User stops there instead of
+// waiting forever, and the request is a 500.
+func TestGetHandler_AdmissionPanicReleasesAWaitingHandler(t *testing.T) {
+	returned := make(chan struct{})
+	rt := NewRouter(Options{Identity: brokenUser{}, Counter: &panicRefund{}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		[]Route{{Method: "GET", Path: "/v1/me", Auth: AuthBearer, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			defer close(returned) // also when User stops the handler
+			_ = CallerOf(r).User()
+			return JSON(w, http.StatusOK, map[string]bool{"ok": true})
+		}}})
+
+	rec := call(rt, "GET", "/v1/me", "ok")
+	assert.Equal(t, http.StatusInternalServerError, rec.Code)
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler is still waiting for admission's decision: its goroutine leaked")
+	}
+}
