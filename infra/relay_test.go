@@ -79,10 +79,15 @@ func TestRelay(t *testing.T) {
 		}
 	}
 
-	// AND it times out before its dedupe lock lapses, and has no route
+	// AND it lives at least as long as its dedupe lock, which outlasts a
+	// consumer call and its mark (shared/relay's settings), and has no
+	// route
 	_, fn := function(t, f.Name)
-	if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout != relay.Timeout.Seconds() {
-		t.Errorf("relay timeout = %v s, want %v", timeout, relay.Timeout)
+	if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout != relay.Timeout.Seconds() || timeout < relay.Lock.Seconds() {
+		t.Errorf("relay timeout = %v s, want %v, no less than its lock %v", timeout, relay.Timeout, relay.Lock)
+	}
+	if relay.ConsumeTimeout+relay.MarkTime >= relay.Lock {
+		t.Errorf("a consumer call (%v) and its mark (%v) outlast the lock (%v)", relay.ConsumeTimeout, relay.MarkTime, relay.Lock)
 	}
 	if len(f.Routes) > 0 {
 		t.Errorf("the relay serves routes")

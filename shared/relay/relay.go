@@ -49,17 +49,40 @@ type Outbox interface {
 	Delivered(ctx context.Context, eventID string, at time.Time) error
 }
 
-// Settings of the relay.
+// Settings of the relay. Their order is what keeps a slow consumer from
+// sending a record to the dead-letter queue without a real failure:
+// ConsumeTimeout + MarkTime < Lock <= Timeout (relay_test.go, and infra
+// sets the function's timeout from Timeout). A consumer call ends by its
+// deadline and its dedupe record is released while the lock still
+// holds, so the stream's retry finds it free; were the invocation killed
+// holding the lock instead, each retry within the lock would meet
+// ErrInProgress and count against the event source's retries.
 const (
-	// Timeout is the relay function's timeout, and how long one
-	// delivery holds its dedupe record: a delivery that died holding it
-	// is taken over by the stream's retry after that.
+	// ConsumeTimeout is the deadline of one consumer's call on one
+	// event (its context's), shortened to leave MarkTime before the
+	// invocation's own deadline.
+	ConsumeTimeout = 10 * time.Second
+	// MarkTime is kept after a consumer's deadline to release or
+	// complete its dedupe record (one DynamoDB write, with retries).
+	MarkTime = 5 * time.Second
+	// Lock is how long one delivery holds its dedupe record: longer
+	// than a consumer call and its mark, so no live delivery's record is
+	// taken over; a delivery that died holding it is taken over by the
+	// stream's retry after that.
+	Lock = 20 * time.Second
+	// Timeout is the relay function's timeout: no shorter than Lock, so
+	// a consumer call started near the end of an invocation is cut by
+	// its shortened deadline, not by the invocation's end.
 	Timeout = 30 * time.Second
 	// KeepRecords is how long a done dedupe record is kept: the stream
 	// keeps records 24 hours, so no duplicate can come later; as long as
 	// a delivered outbox item, whatever reads one finds the other.
 	KeepRecords = dynamo.OutboxKeep
 )
+
+// errNoTime fails a record the invocation has no time left to deliver:
+// it is not started, so it takes no dedupe record.
+var errNoTime = errors.New("relay: too little of the invocation left to call a consumer")
 
 // Deps are the relay's collaborators.
 type Deps struct {
@@ -69,6 +92,9 @@ type Deps struct {
 	Outbox  Outbox
 	Now     func() time.Time
 	Logger  *slog.Logger
+	// ConsumeTimeout replaces the package's (zero: ConsumeTimeout), for
+	// tests.
+	ConsumeTimeout time.Duration
 }
 
 // Relay is the one handler of outbox records.
@@ -86,6 +112,9 @@ func New(d Deps) *Relay {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
+	if d.ConsumeTimeout == 0 {
+		d.ConsumeTimeout = ConsumeTimeout
+	}
 	seen := map[string]bool{}
 	for _, c := range d.Consumers {
 		if seen[c.Name()] {
@@ -93,7 +122,7 @@ func New(d Deps) *Relay {
 		}
 		seen[c.Name()] = true
 	}
-	return &Relay{d: d, once: worker.Once{Store: d.Records, Lock: Timeout, Keep: KeepRecords, Now: d.Now, Logger: d.Logger.With("relay", true)}}
+	return &Relay{d: d, once: worker.Once{Store: d.Records, Lock: Lock, Keep: KeepRecords, Now: d.Now, Logger: d.Logger.With("relay", true)}}
 }
 
 // Handle is the Lambda handler of the table's stream with partial batch
@@ -132,9 +161,7 @@ func (r *Relay) deliver(ctx context.Context, rec awsevents.DynamoDBEventRecord) 
 	}
 	var errs []error
 	for _, c := range r.d.Consumers {
-		err := r.once.Do(ctx, "relay:"+c.Name()+":"+ev.ID, rec.EventID, func(ctx context.Context) error {
-			return consume(ctx, c, ev)
-		})
+		err := r.consumeOnce(ctx, c, ev, rec.EventID)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("consumer %s, event %s (%s): %w", c.Name(), ev.ID, ev.Type, err))
 		}
@@ -143,6 +170,25 @@ func (r *Relay) deliver(ctx context.Context, rec awsevents.DynamoDBEventRecord) 
 		return err
 	}
 	return r.d.Outbox.Delivered(context.WithoutCancel(ctx), ev.ID, r.d.Now())
+}
+
+// consumeOnce hands ev to c under its dedupe record, with a deadline
+// (ConsumeTimeout, and MarkTime before the invocation's) by which the
+// call ends and the record is released or completed while the lock
+// holds. A consumer must honour its context's deadline.
+func (r *Relay) consumeOnce(ctx context.Context, c Consumer, ev events.Event, by string) error {
+	deadline := time.Now().Add(r.d.ConsumeTimeout)
+	if end, ok := ctx.Deadline(); ok && end.Add(-MarkTime).Before(deadline) {
+		deadline = end.Add(-MarkTime)
+	}
+	if !time.Now().Before(deadline) {
+		return errNoTime
+	}
+	cctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	return r.once.Do(cctx, "relay:"+c.Name()+":"+ev.ID, by, func(ctx context.Context) error {
+		return consume(ctx, c, ev)
+	})
 }
 
 // consume calls c and turns a panic into an error: one bad event must

@@ -189,3 +189,100 @@ func TestFilterPattern(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"eventName":["INSERT"],"dynamodb":{"Keys":{"PK":{"S":[{"prefix":"EVENT#"}]}}}}`, string(b))
 }
+
+// The settings keep a slow consumer from using up the stream's retries:
+// a consumer call and its mark end within the lock, and the function
+// lives at least as long as the lock (infra sets its timeout from
+// Timeout; infra/relay_test.go checks the template).
+func TestSettings_aConsumerCallEndsWithinItsLock(t *testing.T) {
+	assert.Less(t, relay.ConsumeTimeout+relay.MarkTime, relay.Lock)
+	assert.LessOrEqual(t, relay.Lock, relay.Timeout)
+}
+
+// blocking blocks until its context ends the first time it gets an
+// event, and records why it ended; then it consumes.
+type blocking struct {
+	mu    sync.Mutex
+	calls int
+	ended []error
+}
+
+func (*blocking) Name() string { return "blocking" }
+
+func (b *blocking) Consume(ctx context.Context, _ events.Event) error {
+	b.mu.Lock()
+	b.calls++
+	first := b.calls == 1
+	b.mu.Unlock()
+	if !first {
+		return nil
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(5 * time.Second): // a generous guard, not a measure
+	}
+	b.mu.Lock()
+	b.ended = append(b.ended, ctx.Err())
+	b.mu.Unlock()
+	return errors.New("gave up")
+}
+
+// A consumer that blocks is stopped by its deadline, which fails only
+// its record and releases the record's dedupe lock: the stream's next
+// delivery of it succeeds rather than meeting ErrInProgress until the
+// lock lapses. Without a deadline of its own the consumer would block
+// until the invocation was killed, holding the lock.
+func TestHandle_aBlockedConsumerIsStoppedAndReleased(t *testing.T) {
+	env := testenv.New(t)
+	slow, steady := &blocking{}, testenv.NewRecorder("steady")
+	o := &outbox{}
+	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow, steady}, Records: env.App.Stores.Idempotency, Outbox: o,
+		Now: testenv.NewClock(start).Now, ConsumeTimeout: time.Second})
+	r1, e1 := insert(t, "100")
+	r2, e2 := insert(t, "200")
+	ctx := context.Background()
+
+	resp, err := r.Handle(ctx, batch(r1, r2))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"100"}, failed(resp), "only the blocked record fails")
+	slow.mu.Lock()
+	assert.Equal(t, []error{context.DeadlineExceeded}, slow.ended, "the consumer's own deadline stopped it")
+	slow.mu.Unlock()
+	assert.Equal(t, []string{e2.ID}, o.ids())
+
+	resp, err = r.Handle(ctx, batch(r1, r2))
+	require.NoError(t, err)
+	assert.Empty(t, failed(resp), "the released record is delivered at once, not refused as in progress")
+	assert.Contains(t, o.ids(), e1.ID)
+	assert.Equal(t, []string{e1.ID, e2.ID}, ids(steady.Events()))
+}
+
+// A consumer call near the end of the invocation is cut MarkTime before
+// it, so its record is marked before the invocation is killed; with no
+// time left the consumer is not called and no lock is taken.
+func TestHandle_aConsumerDeadlineLeavesTimeToMark(t *testing.T) {
+	env := testenv.New(t)
+	slow := &blocking{}
+	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow}, Records: env.App.Stores.Idempotency, Outbox: &outbox{},
+		Now: testenv.NewClock(start).Now})
+	r1, _ := insert(t, "100")
+
+	ctx, cancel := context.WithTimeout(context.Background(), relay.MarkTime+time.Second)
+	defer cancel()
+	resp, err := r.Handle(ctx, batch(r1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"100"}, failed(resp))
+	require.NoError(t, ctx.Err(), "the consumer ended before the invocation's deadline")
+	slow.mu.Lock()
+	assert.Equal(t, []error{context.DeadlineExceeded}, slow.ended)
+	slow.mu.Unlock()
+
+	ctx, cancel = context.WithTimeout(context.Background(), relay.MarkTime/2)
+	defer cancel()
+	resp, err = r.Handle(ctx, batch(r1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"100"}, failed(resp), "too late to start")
+	slow.mu.Lock()
+	assert.Equal(t, 1, slow.calls, "not called without the time to mark")
+	slow.mu.Unlock()
+}
