@@ -124,10 +124,9 @@ func (s *Store) Stat(ctx context.Context, key string, n int) (int64, []byte, err
 	out, err := s.client.GetObject(ctx, &s3.GetObjectInput{
 		Bucket: aws.String(s.bucket), Key: aws.String(key), Range: aws.String(fmt.Sprintf("bytes=0-%d", n-1)),
 	})
-	var noKey *types.NoSuchKey
 	var invalidRange interface{ ErrorCode() string }
 	switch {
-	case errors.As(err, &noKey):
+	case missingUpload(err, key):
 		return 0, nil, fmt.Errorf("stat %s: %w", key, images.ErrNoUpload)
 	case errors.As(err, &invalidRange) && invalidRange.ErrorCode() == "InvalidRange":
 		return 0, nil, nil // an empty object: no byte to range over
@@ -140,6 +139,28 @@ func (s *Store) Stat(ctx context.Context, key string, n int) (int64, []byte, err
 		return 0, nil, fmt.Errorf("stat %s: %w", key, err)
 	}
 	return objectSize(out), head, nil
+}
+
+// missingUpload reports whether a GetObject or HeadObject of key failed
+// because the object is not there: 404 NoSuchKey (NotFound for a HEAD),
+// or, for a key under images.UploadsPrefix, 403 AccessDenied. The role
+// may read every object (s3:GetObject), so a refusal there can only be
+// S3 hiding a missing key from a caller it does not let list it; infra's
+// s3:ListBucket grant, limited by an s3:prefix condition, is meant to
+// make S3 answer 404, but how that condition applies to the implicit
+// check is not documented (docs/decisions.md), and a missing upload must
+// never turn into a 500.
+func missingUpload(err error, key string) bool {
+	var noKey *types.NoSuchKey
+	var notFound *types.NotFound
+	var coded interface{ ErrorCode() string }
+	switch {
+	case err == nil:
+		return false
+	case errors.As(err, &noKey), errors.As(err, &notFound):
+		return true
+	}
+	return strings.HasPrefix(key, images.UploadsPrefix) && errors.As(err, &coded) && coded.ErrorCode() == "AccessDenied"
 }
 
 // objectSize is the whole object's size from a ranged GET's answer
