@@ -61,7 +61,11 @@ func TestRelay(t *testing.T) {
 		}
 	})
 
-	// AND the relay reads the stream (and only the stream) with its stream actions, and has its table actions on the table
+	// AND the relay reads the stream (and only the stream) with its stream actions, and has its table actions on the table.
+	// Each stream action must be granted, not merely not misgranted:
+	// a template without them would pass a check of the statements
+	// that name them.
+	granted := map[string]int{}
 	for _, st := range roleStatements(t, f.Name) {
 		actions := strs(st["Action"])
 		if !slices.ContainsFunc(actions, func(a string) bool { return slices.Contains(relayStreamActions, a) }) {
@@ -72,10 +76,20 @@ func TestRelay(t *testing.T) {
 			if res != "*" || len(actions) != 1 {
 				t.Errorf("ListStreams statement: %v on %v", actions, res)
 			}
+			granted["dynamodb:ListStreams"]++
 			continue
 		}
 		if !strings.Contains(res, table) || !strings.Contains(res, "StreamArn") {
 			t.Errorf("stream actions %v on %v, want the table's stream", actions, res)
+			continue
+		}
+		for _, a := range actions {
+			granted[a]++
+		}
+	}
+	for _, a := range relayStreamActions {
+		if granted[a] == 0 {
+			t.Errorf("the relay is not granted %s (on the table's stream, or * for ListStreams)", a)
 		}
 	}
 
