@@ -8,8 +8,10 @@ import (
 )
 
 // A group that emits events puts their outbox items inside its
-// transactions, which IAM authorizes as PutItem; the relay gets exactly
-// what its dedupe records and delivered mark call.
+// transactions, which IAM authorizes as PutItem. The relay reads no
+// index, serves no route and sends to no queue; its table actions are
+// held to the calls it really makes in local/bench (TestCallGrants_relay),
+// not to a list written here.
 func TestFunctions_eventGrants(t *testing.T) {
 	byName := map[string]Function{}
 	for _, f := range Functions() {
@@ -32,8 +34,7 @@ func TestFunctions_eventGrants(t *testing.T) {
 	if !ok || !r.Relay {
 		t.Fatal("no relay function")
 	}
-	want := []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
-	if !slices.Equal(r.TableActions, want) || len(r.Indexes) > 0 || len(r.Routes) > 0 || len(r.Sends) > 0 {
-		t.Errorf("relay: actions %v, indexes %v, %d routes, sends %v; want %v only", r.TableActions, r.Indexes, len(r.Routes), r.Sends, want)
+	if len(r.Indexes) > 0 || len(r.Routes) > 0 || len(r.Sends) > 0 {
+		t.Errorf("relay: indexes %v, %d routes, sends %v; want none", r.Indexes, len(r.Routes), r.Sends)
 	}
 }
