@@ -54,7 +54,7 @@ vet: deps
 # One DynamoDB Local serves every test package (withdynamodb sets
 # TEST_DYNAMODB_ENDPOINT): one JVM start instead of one per package.
 test: deps check-java vet
-	$(GO) run ./local/withdynamodb $(GO) test -count=1 ./...
+	$(GO) run ./local/withdynamodb $(GO) test -count=1 -timeout 30m ./...
 
 # Every fuzz target of the module, one after the other, FUZZTIME each.
 # `make test` already runs each target's seed corpus; this searches
