@@ -117,6 +117,9 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	if err := groups.CheckSettings(cfg); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
 	settings, err := serverSettings(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)

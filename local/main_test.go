@@ -40,7 +40,7 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 	require.NoError(t, seedDemo(ctx, env.App))
 
 	// A demo account whose tier was changed gets it back; the rest is kept.
-	premium, err := env.App.Stores.Users.GetUserByEmail(ctx, "premium@example.com")
+	premium, err := dynamo.NewUsers(env.App.Table).GetUserByEmail(ctx, "premium@example.com")
 	require.NoError(t, err)
 	_, err = env.App.Users.SetTier(ctx, premium.ID, users.TierFree)
 	require.NoError(t, err)
@@ -55,7 +55,7 @@ func TestSeedDemo_createsMissingAccountsOnce(t *testing.T) {
 			assert.Equal(t, d.Username, me.JSON["username"])
 		})
 	}
-	again, err := env.App.Stores.Users.GetUserByEmail(ctx, "premium@example.com")
+	again, err := dynamo.NewUsers(env.App.Table).GetUserByEmail(ctx, "premium@example.com")
 	require.NoError(t, err)
 	assert.Equal(t, premium.ID, again.ID, "the account is not created twice")
 

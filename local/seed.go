@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bookplatform/backend/shared/dynamo"
 
+	"github.com/bookplatform/backend/shared/api/challengesapi"
+	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/challenges"
@@ -104,7 +107,7 @@ func profile(f map[string]string, lat, lng, tax float64, hours stores.Hours) sto
 // every start is therefore safe.
 func seedDemo(ctx context.Context, a *app.App) error {
 	for _, d := range demoAccounts {
-		u, err := a.Stores.Users.GetUserByEmail(ctx, d.Email)
+		u, err := dynamo.NewUsers(a.Table).GetUserByEmail(ctx, d.Email)
 		if errors.Is(err, users.ErrNotFound) {
 			res, serr := a.Users.Signup(ctx, users.SignupInput{
 				Username: d.Username, Email: d.Email, Password: DemoPassword, DisplayName: d.DisplayName,
@@ -133,7 +136,7 @@ func seedDemo(ctx context.Context, a *app.App) error {
 func seedStores(ctx context.Context, a *app.App) error {
 	// A data directory from before the position list and the directory's
 	// count item gets both first.
-	if n, err := a.Stores.Bookstores.Reindex(ctx); err != nil {
+	if n, err := dynamo.NewBookstores(a.Table).Reindex(ctx); err != nil {
 		return err
 	} else if n > 0 {
 		a.Logger.Info("stores reindexed: position list and directory count written", "stores", n)
@@ -141,7 +144,7 @@ func seedStores(ctx context.Context, a *app.App) error {
 	deps := a.Deps()
 	svc := storesapi.Service(deps)
 	for _, d := range demoStores {
-		owner, err := a.Stores.Users.GetUserByEmail(ctx, d.OwnerEmail)
+		owner, err := dynamo.NewUsers(a.Table).GetUserByEmail(ctx, d.OwnerEmail)
 		if err != nil {
 			return fmt.Errorf("demo store of %s: %w", d.OwnerEmail, err)
 		}
@@ -159,13 +162,13 @@ func seedStores(ctx context.Context, a *app.App) error {
 		}
 		for _, c := range d.Clubs {
 			c.StoreID = st.ID
-			if _, err := deps.Clubs().Create(ctx, owner, c); err != nil {
+			if _, err := clubsapi.Service(deps).Create(ctx, owner, c); err != nil {
 				return fmt.Errorf("demo club %q of %s: %w", c.Name, st.Slug, err)
 			}
 		}
 		for _, c := range d.Challenges {
 			c.StoreID = st.ID
-			if _, err := deps.Challenges().Create(ctx, owner, c); err != nil {
+			if _, err := challengesapi.Service(deps).Create(ctx, owner, c); err != nil {
 				return fmt.Errorf("demo challenge %q of %s: %w", c.Name, st.Slug, err)
 			}
 		}

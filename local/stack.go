@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"net"
 	"net/http"
 	"os"
@@ -148,7 +149,7 @@ func startWorkers(client *sqs.Client, urls map[queues.Name]string, groups []api.
 			continue
 		}
 		logger := a.Logger.With("group", grp.Name)
-		handle := worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, logger)
+		handle := worker.Lambda(w.Handle, dynamo.NewIdempotency(a.Table), w.Queue, a.Now, logger)
 		g.Go(func() error {
 			sqspoll.Poll(ctx, client, urls[w.Queue], w.BatchSize, handle, logger)
 			return nil

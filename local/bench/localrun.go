@@ -17,6 +17,7 @@ import (
 
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 // localRun is the local server (`go run ./local`) started for a benchmark.
@@ -93,7 +94,7 @@ func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "AWS_") || slices.Contains(config.Names, name) {
+		if strings.HasPrefix(name, "AWS_") || slices.Contains(groups.Names(), name) {
 			continue
 		}
 		env = append(env, kv)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"log/slog"
 	"math"
 	"math/rand/v2"
@@ -94,14 +95,14 @@ func TestStoresBench(t *testing.T) {
 				ID: st.OwnerUserID, Username: fmt.Sprintf("bench_owner_%05d", i), Email: fmt.Sprintf("bench.owner.%05d@example.com", i),
 				DisplayName: "Bench Owner", Tier: users.TierBookstore, CreatedAt: now, UpdatedAt: now,
 			}
-			if err := env.App.Stores.Users.CreateUser(gctx, u); err != nil {
+			if err := dynamo.NewUsers(env.App.Table).CreateUser(gctx, u); err != nil {
 				return err
 			}
-			if err := env.App.Stores.Bookstores.CreateStore(gctx, st); err != nil {
+			if err := dynamo.NewBookstores(env.App.Table).CreateStore(gctx, st); err != nil {
 				return err
 			}
 			if i%5 == 0 {
-				if err := env.App.Stores.Bookstores.ClaimDomain(gctx, st, benchDomain(i), now); err != nil {
+				if err := dynamo.NewBookstores(env.App.Table).ClaimDomain(gctx, st, benchDomain(i), now); err != nil {
 					return err
 				}
 			}

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -148,6 +149,7 @@ type settings struct {
 	clock      *Clock
 	logger     *slog.Logger
 	edits      []func(*config.Config)
+	vars       map[string]string
 	rateLimits bool
 	storeHosts storehost.Directory
 	keys       auth.Keyring
@@ -170,6 +172,18 @@ func WithClock(c *Clock) Option {
 // token lifetimes, a smaller body limit, ...).
 func WithConfig(edit func(*config.Config)) Option {
 	return func(s *settings) { s.edits = append(s.edits, edit) }
+}
+
+// WithEnv sets a variable before the configuration is read: a group's
+// own setting (config.Env), read through the same names, defaults and
+// checks as in a deployment; a bad value fails New as it fails a start.
+func WithEnv(name, value string) Option {
+	return func(s *settings) {
+		if s.vars == nil {
+			s.vars = map[string]string{}
+		}
+		s.vars[name] = value
+	}
 }
 
 // WithRateLimits turns the rate limits on. They are off otherwise, so
@@ -283,6 +297,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 
 		config.EnvCDNDistributionID: cdnlocal.DistributionID,
 	}
+	maps.Copy(vars, s.vars)
 	cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
 	if err != nil {
 		s3srv.Close()
@@ -323,7 +338,13 @@ func New(tb testing.TB, opts ...Option) *Env {
 	})
 	tb.Cleanup(s3srv.Close)
 
-	h := devserver.Handler(a, groups.All(a.Deps()))
+	gs := groups.All(a.Deps())
+	if err := a.SettingsErr(); err != nil {
+		s3srv.Close()
+		srv.Close()
+		tb.Fatalf("testenv: %v", err)
+	}
+	h := devserver.Handler(a, gs)
 	srv.Config.Handler = h
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers

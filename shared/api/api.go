@@ -16,19 +16,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/bookplatform/backend/shared/auth"
-	"github.com/bookplatform/backend/shared/challenges"
-	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
-	"github.com/bookplatform/backend/shared/wishlists"
 	"github.com/bookplatform/backend/shared/worker"
 )
 
@@ -105,33 +101,40 @@ type Worker struct {
 // groups whose handlers are never called: their tables can be listed
 // (CDK, the API reference), not served.
 //
-// It holds what every group's function has anyway (the table's stores,
-// the tokens, the configuration). A client that only some groups use
-// (S3 for images, CloudFront for custom domains, a queue sender) is not
-// here: the group builds it from AWS in its constructor, through its
-// adapter package (s3media, cdn, queues), so only that group's function
-// imports and links it (shared/groups tests this with go list).
+// It holds the core alone, what every group's function has anyway, and
+// does not grow with the groups: a group builds its stores from Table
+// (dynamo.NewClubs(d.Table), ...), reads its own settings through Env,
+// and builds any client only it uses (S3 for images, CloudFront for
+// custom domains, a queue sender) from AWS through its adapter package
+// (s3media, cdn, queues), all in its constructor, so only that group's
+// function imports and links them (shared/groups tests this with go
+// list).
 type Deps struct {
 	Config config.Config
+	// Env reads the group's own settings (config.Env); whoever builds
+	// the group reports what it found wrong at start.
+	Env *config.Env
 	// AWS is the SDK configuration the function's clients are built from
 	// (traced in Lambda; the stand-ins' endpoints on the local run and in
 	// tests).
-	AWS    aws.Config
-	Stores dynamo.Stores
+	AWS aws.Config
+	// Table is the one table: the client, its name and the clock.
+	Table  dynamo.Handle
 	Tokens *auth.Tokens
 	// Users is the account service, shared by the auth and users groups
 	// and the demo data. It stores no image: the users group adds its
 	// avatars' storage (users.Service.WithImages), so the auth function
 	// does not link S3.
 	Users *users.Service
+	// Quota is the free tier's monthly quota, which the router admits
+	// by and the posts' services charge.
 	Quota quota.Policy
 	// StoreHosts answers whether a caller may host a club or challenge
 	// for a store, how a store is shown beside a club, a challenge or a
 	// follow, and which store a slug names (the seam to the stores
-	// domain: stores.Hosts).
+	// domain: dynamo.NewStoreHosts; the tests of clubs and challenges
+	// alone set their own).
 	StoreHosts storehost.Directory
-	// WishlistLimits are the per-tier wishlist limits (configuration).
-	WishlistLimits wishlists.Limits
 	// DNS, when set, is the resolver custom domains are checked with (the
 	// local run's and the tests' stand-in); nil is the system's (cdn.DNS).
 	DNS    stores.Resolver
@@ -149,40 +152,17 @@ var TenantActions = []string{
 	"cloudfront:GetManagedCertificateDetails", "cloudfront:UpdateDistributionTenant",
 }
 
-// Clubs is the clubs service of the clubs group (and of the demo data).
-func (d Deps) Clubs() *clubs.Service {
-	s := d.Stores
-	return clubs.NewService(clubs.Deps{
-		Store: s.Clubs, Users: s.Users, Books: s.Books, Briefs: s.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ClubCreatorTiers), Now: d.Now,
-	})
-}
+// Build is a group's constructor.
+type Build func(d Deps) Group
 
-// Challenges is the challenges service of the challenges group (and of
-// the demo data).
-func (d Deps) Challenges() *challenges.Service {
-	s := d.Stores
-	return challenges.NewService(challenges.Deps{
-		Store: s.Challenges, Users: s.Users, Briefs: s.Briefs,
-		Stores: d.StoreHosts, CreatorTiers: tiers(d.Config.ChallengeCreatorTiers), Now: d.Now,
-	})
-}
-
-// tiers converts the configuration's tier names.
-func tiers(names []string) []users.Tier {
+// CreatorTiers reads a group's setting naming the tiers that may create
+// what the group holds (clubs, challenges): comma-separated tier names,
+// premium,bookstore by default (spec: Other limits).
+func CreatorTiers(env *config.Env, name string) []users.Tier {
+	names := env.Tiers(name, config.DefaultCreatorTiers)
 	out := make([]users.Tier, len(names))
 	for i, n := range names {
 		out[i] = users.Tier(n)
 	}
 	return out
-}
-
-// Build is a group's constructor.
-type Build func(d Deps) Group
-
-// Posts is what every post service (lines, reviews) reads beside its own
-// store.
-func (d Deps) Posts() posts.Deps {
-	s := d.Stores
-	return posts.Deps{Users: s.Users, Books: s.Books, Briefs: s.Briefs, Quota: d.Quota, Now: d.Now}
 }

@@ -35,7 +35,6 @@ import (
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/tracing"
 	"github.com/bookplatform/backend/shared/users"
-	"github.com/bookplatform/backend/shared/wishlists"
 )
 
 // App is the wired service.
@@ -46,8 +45,13 @@ type App struct {
 	// groups build from it the clients only they use (api.Deps).
 	AWS aws.Config
 	DB  *dynamodb.Client
-	// Stores are the table's stores, one per aggregate.
-	Stores dynamo.Stores
+	// Table is the one table (the client, its name and the clock): the
+	// groups build their stores from it (api.Deps), and so do the app's
+	// own readers and the tests.
+	Table dynamo.Handle
+	// Env reads the groups' own settings through what the configuration
+	// was read from; SettingsErr reports what it found wrong.
+	Env *config.Env
 	// Keys are the access-token keys (the Secrets Manager keyring in
 	// AWS, the configured set elsewhere); cursors and idempotency
 	// records are keyed from them too.
@@ -64,10 +68,8 @@ type App struct {
 	Quota quota.Policy
 	// StoreHosts is the seam between the community features that refer
 	// to stores (clubs and challenges a store hosts, store follows) and
-	// the stores domain (stores.Hosts).
+	// the stores domain (dynamo.NewStoreHosts).
 	StoreHosts storehost.Directory
-	// WishlistLimits are how many wishlists each tier may keep.
-	WishlistLimits wishlists.Limits
 	// Counter counts requests for the rate limits; nil turns them off
 	// (the test environment does, unless a test turns them on).
 	Counter ratelimit.Counter
@@ -76,6 +78,12 @@ type App struct {
 	// building routers. The stores group builds the CDN tenants itself.
 	DNS stores.Resolver
 	Now func() time.Time
+
+	// The stores the app's own pipeline reads: idempotency records, the
+	// caller's account, the store a request names.
+	idempotency *dynamo.Idempotency
+	users       *dynamo.Users
+	bookstores  *dynamo.Bookstores
 }
 
 // Clients are the AWS clients every function runs on, and the SDK
@@ -122,8 +130,9 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	if logger == nil {
 		logger = NewLogger(cfg.LogLevel)
 	}
-	a := &App{Config: cfg, Logger: logger, AWS: clients.AWS, DB: clients.DynamoDB, Now: now}
-	a.Stores = dynamo.NewStores(clients.DynamoDB, cfg.TableName, now)
+	a := &App{Config: cfg, Logger: logger, AWS: clients.AWS, DB: clients.DynamoDB, Now: now, Env: cfg.Env()}
+	a.Table = dynamo.Handle{DB: clients.DynamoDB, Table: cfg.TableName, Now: now}
+	h := a.Table
 	a.Keys = clients.Keys
 	if a.Keys == nil {
 		keys, err := auth.NewKeySet(cfg.JWTSecret, cfg.JWTPreviousSecret, cfg.JWTNextSecret)
@@ -136,30 +145,40 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 	}
 	a.Tokens = auth.NewTokens(a.Keys, cfg.AccessTokenTTL, now)
 	a.Users = users.NewService(users.Deps{
-		Store: a.Stores.Users, Sessions: a.Stores.Sessions, Attempts: a.Stores.Attempts, Tokens: a.Tokens,
+		Store: dynamo.NewUsers(h), Sessions: dynamo.NewSessions(h), Attempts: dynamo.NewAttempts(h), Tokens: a.Tokens,
 		RefreshTTL: cfg.RefreshTokenTTL, RefreshReuse: cfg.RefreshReuseInterval, BcryptCost: cfg.BcryptCost,
 		PasswordTries: users.AttemptPolicy{
 			Limit: cfg.PasswordAttempts, AccountLimit: cfg.PasswordAccountAttempts, Window: cfg.PasswordAttemptWindow,
 		},
 		Now: now,
 	})
-	a.Books = books.NewService(books.Deps{Store: a.Stores.Books, Now: now})
+	a.Books = books.NewService(books.Deps{Store: dynamo.NewBooks(h), Now: now})
 	a.Quota = quota.Policy{FreePosts: cfg.MonthlyPosts, FreeReviews: cfg.MonthlyReviews, UpgradeURL: cfg.UpgradeURL}
-	a.StoreHosts = stores.NewHosts(a.Stores.Bookstores, a.Stores.Users)
-	a.WishlistLimits = wishlists.Limits{
-		Free: cfg.WishlistsFree, Premium: cfg.WishlistsPremium, Bookstore: cfg.WishlistsBookstore, Items: cfg.WishlistMaxItems,
-	}
-	a.Counter = a.Stores.Counters
+	a.StoreHosts = dynamo.NewStoreHosts(h)
+	a.Counter = dynamo.NewCounters(h)
+	a.idempotency = dynamo.NewIdempotency(h)
+	a.users = dynamo.NewUsers(h)
+	a.bookstores = dynamo.NewBookstores(h)
 	return a
 }
 
-// Deps is what the app's groups are built from.
+// Deps is what the app's groups are built from: the core alone, the
+// same whatever the groups (api.Deps).
 func (a *App) Deps() api.Deps {
 	return api.Deps{
-		Config: a.Config, AWS: a.AWS, Stores: a.Stores, Tokens: a.Tokens, Users: a.Users,
-		Quota: a.Quota, StoreHosts: a.StoreHosts, WishlistLimits: a.WishlistLimits,
-		DNS: a.DNS, Logger: a.Logger, Now: a.Now,
+		Config: a.Config, Env: a.Env, AWS: a.AWS, Table: a.Table, Tokens: a.Tokens, Users: a.Users,
+		Quota: a.Quota, StoreHosts: a.StoreHosts, DNS: a.DNS, Logger: a.Logger, Now: a.Now,
 	}
+}
+
+// SettingsErr is every bad value of a group's own setting that the
+// groups built from Deps have read so far, each naming its variable: a
+// start-up error, as a bad core setting is (config.Load).
+func (a *App) SettingsErr() error {
+	if err := a.Env.Err(); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	return nil
 }
 
 // FromEnv is what a Lambda main does: configuration, tracing (in Lambda
@@ -175,6 +194,9 @@ func FromEnv(ctx context.Context, build api.Build) (*App, api.Group, error) {
 		return nil, api.Group{}, err
 	}
 	g := build(a.Deps())
+	if err := a.SettingsErr(); err != nil {
+		return nil, api.Group{}, err
+	}
 	if a.Config.JWTKeys.None() && !g.Keyless() {
 		return nil, api.Group{}, fmt.Errorf("group %s verifies tokens: %w", g.Name, config.ErrNoJWTKeys)
 	}
@@ -251,6 +273,6 @@ func (a *App) derivedKeys(label string) func() [][]byte {
 // Local's stream (local/streampoll).
 func (a *App) Relay(consumers ...relay.Consumer) *relay.Relay {
 	return relay.New(relay.Deps{
-		Consumers: consumers, Records: a.Stores.Idempotency, Outbox: a.Stores.Outbox, Now: a.Now, Logger: a.Logger,
+		Consumers: consumers, Records: a.idempotency, Outbox: dynamo.NewOutbox(a.Table), Now: a.Now, Logger: a.Logger,
 	})
 }

@@ -27,7 +27,7 @@ import (
 func Start(build api.Build) {
 	a, g := MustFromEnv(build)
 	if w := g.Worker; w != nil {
-		lambda.Start(traced(worker.Lambda(w.Handle, a.Stores.Idempotency, w.Queue, a.Now, a.Logger)))
+		lambda.Start(traced(worker.Lambda(w.Handle, a.idempotency, w.Queue, a.Now, a.Logger)))
 		return
 	}
 	lambda.Start(HTTPHandler(a, g))

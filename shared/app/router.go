@@ -47,10 +47,10 @@ func (a *App) routerFor(group string, routes []httpapi.Route) *httpapi.Router {
 		MaxBodyBytes:     a.Config.MaxBodyBytes,
 		CursorKeys:       a.derivedKeys(labelCursors),
 		Quota:            a.Quota,
-		Idempotency:      a.Stores.Idempotency,
+		Idempotency:      a.idempotency,
 		// Its own key: a cursor's key never opens a kept answer.
 		IdempotencySecrets: a.derivedKeys(labelIdempotency),
-		Stores:             storeDirectory{a.Stores.Bookstores},
+		Stores:             storeDirectory{a.bookstores},
 		Now:                a.Now,
 	}, routes)
 }
@@ -92,7 +92,7 @@ func (i identity) VerifyAccessToken(token string) (auth.Claims, error) {
 }
 
 func (i identity) GetUser(ctx context.Context, id string) (*users.User, error) {
-	return i.a.Stores.Users.GetUser(ctx, id)
+	return i.a.users.GetUser(ctx, id)
 }
 
 // storeDirectory adapts the stores' storage to httpapi.StoreDirectory:

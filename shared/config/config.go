@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -39,18 +37,6 @@ const (
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
-	// Tiers that may create clubs and reading challenges: comma-separated
-	// tier names, default premium,bookstore (spec: Other limits).
-	EnvClubCreatorTiers      = "CLUB_CREATOR_TIERS"
-	EnvChallengeCreatorTiers = "CHALLENGE_CREATOR_TIERS"
-	// Wishlists a user may keep, per tier (spec: Other limits); 0 is
-	// unlimited. Defaults: free 1, premium 10, bookstore unlimited.
-	EnvWishlistsFree      = "WISHLIST_LIMIT_FREE"
-	EnvWishlistsPremium   = "WISHLIST_LIMIT_PREMIUM"
-	EnvWishlistsBookstore = "WISHLIST_LIMIT_BOOKSTORE"
-	// Books one wishlist may hold (default 500, at most 1000): its single
-	// view shows them all, so the bound keeps that one bounded read.
-	EnvWishlistMaxItems = "WISHLIST_MAX_ITEMS"
 	// Custom domains: the multi-tenant CloudFront distribution that
 	// serves stores' domains (set by the CDK stack; unset turns custom
 	// domains off), the suffix of each store's CNAME target
@@ -91,13 +77,12 @@ const (
 )
 
 // Names lists every variable above, for tools that must clear or copy the
-// service's environment.
+// service's environment; a group's own settings are read in its package
+// (Env), and groups.Names adds them.
 var Names = []string{
 	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAccountAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
-	EnvClubCreatorTiers, EnvChallengeCreatorTiers,
-	EnvWishlistsFree, EnvWishlistsPremium, EnvWishlistsBookstore, EnvWishlistMaxItems,
 	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
 	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
@@ -117,17 +102,16 @@ const (
 	DefaultPasswordAccountTries  = 30
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
-	DefaultCreatorTiers          = "premium,bookstore"
-	DefaultWishlistsFree         = 1
-	DefaultWishlistsPremium      = 10
-	DefaultWishlistsBookstore    = 0 // unlimited
-	DefaultWishlistMaxItems      = 500
-	MaxWishlistMaxItems          = 1000
 	DefaultStoreDomainTarget     = "stores.bookplatform.example"
 	DefaultPlatformDomain        = "bookplatform.example"
 	DefaultJWTKeysRefresh        = 5 * time.Minute
 	DefaultMetricsNamespace      = "BookPlatform"
 )
+
+// DefaultCreatorTiers are the tiers that may create clubs and
+// challenges unless their group's setting says otherwise (spec: Other
+// limits).
+const DefaultCreatorTiers = "premium,bookstore"
 
 // tierNames are the account tiers a tier list may name (shared/users).
 var tierNames = []string{"free", "premium", "bookstore"}
@@ -159,9 +143,11 @@ type Config struct {
 	MaxBodyBytes    int64
 	LogLevel        string
 	Port            int
-	UpgradeURL      string
-	MonthlyPosts    int
-	MonthlyReviews  int
+	// The free tier's monthly quota (shared/quota): the router admits
+	// and counts by it, so it is the core's.
+	UpgradeURL     string
+	MonthlyPosts   int
+	MonthlyReviews int
 	// PasswordAttempts per account and source address (a sign-in) or
 	// per account (a password change) in PasswordAttemptWindow, and
 	// PasswordAccountAttempts per account from every address (a sign-in).
@@ -169,14 +155,6 @@ type Config struct {
 	PasswordAccountAttempts int
 	PasswordAttemptWindow   time.Duration
 	RefreshReuseInterval    time.Duration
-	// ClubCreatorTiers and ChallengeCreatorTiers name the tiers that may
-	// create clubs and challenges.
-	ClubCreatorTiers      []string
-	ChallengeCreatorTiers []string
-	// Wishlists a user of each tier may keep; 0 is unlimited.
-	WishlistsFree, WishlistsPremium, WishlistsBookstore int
-	// WishlistMaxItems is how many books one wishlist may hold.
-	WishlistMaxItems int
 	// CDNDistributionID is the multi-tenant distribution of custom
 	// domains ("": custom domains off).
 	CDNDistributionID string
@@ -187,7 +165,16 @@ type Config struct {
 	// OriginVerifySecret, when set, admits only requests that came through
 	// the API's CloudFront front door (shared/app, frontDoor).
 	OriginVerifySecret string
+
+	// get is what the configuration was read through: Env reads the
+	// groups' own settings through it too.
+	get func(string) string
 }
+
+// Env is a reader of the groups' own settings through what the
+// configuration was read from (api.Deps.Env). A zero Config's reads
+// every variable as unset.
+func (c Config) Env() *Env { return NewEnv(c.get) }
 
 // Load reads the configuration from the environment. It reports every
 // missing or malformed variable at once, so a deploy fails with one clear
@@ -212,87 +199,34 @@ func LoadWithoutKeys() (Config, error) { return load(os.Getenv, false) }
 var ErrNoJWTKeys = fmt.Errorf("%s is required (or %s)", EnvJWTSecret, EnvJWTSecretARN)
 
 func load(get func(string) string, requireKeys bool) (Config, error) {
-	var errs []error
-	required := func(name string) string {
-		v := strings.TrimSpace(get(name))
-		if v == "" {
-			errs = append(errs, fmt.Errorf("%s is required", name))
-		}
-		return v
-	}
-	duration := func(name string, def time.Duration) time.Duration {
-		v := strings.TrimSpace(get(name))
-		if v == "" {
-			return def
-		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be a positive Go duration such as 15m, got %q", name, v))
-			return def
-		}
-		return d
-	}
-	integer := func(name string, def, lo, hi int64) int64 {
-		v := strings.TrimSpace(get(name))
-		if v == "" {
-			return def
-		}
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < lo || n > hi {
-			errs = append(errs, fmt.Errorf("%s must be an integer from %d to %d, got %q", name, lo, hi, v))
-			return def
-		}
-		return n
-	}
-	tiers := func(name string) []string {
-		v := strings.TrimSpace(get(name))
-		if v == "" {
-			v = DefaultCreatorTiers
-		}
-		var out []string
-		for _, t := range strings.Split(v, ",") {
-			t = strings.ToLower(strings.TrimSpace(t))
-			if !slices.Contains(tierNames, t) {
-				errs = append(errs, fmt.Errorf("%s must list tiers among %s, got %q", name, strings.Join(tierNames, ", "), v))
-				return nil
-			}
-			out = append(out, t)
-		}
-		return out
-	}
-
+	e := NewEnv(get)
 	c := Config{
-		TableName:       required(EnvTableName),
-		MediaBucket:     required(EnvMediaBucket),
-		MediaBaseURL:    strings.TrimRight(required(EnvMediaBaseURL), "/"),
-		AccessTokenTTL:  duration(EnvAccessTokenTTL, DefaultAccessTokenTTL),
-		RefreshTokenTTL: duration(EnvRefreshTokenTTL, DefaultRefreshTokenTTL),
-		BcryptCost:      int(integer(EnvBcryptCost, DefaultBcryptCost, 4, 14)),
-		MaxBodyBytes:    integer(EnvMaxBodyBytes, DefaultMaxBodyBytes, 1024, 10<<20),
-		LogLevel:        strings.ToLower(strings.TrimSpace(get(EnvLogLevel))),
-		Port:            int(integer(EnvPort, DefaultPort, 1, 65535)),
-		UpgradeURL:      strings.TrimSpace(get(EnvUpgradeURL)),
-		MonthlyPosts:    int(integer(EnvMonthlyPosts, DefaultMonthlyPosts, 1, 1_000_000)),
-		MonthlyReviews:  int(integer(EnvMonthlyReviews, DefaultMonthlyReviews, 1, 1_000_000)),
+		TableName:       e.Required(EnvTableName),
+		MediaBucket:     e.Required(EnvMediaBucket),
+		MediaBaseURL:    strings.TrimRight(e.Required(EnvMediaBaseURL), "/"),
+		AccessTokenTTL:  e.Duration(EnvAccessTokenTTL, DefaultAccessTokenTTL),
+		RefreshTokenTTL: e.Duration(EnvRefreshTokenTTL, DefaultRefreshTokenTTL),
+		BcryptCost:      int(e.Int(EnvBcryptCost, DefaultBcryptCost, 4, 14)),
+		MaxBodyBytes:    e.Int(EnvMaxBodyBytes, DefaultMaxBodyBytes, 1024, 10<<20),
+		LogLevel:        strings.ToLower(e.String(EnvLogLevel)),
+		Port:            int(e.Int(EnvPort, DefaultPort, 1, 65535)),
+		UpgradeURL:      e.String(EnvUpgradeURL),
+		MonthlyPosts:    int(e.Int(EnvMonthlyPosts, DefaultMonthlyPosts, 1, 1_000_000)),
+		MonthlyReviews:  int(e.Int(EnvMonthlyReviews, DefaultMonthlyReviews, 1, 1_000_000)),
 
-		PasswordAttempts:        int(integer(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
-		PasswordAccountAttempts: int(integer(EnvPasswordAccountAttempts, DefaultPasswordAccountTries, 1, 10000)),
-		PasswordAttemptWindow:   duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
-		RefreshReuseInterval:    duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
-		ClubCreatorTiers:        tiers(EnvClubCreatorTiers),
-		ChallengeCreatorTiers:   tiers(EnvChallengeCreatorTiers),
+		PasswordAttempts:        int(e.Int(EnvPasswordAttempts, DefaultPasswordAttempts, 1, 1000)),
+		PasswordAccountAttempts: int(e.Int(EnvPasswordAccountAttempts, DefaultPasswordAccountTries, 1, 10000)),
+		PasswordAttemptWindow:   e.Duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
+		RefreshReuseInterval:    e.Duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 
-		WishlistsFree:      int(integer(EnvWishlistsFree, DefaultWishlistsFree, 0, 1_000_000)),
-		WishlistsPremium:   int(integer(EnvWishlistsPremium, DefaultWishlistsPremium, 0, 1_000_000)),
-		WishlistsBookstore: int(integer(EnvWishlistsBookstore, DefaultWishlistsBookstore, 0, 1_000_000)),
-		WishlistMaxItems:   int(integer(EnvWishlistMaxItems, DefaultWishlistMaxItems, 1, MaxWishlistMaxItems)),
-
-		CDNDistributionID:       strings.TrimSpace(get(EnvCDNDistributionID)),
-		StoreDomainTargetSuffix: hostName(get, EnvStoreDomainTarget, DefaultStoreDomainTarget, &errs),
-		PlatformDomain:          hostName(get, EnvPlatformDomain, DefaultPlatformDomain, &errs),
-		MetricsNamespace:        strings.TrimSpace(get(EnvMetricsNamespace)),
-		OriginVerifySecret:      strings.TrimSpace(get(EnvOriginVerifySecret)),
+		CDNDistributionID:       e.String(EnvCDNDistributionID),
+		StoreDomainTargetSuffix: e.HostName(EnvStoreDomainTarget, DefaultStoreDomainTarget),
+		PlatformDomain:          e.HostName(EnvPlatformDomain, DefaultPlatformDomain),
+		MetricsNamespace:        e.String(EnvMetricsNamespace),
+		OriginVerifySecret:      e.String(EnvOriginVerifySecret),
+		get:                     get,
 	}
+	errs := []error{e.Err()}
 	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {
 		errs = append(errs, fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret))
 	}
@@ -316,20 +250,6 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 		errs = append(errs, fmt.Errorf("%s must be longer than %s", EnvRefreshTokenTTL, EnvAccessTokenTTL))
 	}
 	return c, errors.Join(errs...)
-}
-
-// hostName reads a host-name variable: lower case, no scheme, path or
-// trailing dot.
-func hostName(get func(string) string, name, def string, errs *[]error) string {
-	v := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(get(name))), ".")
-	if v == "" {
-		return def
-	}
-	if strings.ContainsAny(v, "/: ") || !strings.Contains(v, ".") {
-		*errs = append(*errs, fmt.Errorf("%s must be a host name such as %s, got %q", name, def, v))
-		return def
-	}
-	return v
 }
 
 // LoadJWTKeys reads the access-token keys through get: JWT_SECRET with

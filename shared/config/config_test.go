@@ -31,26 +31,37 @@ func TestLoad_ReportsEveryProblemAtOnce(t *testing.T) {
 	}
 }
 
-func TestLoad_CreatorTiers(t *testing.T) {
-	base := map[string]string{
+func TestEnv_Tiers(t *testing.T) {
+	vars := map[string]string{}
+	e := NewEnv(env(vars))
+	assert.Equal(t, []string{"premium", "bookstore"}, e.Tiers("X_TIERS", DefaultCreatorTiers), "the default when unset")
+	vars["X_TIERS"] = " Free, premium ,bookstore"
+	assert.Equal(t, []string{"free", "premium", "bookstore"}, e.Tiers("X_TIERS", DefaultCreatorTiers))
+	require.NoError(t, e.Err())
+
+	vars["X_TIERS"] = "premium,gold"
+	e.Tiers("X_TIERS", DefaultCreatorTiers)
+	e.Tiers("X_TIERS", DefaultCreatorTiers)
+	require.Error(t, e.Err())
+	assert.Contains(t, e.Err().Error(), "X_TIERS")
+	assert.Equal(t, 1, strings.Count(e.Err().Error(), "X_TIERS must"), "a value read twice is reported once")
+	assert.Equal(t, []string{"X_TIERS"}, e.Names())
+}
+
+func TestEnv_NilReadsDefaults(t *testing.T) {
+	var e *Env
+	assert.Equal(t, int64(7), e.Int("X", 7, 0, 10))
+	assert.Equal(t, "a.example", e.HostName("X", "a.example"))
+	assert.NoError(t, e.Err())
+}
+
+func TestConfig_EnvReadsWhatLoadRead(t *testing.T) {
+	c, err := LoadFrom(env(map[string]string{
 		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
-	}
-	c, err := LoadFrom(env(base))
+		"GROUP_SETTING": "12",
+	}))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"premium", "bookstore"}, c.ClubCreatorTiers, "the spec's tiers by default")
-	assert.Equal(t, []string{"premium", "bookstore"}, c.ChallengeCreatorTiers)
-
-	base[EnvClubCreatorTiers] = " Free, premium ,bookstore"
-	base[EnvChallengeCreatorTiers] = "bookstore"
-	c, err = LoadFrom(env(base))
-	require.NoError(t, err)
-	assert.Equal(t, []string{"free", "premium", "bookstore"}, c.ClubCreatorTiers)
-	assert.Equal(t, []string{"bookstore"}, c.ChallengeCreatorTiers)
-
-	base[EnvClubCreatorTiers] = "premium,gold"
-	_, err = LoadFrom(env(base))
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), EnvClubCreatorTiers)
+	assert.Equal(t, int64(12), c.Env().Int("GROUP_SETTING", 1, 1, 100))
 }
 
 func TestLoad_PasswordAttempts(t *testing.T) {

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/bookplatform/backend/shared/dynamo"
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
@@ -18,7 +19,7 @@ func TestBooks_GetBooksWithRepeatedIDs(t *testing.T) {
 		books.Record{Title: "First", Authors: []string{"A. Author"}, ISBN: "9780306406157"},
 		books.Record{Title: "Second", Authors: []string{"B. Author"}, ISBN: "9780140449136"},
 	)
-	got, err := env.App.Stores.Books.GetBooks(t.Context(), []string{ids[1], ids[0], ids[1]})
+	got, err := dynamo.NewBooks(env.App.Table).GetBooks(t.Context(), []string{ids[1], ids[0], ids[1]})
 	require.NoError(t, err)
 	var titles []string
 	for _, b := range got {

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/storehost"
+	"github.com/bookplatform/backend/shared/stores"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -58,53 +60,60 @@ func (t *table) get(k Key) *dynamo.Query {
 	return t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.Equal, k.SK)
 }
 
-// Stores are the stores of the one table, one per aggregate. Each
-// implements the Storer (or the narrower reader) its domain declares.
-type Stores struct {
-	Users       *Users
-	Sessions    *Sessions
-	Attempts    *Attempts
-	Books       *Books
-	Lines       *Lines
-	Reviews     *Reviews
-	Clubs       *Clubs
-	Challenges  *Challenges
-	Briefs      *Briefs
-	Counters    *Counters
-	Idempotency *Idempotency
-	Wishlists   *Wishlists
-	Follows     *Follows
-	Notes       *Notes
-	Reports     *Reports
-	Bookstores  *Bookstores
-	Outbox      *Outbox
+// Handle is the one table as every group's function holds it: the
+// client, the table's name and the clock. A group builds the stores it
+// needs from it (NewClubs(h), NewFollows(h), ...) in its own constructor,
+// so a new aggregate adds its store's constructor beside its store and
+// nothing to a list every function builds. A zero Now is the wall clock.
+type Handle struct {
+	DB    *dynamodb.Client
+	Table string
+	Now   func() time.Time
 }
 
-// NewStores returns the stores over the named table; now may be nil for
-// the wall clock.
-func NewStores(client *dynamodb.Client, tableName string, now func() time.Time) Stores {
+// table is the handle as the stores use it. Building one is a few
+// allocations (guregu/dynamo wraps the client, it opens nothing).
+func (h Handle) table() *table {
+	now := h.Now
 	if now == nil {
 		now = time.Now
 	}
-	db := dynamo.NewFromIface(client)
-	t := &table{db: db, table: db.Table(tableName), now: now, client: client, name: tableName}
-	return Stores{
-		Users:       &Users{t},
-		Sessions:    &Sessions{t},
-		Attempts:    &Attempts{t},
-		Books:       &Books{t},
-		Lines:       &Lines{t, likeStore{t, linesLikeTarget}},
-		Reviews:     &Reviews{t, likeStore{t, reviewsLikeTarget}},
-		Clubs:       &Clubs{t},
-		Challenges:  &Challenges{t},
-		Briefs:      &Briefs{t},
-		Counters:    &Counters{t},
-		Idempotency: &Idempotency{t},
-		Wishlists:   &Wishlists{t},
-		Follows:     &Follows{t},
-		Notes:       &Notes{t},
-		Reports:     &Reports{t},
-		Bookstores:  &Bookstores{t},
-		Outbox:      &Outbox{t},
-	}
+	db := dynamo.NewFromIface(h.DB)
+	return &table{db: db, table: db.Table(h.Table), now: now, client: h.DB, name: h.Table}
+}
+
+// One constructor per store, each the Storer (or narrower reader) its
+// domain declares.
+
+func NewUsers(h Handle) *Users             { return &Users{h.table()} }
+func NewSessions(h Handle) *Sessions       { return &Sessions{h.table()} }
+func NewAttempts(h Handle) *Attempts       { return &Attempts{h.table()} }
+func NewBooks(h Handle) *Books             { return &Books{h.table()} }
+func NewClubs(h Handle) *Clubs             { return &Clubs{h.table()} }
+func NewChallenges(h Handle) *Challenges   { return &Challenges{h.table()} }
+func NewBriefs(h Handle) *Briefs           { return &Briefs{h.table()} }
+func NewCounters(h Handle) *Counters       { return &Counters{h.table()} }
+func NewIdempotency(h Handle) *Idempotency { return &Idempotency{h.table()} }
+func NewWishlists(h Handle) *Wishlists     { return &Wishlists{h.table()} }
+func NewFollows(h Handle) *Follows         { return &Follows{h.table()} }
+func NewNotes(h Handle) *Notes             { return &Notes{h.table()} }
+func NewReports(h Handle) *Reports         { return &Reports{h.table()} }
+func NewBookstores(h Handle) *Bookstores   { return &Bookstores{h.table()} }
+func NewOutbox(h Handle) *Outbox           { return &Outbox{h.table()} }
+
+// NewStoreHosts is the seam between the community features that refer
+// to stores (clubs, challenges, follows) and the stores domain, over the
+// table: the one way it is built (storehost).
+func NewStoreHosts(h Handle) storehost.Directory {
+	return stores.NewHosts(NewBookstores(h), NewUsers(h))
+}
+
+// NewLines and NewReviews are the posts' stores, each with its likes.
+func NewLines(h Handle) *Lines {
+	t := h.table()
+	return &Lines{t, likeStore{t, linesLikeTarget}}
+}
+func NewReviews(h Handle) *Reviews {
+	t := h.table()
+	return &Reviews{t, likeStore{t, reviewsLikeTarget}}
 }

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"github.com/bookplatform/backend/shared/dynamo"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // absent once expired.
 func TestIdempotency_Record(t *testing.T) {
 	env := testenv.New(t)
-	s := env.App.Stores.Idempotency
+	s := dynamo.NewIdempotency(env.App.Table)
 	ctx := t.Context()
 	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	expires := now.Add(24 * time.Hour)

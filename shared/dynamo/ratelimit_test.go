@@ -15,7 +15,7 @@ import (
 // A request is counted in all its windows or in none, with one write.
 func TestCounters_AllOrNothing(t *testing.T) {
 	env := testenv.New(t)
-	c := env.App.Stores.Counters
+	c := dynamo.NewCounters(env.App.Table)
 	ctx := t.Context()
 	now := time.Date(2026, 3, 2, 9, 30, 10, 0, time.UTC)
 	rules := []ratelimit.Rule{{Name: "request", Limit: 5, Window: time.Minute}, {Name: "like", Limit: 3, Window: time.Hour}}
@@ -60,7 +60,7 @@ func TestCounters_AllOrNothing(t *testing.T) {
 // by TTL after its hour.
 func TestCounters_OneItemPerHour(t *testing.T) {
 	env := testenv.New(t)
-	c := env.App.Stores.Counters
+	c := dynamo.NewCounters(env.App.Table)
 	ctx := context.Background()
 	start := time.Date(2026, 3, 2, 9, 0, 5, 0, time.UTC)
 	rules := []ratelimit.Rule{ratelimit.TierRule("free"), ratelimit.Actions["feed"], ratelimit.Actions["like"]}

@@ -38,10 +38,10 @@ func TestRelease_WritesReadBeforeAStoreLetGoAreRefused(t *testing.T) {
 	challengeID := res.JSON["id"].(string)
 
 	ctx := t.Context()
-	s := env.App.Stores
-	club, err := s.Clubs.GetClub(ctx, clubID)
+	clubStore, challengeStore := dynamo.NewClubs(env.App.Table), dynamo.NewChallenges(env.App.Table)
+	club, err := clubStore.GetClub(ctx, clubID)
 	require.NoError(t, err)
-	challenge, err := s.Challenges.GetChallenge(ctx, challengeID)
+	challenge, err := challengeStore.GetChallenge(ctx, challengeID)
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, env.Do("DELETE", "/v1/stores/release-shop", nil, owner.Token).Status)
 
@@ -59,21 +59,21 @@ func TestRelease_WritesReadBeforeAStoreLetGoAreRefused(t *testing.T) {
 	assert.Equal(t, map[string]any{"clubs:all:-:any": 1.0, "clubs:user:-:any": 1.0, "clubs:store:-:any": 0.0, "challenges:all": 1.0}, before)
 	// The entries they keep (every club's, every challenge's) no longer
 	// name the store: a page reads its stores from them.
-	refs, _, err := s.Clubs.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll}, page.Offset{Limit: 10})
+	refs, _, err := clubStore.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll}, page.Offset{Limit: 10})
 	require.NoError(t, err)
 	assert.Equal(t, []clubs.Ref{{ID: clubID, HostID: owner.ID}}, refs)
 	for _, public := range []*bool{new(true), new(false)} {
-		refs, _, err := s.Clubs.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll, Public: public}, page.Offset{Limit: 10})
+		refs, _, err := clubStore.ListClubs(ctx, clubs.Filter{Scope: clubs.ScopeAll, Public: public}, page.Offset{Limit: 10})
 		require.NoError(t, err)
 		for _, r := range refs {
 			assert.Empty(t, r.StoreID)
 		}
 	}
 
-	_, err = s.Clubs.UpdateClub(ctx, club, clubs.UpdateClub{IsPublic: new(false)}, club.UpdatedAt)
+	_, err = clubStore.UpdateClub(ctx, club, clubs.UpdateClub{IsPublic: new(false)}, club.UpdatedAt)
 	assert.ErrorIs(t, err, clubs.ErrChanged, "a visibility change computed with the store's directories")
-	assert.ErrorIs(t, s.Clubs.DeleteClub(ctx, club), clubs.ErrChanged)
-	assert.ErrorIs(t, s.Challenges.DeleteChallenge(ctx, challenge), challenges.ErrChanged)
+	assert.ErrorIs(t, clubStore.DeleteClub(ctx, club), clubs.ErrChanged)
+	assert.ErrorIs(t, challengeStore.DeleteChallenge(ctx, challenge), challenges.ErrChanged)
 	assert.Equal(t, before, counts(), "nothing moved")
 	assert.NotNil(t, env.Item(t, dynamo.ClubKey(clubID)))
 	assert.NotNil(t, env.Item(t, dynamo.ChallengeKey(challengeID)))

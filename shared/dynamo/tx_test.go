@@ -40,13 +40,13 @@ func TestTx_RetryOfACommittedTransactionSucceeds(t *testing.T) {
 	cfg := env.AWS.Copy()
 	lossy := &loseFirstAnswer{next: http.DefaultTransport}
 	cfg.HTTPClient = &http.Client{Transport: lossy}
-	stores := dynamo.NewStores(dynamo.NewClient(cfg), env.Config.TableName, nil)
+	lossyUsers := dynamo.NewUsers(dynamo.Handle{DB: dynamo.NewClient(cfg), Table: env.Config.TableName})
 
 	now := time.Now().UTC()
 	u := &users.User{ID: "u-retried", Username: "retried", Email: "retried@example.com", DisplayName: "R", Tier: users.TierFree, CreatedAt: now, UpdatedAt: now}
-	require.NoError(t, stores.Users.CreateUser(t.Context(), u))
+	require.NoError(t, lossyUsers.CreateUser(t.Context(), u))
 	require.True(t, lossy.lost.Load(), "the first answer was lost")
-	got, err := env.App.Stores.Users.GetUser(t.Context(), u.ID)
+	got, err := dynamo.NewUsers(env.App.Table).GetUser(t.Context(), u.ID)
 	require.NoError(t, err)
 	assert.Equal(t, "retried", got.Username)
 }

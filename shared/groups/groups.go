@@ -9,6 +9,8 @@
 package groups
 
 import (
+	"slices"
+
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
@@ -24,6 +26,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -55,6 +58,32 @@ func All(d api.Deps) []api.Group {
 	out := make([]api.Group, len(list))
 	for i, build := range list {
 		out[i] = build(d)
+	}
+	return out
+}
+
+// CheckSettings reads every group's own settings (config.Env) from what
+// cfg was read from and returns each bad value, naming its variable: the
+// local run checks them at start before it starts anything, as a Lambda
+// checks its group's (app.FromEnv) and testenv checks the groups it
+// serves.
+func CheckSettings(cfg config.Config) error {
+	env := cfg.Env()
+	All(api.Deps{Config: cfg, Env: env})
+	return env.Err()
+}
+
+// Names are the core's variables (config.Names) and every variable a
+// group reads, for tools that must clear or copy the service's
+// environment.
+func Names() []string {
+	env := config.NewEnv(nil)
+	All(api.Deps{Env: env})
+	out := slices.Clone(config.Names)
+	for _, n := range env.Names() {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
 	return out
 }

@@ -89,7 +89,7 @@ func ids(evs []events.Event) []string {
 func newRelay(t *testing.T, consumers ...relay.Consumer) (*relay.Relay, *outbox) {
 	env := testenv.New(t)
 	o := &outbox{}
-	return relay.New(relay.Deps{Consumers: consumers, Records: env.App.Stores.Idempotency, Outbox: o, Now: testenv.NewClock(start).Now}), o
+	return relay.New(relay.Deps{Consumers: consumers, Records: dynamo.NewIdempotency(env.App.Table), Outbox: o, Now: testenv.NewClock(start).Now}), o
 }
 
 func TestHandle_aRedeliveredRecordIsAppliedOnce(t *testing.T) {

@@ -46,9 +46,9 @@ func TestPost_RacingDeleteCreatesAnew(t *testing.T) {
 	require.NoError(t, err)
 	u := signed.User
 
-	st := env.App.Stores
-	store := &deletingStore{Reviews: st.Reviews}
-	svc := reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: st.Users, Books: st.Books, Briefs: st.Briefs, Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
+	h := env.App.Table
+	store := &deletingStore{Reviews: dynamo.NewReviews(h)}
+	svc := reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h), Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
 	first, err := svc.Create(t.Context(), u, reviews.NewReview{BookID: b.ID, Rating: 3})
 	require.NoError(t, err)
 

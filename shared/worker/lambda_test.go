@@ -3,6 +3,7 @@ package worker_test
 import (
 	"context"
 	"errors"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"sync"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ const queue queues.Name = "test-queue"
 // so the fake is held to the behaviour of the real store.
 var stores = map[string]func(t *testing.T) idempotency.Store{
 	"memory":   func(*testing.T) idempotency.Store { return newMemoryStore() },
-	"dynamodb": func(t *testing.T) idempotency.Store { return testenv.New(t).App.Stores.Idempotency },
+	"dynamodb": func(t *testing.T) idempotency.Store { return dynamo.NewIdempotency(testenv.New(t).App.Table) },
 }
 
 // forEachStore runs a scenario once per store, in parallel.

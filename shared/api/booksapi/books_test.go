@@ -326,7 +326,7 @@ func TestBooks_Import(t *testing.T) {
 
 	t.Run("a write that loses its condition writes nothing at all", func(t *testing.T) {
 		ctx := t.Context()
-		found, err := c.App.Stores.Books.FindBooksByISBN(ctx, []string{"9780306406157"})
+		found, err := dynamo.NewBooks(c.App.Table).FindBooksByISBN(ctx, []string{"9780306406157"})
 		require.NoError(t, err)
 		prev := found["9780306406157"]
 		require.NotNil(t, prev)
@@ -338,7 +338,7 @@ func TestBooks_Import(t *testing.T) {
 		next := *prev
 		next.Title, next.Version = "Vanishing Orchard", prev.Version+1
 		ix := books.IndexingOf(&next)
-		err = c.App.Stores.Books.UpdateBook(ctx, &stale, &next, &ix)
+		err = dynamo.NewBooks(c.App.Table).UpdateBook(ctx, &stale, &next, &ix)
 		assert.ErrorIs(t, err, books.ErrChanged)
 		assert.Equal(t, "The Loud Orchard", c.Item(t, dynamo.BookKey(id))["title"])
 		assert.Nil(t, c.Item(t, dynamo.PostingKey("vanishing", id)))
@@ -347,7 +347,7 @@ func TestBooks_Import(t *testing.T) {
 		dup := next
 		dup.ID, dup.Title = "00000000-0000-4000-8000-000000000001", "Duplicate Claim"
 		dix := books.IndexingOf(&dup)
-		err = c.App.Stores.Books.CreateBook(ctx, &dup, dix)
+		err = dynamo.NewBooks(c.App.Table).CreateBook(ctx, &dup, dix)
 		assert.ErrorIs(t, err, books.ErrChanged)
 		assert.Nil(t, c.Item(t, dynamo.BookKey(dup.ID)))
 		assert.Nil(t, c.Item(t, dynamo.PostingKey("duplicate", dup.ID)))

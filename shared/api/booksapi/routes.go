@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/bookjson"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -20,7 +21,7 @@ type handler struct {
 // Group is the books group. It only reads: Query for search postings and
 // for a book by ISBN (GSI1), BatchGetItem for a result page.
 func Group(d api.Deps) api.Group {
-	h := &handler{books: books.NewService(books.Deps{Store: d.Stores.Books, Now: d.Now})}
+	h := &handler{books: books.NewService(books.Deps{Store: dynamo.NewBooks(d.Table), Now: d.Now})}
 	return api.Group{
 		Name:  "books",
 		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem"},

@@ -2,6 +2,7 @@ package challengesapi_test
 
 import (
 	"fmt"
+	"github.com/bookplatform/backend/shared/api/challengesapi"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +13,6 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/challenges"
-	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
@@ -185,7 +185,7 @@ func TestChallenges_Create(t *testing.T) {
 		testenv.AssertError(t, w.req("POST", "/v1/challenges", ok, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
 	t.Run("the creator tiers are configuration", func(t *testing.T) {
-		w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.ChallengeCreatorTiers = []string{"bookstore"} }))
+		w := newWorld(t, testenv.WithEnv(challengesapi.EnvCreatorTiers, "bookstore"))
 		pam := w.premium(t, "pam")
 		testenv.AssertError(t, w.req("POST", "/v1/challenges", ok, pam.Token), http.StatusForbidden, "Forbidden", "")
 	})

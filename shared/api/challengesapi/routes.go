@@ -32,7 +32,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // UpdateItem, DeleteItem, ConditionCheckItem); UpdateItem for an edit and progress;
 // BatchWriteItem to remove a deleted challenge's participants.
 func Group(d api.Deps) api.Group {
-	h := &handler{challenges: d.Challenges()}
+	h := &handler{challenges: Service(d)}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},

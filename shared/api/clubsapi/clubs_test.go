@@ -3,6 +3,7 @@ package clubsapi_test
 import (
 	"context"
 	"fmt"
+	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/clubs"
-	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/bookplatform/backend/shared/users"
@@ -240,7 +240,7 @@ func TestClubs_Create(t *testing.T) {
 		testenv.AssertError(t, res, http.StatusUnauthorized, "Unauthorized", "")
 	})
 	t.Run("the creator tiers are configuration", func(t *testing.T) {
-		w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.ClubCreatorTiers = []string{"free"} }))
+		w := newWorld(t, testenv.WithEnv(clubsapi.EnvCreatorTiers, "free"))
 		fred := w.signup(t, "fred")
 		res := w.req("POST", "/v1/clubs", map[string]any{"name": "Free for all"}, fred.Token)
 		require.Equal(t, http.StatusCreated, res.Status, res.String())
@@ -480,9 +480,9 @@ func TestClubs_Delete(t *testing.T) {
 		id := w.club(t, pam, "Interrupted", true)["id"].(string)
 		w.join(t, ann, id)
 		// The first step of a delete, without the second.
-		c, err := w.App.Stores.Clubs.GetClub(t.Context(), id)
+		c, err := dynamo.NewClubs(w.App.Table).GetClub(t.Context(), id)
 		require.NoError(t, err)
-		require.NoError(t, w.App.Stores.Clubs.DeleteClub(t.Context(), c))
+		require.NoError(t, dynamo.NewClubs(w.App.Table).DeleteClub(t.Context(), c))
 		require.NotNil(t, w.Item(t, dynamo.ClubMemberKey(id, ann.ID)))
 		res := w.req("GET", "/v1/clubs/me/joined", nil, ann.Token)
 		assert.NotContains(t, ids(res.JSON["clubs"]), id, "a leftover membership is not shown")

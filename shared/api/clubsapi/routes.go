@@ -31,7 +31,7 @@ var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}
 // ConditionCheckItem); UpdateItem for an edit; BatchWriteItem to remove a deleted
 // club's memberships and reading list.
 func Group(d api.Deps) api.Group {
-	h := &handler{clubs: d.Clubs()}
+	h := &handler{clubs: Service(d)}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 100"},

@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/storejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/follows"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
@@ -34,7 +35,7 @@ var followActions = []string{"follow_user"}
 // accounts or stores.
 func Group(d api.Deps) api.Group {
 	h := &handler{follows: follows.NewService(follows.Deps{
-		Store: d.Stores.Follows, Briefs: d.Stores.Briefs, Stores: d.StoreHosts, Now: d.Now,
+		Store: dynamo.NewFollows(d.Table), Briefs: dynamo.NewBriefs(d.Table), Stores: d.StoreHosts, Now: d.Now,
 	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},

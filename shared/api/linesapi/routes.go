@@ -10,8 +10,10 @@ import (
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/linejson"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 )
 
@@ -39,7 +41,10 @@ var (
 // replies and likes.
 func Group(d api.Deps) api.Group {
 	h := &handler{lines: lines.NewService(lines.Deps{
-		Store: d.Stores.Lines, Clubs: d.Stores.Clubs, Challenges: d.Stores.Challenges, Deps: d.Posts(),
+		Store: dynamo.NewLines(d.Table), Clubs: dynamo.NewClubs(d.Table), Challenges: dynamo.NewChallenges(d.Table),
+		Deps: posts.Deps{
+			Users: dynamo.NewUsers(d.Table), Books: dynamo.NewBooks(d.Table), Briefs: dynamo.NewBriefs(d.Table), Quota: d.Quota, Now: d.Now,
+		},
 	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},

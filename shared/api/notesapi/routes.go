@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/notes"
 )
@@ -24,8 +25,9 @@ type handler struct {
 // DeleteItem for a note; Query for the two lists (GSI1, GSI2);
 // BatchGetItem for a page's books.
 func Group(d api.Deps) api.Group {
-	s := d.Stores
-	h := &handler{notes: notes.NewService(notes.Deps{Store: s.Notes, Books: s.Books, Briefs: s.Briefs, Now: d.Now})}
+	h := &handler{notes: notes.NewService(notes.Deps{
+		Store: dynamo.NewNotes(d.Table), Books: dynamo.NewBooks(d.Table), Briefs: dynamo.NewBriefs(d.Table), Now: d.Now,
+	})}
 	return api.Group{
 		Name: "notes",
 		Table: []string{"dynamodb:GetItem", "dynamodb:Query", "dynamodb:BatchGetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",

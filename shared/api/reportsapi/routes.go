@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/reports"
@@ -27,10 +28,11 @@ type handler struct {
 // lines service is built on the lines and clubs stores alone: reports
 // uses only its visibility rule (lines.Service.Readable).
 func Group(d api.Deps) api.Group {
+	clubStore := dynamo.NewClubs(d.Table)
 	h := &handler{reports: reports.NewService(reports.Deps{
-		Store: d.Stores.Reports,
-		Lines: lines.NewService(lines.Deps{Store: d.Stores.Lines, Clubs: d.Stores.Clubs}),
-		Clubs: d.Stores.Clubs,
+		Store: dynamo.NewReports(d.Table),
+		Lines: lines.NewService(lines.Deps{Store: dynamo.NewLines(d.Table), Clubs: clubStore}),
+		Clubs: clubStore,
 		Now:   d.Now,
 	})}
 	return api.Group{

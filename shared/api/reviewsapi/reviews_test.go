@@ -924,11 +924,11 @@ func TestReviews_MonthlyQuota(t *testing.T) {
 	})
 	t.Run("premium is unlimited", func(t *testing.T) {
 		bob := w.signup(t, "bob")
-		prev, err := w.App.Stores.Users.GetUser(t.Context(), bob.ID)
+		prev, err := dynamo.NewUsers(w.App.Table).GetUser(t.Context(), bob.ID)
 		require.NoError(t, err)
 		next := *prev
 		next.Tier = users.TierPremium
-		require.NoError(t, w.App.Stores.Users.UpdateUser(t.Context(), prev, &next))
+		require.NoError(t, dynamo.NewUsers(w.App.Table).UpdateUser(t.Context(), prev, &next))
 		for i := range 4 {
 			res := w.write("POST", "/v1/reviews", map[string]any{"bookId": w.books[i], "rating": 5}, bob.Token)
 			require.Equal(t, http.StatusCreated, res.Status, res.String())

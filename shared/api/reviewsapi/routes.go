@@ -9,7 +9,9 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/reviews"
 )
@@ -35,7 +37,12 @@ var (
 // TransactWriteItems for reviews with the book's statistics, likes and
 // the quota, granted by its parts (PutItem, UpdateItem, DeleteItem); BatchWriteItem to remove a deleted review's likes.
 func Group(d api.Deps) api.Group {
-	h := &handler{reviews: reviews.NewService(reviews.Deps{Store: d.Stores.Reviews, Deps: d.Posts()})}
+	h := &handler{reviews: reviews.NewService(reviews.Deps{
+		Store: dynamo.NewReviews(d.Table),
+		Deps: posts.Deps{
+			Users: dynamo.NewUsers(d.Table), Books: dynamo.NewBooks(d.Table), Briefs: dynamo.NewBriefs(d.Table), Quota: d.Quota, Now: d.Now,
+		},
+	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 20"},

@@ -310,7 +310,7 @@ func TestDomains_TakeOverIsConditionalOnTheClaimRead(t *testing.T) {
 	const domain = "race.example.net"
 	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/race-held/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
 	ctx := t.Context()
-	bs := env.App.Stores.Bookstores
+	bs := dynamo.NewBookstores(env.App.Table)
 	claim, holderDomain, err := bs.DomainHolder(ctx, domain)
 	require.NoError(t, err)
 	assert.Equal(t, held["id"], claim.StoreID)

@@ -408,10 +408,10 @@ func TestStores_ReindexRepairsAnOlderTable(t *testing.T) {
 	env.DeleteItem(t, dynamo.StorePositionKey(loc, st["id"].(string)))
 	env.DeleteItem(t, dynamo.StoreDirCountKey())
 
-	n, err := env.App.Stores.Bookstores.Reindex(t.Context())
+	n, err := dynamo.NewBookstores(env.App.Table).Reindex(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
-	n, err = env.App.Stores.Bookstores.Reindex(t.Context())
+	n, err = dynamo.NewBookstores(env.App.Table).Reindex(t.Context())
 	require.NoError(t, err)
 	assert.Zero(t, n, "a table with the count item is left alone")
 

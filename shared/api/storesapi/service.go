@@ -3,6 +3,7 @@ package storesapi
 import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/cdn"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/stores"
 )
@@ -22,7 +23,7 @@ func Service(d api.Deps) *stores.Service {
 		dns = cdn.DNS{}
 	}
 	return stores.NewService(stores.Deps{
-		Store: d.Stores.Bookstores, Users: d.Stores.Users, Briefs: d.Stores.Briefs,
+		Store: dynamo.NewBookstores(d.Table), Users: dynamo.NewUsers(d.Table), Briefs: dynamo.NewBriefs(d.Table),
 		Images: s3media.NewImages(d.AWS, d.Config.MediaBucket, d.Config.MediaBaseURL, d.Now),
 		Domains: stores.DomainDeps{
 			Tenants: tenants, DNS: dns,

@@ -386,7 +386,7 @@ func TestUsers_ChangesBesideARename(t *testing.T) {
 	env := testenv.New(t)
 	a := env.Signup(t, "quinn")
 	ctx := t.Context()
-	stale, err := env.App.Stores.Users.GetUser(ctx, a.ID)
+	stale, err := dynamo.NewUsers(env.App.Table).GetUser(ctx, a.ID)
 	require.NoError(t, err)
 
 	res := env.Do("PUT", "/v1/users/me", map[string]any{"username": "quinn_renamed"}, a.Token)
@@ -402,7 +402,7 @@ func TestUsers_ChangesBesideARename(t *testing.T) {
 	assert.NotEmpty(t, me.JSON["avatarUrl"])
 
 	t.Run("two password changes from one read: the second is 409", func(t *testing.T) {
-		fresh, err := env.App.Stores.Users.GetUser(ctx, a.ID)
+		fresh, err := dynamo.NewUsers(env.App.Table).GetUser(ctx, a.ID)
 		require.NoError(t, err)
 		require.NoError(t, env.App.Users.ChangePassword(ctx, fresh, "", "a-new-password", "third-password"))
 		err = env.App.Users.ChangePassword(ctx, fresh, "", "a-new-password", "fourth-password")

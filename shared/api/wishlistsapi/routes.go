@@ -27,10 +27,7 @@ type handler struct {
 // PutItem, UpdateItem, DeleteItem, ConditionCheckItem on the book);
 // BatchWriteItem to remove a deleted wishlist's entries.
 func Group(d api.Deps) api.Group {
-	s := d.Stores
-	h := &handler{wishlists: wishlists.NewService(wishlists.Deps{
-		Store: s.Wishlists, Users: s.Users, Books: s.Books, Briefs: s.Briefs, Limits: d.WishlistLimits, Now: d.Now,
-	})}
+	h := &handler{wishlists: service(d)}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
 		{Name: "limit", Type: "integer", About: "1-100, default 100: one call returns every wishlist of all but the longest lists"},

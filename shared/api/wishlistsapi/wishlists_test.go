@@ -2,6 +2,7 @@ package wishlistsapi_test
 
 import (
 	"fmt"
+	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"net/http"
 	"strings"
 	"sync"
@@ -9,7 +10,6 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
@@ -165,7 +165,7 @@ func TestWishlists_TierLimits(t *testing.T) {
 		w.create(t, free, "Again", false)
 	})
 	t.Run("the limits are configuration", func(t *testing.T) {
-		w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.WishlistsFree = 2 }))
+		w := newWorld(t, testenv.WithEnv(wishlistsapi.EnvWishlistsFree, "2"))
 		a := w.Signup(t, "two_lists")
 		w.create(t, a, "One", false)
 		w.create(t, a, "Two", false)
@@ -481,7 +481,7 @@ func TestWishlists_ItemCountUnderConcurrency(t *testing.T) {
 }
 
 func TestWishlists_Full(t *testing.T) {
-	w := newWorld(t, testenv.WithConfig(func(c *config.Config) { c.WishlistMaxItems = 2 }))
+	w := newWorld(t, testenv.WithEnv(wishlistsapi.EnvWishlistMaxItems, "2"))
 	ann := w.Signup(t, "ann")
 	id := w.create(t, ann, "Short", false)["id"].(string)
 	w.add(t, ann, id, map[string]any{"bookId": w.books[0]})

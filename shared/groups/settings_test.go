@@ -1,0 +1,41 @@
+package groups
+
+import (
+	"testing"
+
+	"github.com/bookplatform/backend/shared/api/challengesapi"
+	"github.com/bookplatform/backend/shared/api/wishlistsapi"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The local run checks every group's own settings before it starts
+// anything, each bad value naming its variable; the tools that clear
+// the service's environment know the groups' variables too.
+func TestCheckSettings(t *testing.T) {
+	vars := map[string]string{
+		config.EnvTableName: "t", config.EnvMediaBucket: "b", config.EnvMediaBaseURL: "https://cdn.example",
+		config.EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+	}
+	load := func() config.Config {
+		cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
+		require.NoError(t, err)
+		return cfg
+	}
+	require.NoError(t, CheckSettings(load()))
+
+	vars[challengesapi.EnvCreatorTiers] = "gold"
+	vars[wishlistsapi.EnvWishlistsFree] = "-1"
+	err := CheckSettings(load())
+	require.Error(t, err)
+	assert.ErrorContains(t, err, challengesapi.EnvCreatorTiers)
+	assert.ErrorContains(t, err, wishlistsapi.EnvWishlistsFree)
+}
+
+func TestNames_includeTheGroupsSettings(t *testing.T) {
+	names := Names()
+	for _, n := range []string{config.EnvTableName, challengesapi.EnvCreatorTiers, wishlistsapi.EnvWishlistMaxItems} {
+		assert.Contains(t, names, n)
+	}
+}
