@@ -236,7 +236,7 @@ func TestHandle_aBlockedConsumerIsStoppedAndReleased(t *testing.T) {
 	env := testenv.New(t)
 	slow, steady := &blocking{}, testenv.NewRecorder("steady")
 	o := &outbox{}
-	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow, steady}, Records: env.App.Stores.Idempotency, Outbox: o,
+	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow, steady}, Records: dynamo.NewIdempotency(env.App.Table), Outbox: o,
 		Now: testenv.NewClock(start).Now, ConsumeTimeout: time.Second})
 	r1, e1 := insert(t, "100")
 	r2, e2 := insert(t, "200")
@@ -263,7 +263,7 @@ func TestHandle_aBlockedConsumerIsStoppedAndReleased(t *testing.T) {
 func TestHandle_aConsumerDeadlineLeavesTimeToMark(t *testing.T) {
 	env := testenv.New(t)
 	slow := &blocking{}
-	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow}, Records: env.App.Stores.Idempotency, Outbox: &outbox{},
+	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow}, Records: dynamo.NewIdempotency(env.App.Table), Outbox: &outbox{},
 		Now: testenv.NewClock(start).Now})
 	r1, _ := insert(t, "100")
 

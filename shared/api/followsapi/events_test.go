@@ -111,8 +111,8 @@ func TestFollows_EventCommittedWithoutRelayIsDeliveredLater(t *testing.T) {
 	// an event whose item is gone brings back no item.
 	ctx := t.Context()
 	for _, it := range delivered {
-		require.NoError(t, w.App.Stores.Outbox.Delivered(ctx, it.Event.ID, w.Clock.Now().Add(time.Hour)))
+		require.NoError(t, dynamo.NewOutbox(w.App.Table).Delivered(ctx, it.Event.ID, w.Clock.Now().Add(time.Hour)))
 	}
-	require.NoError(t, w.App.Stores.Outbox.Delivered(ctx, unknownID, w.Clock.Now()))
+	require.NoError(t, dynamo.NewOutbox(w.App.Table).Delivered(ctx, unknownID, w.Clock.Now()))
 	assert.ElementsMatch(t, delivered, w.Outbox(t))
 }
