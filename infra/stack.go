@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -19,7 +18,6 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
-	"github.com/aws/aws-cdk-go/awscdk/v2/awslambdaeventsources"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslogs"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
@@ -27,7 +25,6 @@ import (
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/config"
-	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
@@ -263,140 +260,6 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	output(stack, OutputDashboard, dashboard.DashboardName(), "CloudWatch dashboard of the API, functions, queues and table")
 	output(stack, OutputLogBucket, accessLogs.BucketName(), "S3 server access logs (s3/) and CloudFront logs (cloudfront/)")
 	return stack
-}
-
-// newTable builds the one table from dynamo.Table, the schema the local
-// server and the tests create too.
-func newTable(scope constructs.Construct) awsdynamodb.Table {
-	s := dynamo.Table
-	table := awsdynamodb.NewTable(scope, jsii.String("Table"), &awsdynamodb.TableProps{
-		PartitionKey:        &awsdynamodb.Attribute{Name: jsii.String(s.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
-		SortKey:             &awsdynamodb.Attribute{Name: jsii.String(s.SortKey), Type: awsdynamodb.AttributeType_STRING},
-		BillingMode:         awsdynamodb.BillingMode_PAY_PER_REQUEST,
-		TimeToLiveAttribute: jsii.String(s.TTLAttribute),
-		// The outbox relay's event source (shared/relay).
-		Stream: streamViewType(s),
-		PointInTimeRecoverySpecification: &awsdynamodb.PointInTimeRecoverySpecification{
-			PointInTimeRecoveryEnabled: jsii.Bool(true),
-		},
-		// The table is the system of record: deleting the stack must not
-		// delete the users.
-		RemovalPolicy: awscdk.RemovalPolicy_RETAIN,
-	})
-	for _, ix := range s.Indexes {
-		table.AddGlobalSecondaryIndex(&awsdynamodb.GlobalSecondaryIndexProps{
-			IndexName:      jsii.String(ix.Name),
-			PartitionKey:   &awsdynamodb.Attribute{Name: jsii.String(ix.PartitionKey), Type: awsdynamodb.AttributeType_STRING},
-			SortKey:        &awsdynamodb.Attribute{Name: jsii.String(ix.SortKey), Type: awsdynamodb.AttributeType_STRING},
-			ProjectionType: awsdynamodb.ProjectionType_ALL,
-		})
-	}
-	return table
-}
-
-// streamViewType is the CDK name of the schema's stream view.
-func streamViewType(s dynamo.Schema) awsdynamodb.StreamViewType {
-	v, ok := map[string]awsdynamodb.StreamViewType{
-		"NEW_IMAGE": awsdynamodb.StreamViewType_NEW_IMAGE, "NEW_AND_OLD_IMAGES": awsdynamodb.StreamViewType_NEW_AND_OLD_IMAGES,
-		"OLD_IMAGE": awsdynamodb.StreamViewType_OLD_IMAGE, "KEYS_ONLY": awsdynamodb.StreamViewType_KEYS_ONLY,
-	}[string(s.Stream)]
-	if !ok {
-		panic(fmt.Sprintf("infra: stream view %q of the table schema has no CDK name", s.Stream))
-	}
-	return v
-}
-
-// relayEvents makes fn (the relay) the consumer of the table's stream:
-// an event source filtered to outbox INSERTs (relay.FilterPattern: the
-// delivered mark and TTL's removals never invoke it), with partial batch
-// responses, bisection on error, relayRetries retries, relayMaxAge, and
-// an SQS dead-letter queue for the records it gives up on. Binding the
-// source grants the role the stream's read actions (DescribeStream,
-// GetRecords, GetShardIterator on the stream, ListStreams, which takes
-// no resource) and sending to the dead-letter queue; nothing else.
-func relayEvents(scope constructs.Construct, fn awslambda.IFunction, f groups.Function, table awsdynamodb.Table) awssqs.Queue {
-	if len(f.Routes) > 0 || f.Worker != nil {
-		panic(fmt.Sprintf("infra: relay function %s has routes or a queue: it consumes the table's stream only", f.Name))
-	}
-	dlq := awssqs.NewQueue(scope, jsii.String("RelayDlqQueue"), &awssqs.QueueProps{
-		RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(queues.DLQRetention.Seconds())),
-		Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-		EnforceSSL:      jsii.Bool(true),
-	})
-	pattern := relay.FilterPattern()
-	fn.AddEventSource(awslambdaeventsources.NewDynamoEventSource(table, &awslambdaeventsources.DynamoEventSourceProps{
-		StartingPosition:        awslambda.StartingPosition_TRIM_HORIZON,
-		BatchSize:               jsii.Number(relayBatchSize),
-		BisectBatchOnError:      jsii.Bool(true),
-		ReportBatchItemFailures: jsii.Bool(true),
-		RetryAttempts:           jsii.Number(relayRetries),
-		MaxRecordAge:            awscdk.Duration_Seconds(jsii.Number(relayMaxAge.Seconds())),
-		OnFailure:               awslambdaeventsources.NewSqsDlq(dlq),
-		Filters:                 &[]*map[string]any{awslambda.FilterCriteria_Filter(&pattern)},
-	}))
-	return dlq
-}
-
-// newQueues creates every queue of queues.All with its dead-letter queue,
-// as README describes and the local run mirrors (local/stack.go): a
-// message received queues.MaxReceiveCount times without being deleted
-// moves to the dead-letter queue, which keeps it for queues.DLQRetention.
-// Both are encrypted with SQS-managed keys (no KMS key to grant or pay
-// for) and refuse requests without TLS. CloudFormation names them: two
-// stacks in one account do not collide.
-func newQueues(scope constructs.Construct) map[queues.Name]awssqs.Queue {
-	out := map[queues.Name]awssqs.Queue{}
-	for _, n := range queues.All {
-		dlq := awssqs.NewQueue(scope, jsii.String(queueID(n.DLQ())), &awssqs.QueueProps{
-			RetentionPeriod: awscdk.Duration_Seconds(jsii.Number(queues.DLQRetention.Seconds())),
-			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
-			EnforceSSL:      jsii.Bool(true),
-		})
-		out[n] = awssqs.NewQueue(scope, jsii.String(queueID(n)), &awssqs.QueueProps{
-			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(queues.VisibilityTimeout.Seconds())),
-			DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(queues.MaxReceiveCount)},
-			Encryption:        awssqs.QueueEncryption_SQS_MANAGED,
-			EnforceSSL:        jsii.Bool(true),
-		})
-	}
-	return out
-}
-
-// queueID is the construct ID of a queue: "csv-import" is CsvImportQueue.
-func queueID(n queues.Name) string {
-	var b strings.Builder
-	for _, part := range strings.Split(string(n), "-") {
-		if part != "" {
-			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
-		}
-	}
-	return b.String() + "Queue"
-}
-
-// queueOf returns the queue f names, and refuses a name the stack did not
-// create (one missing from queues.All).
-func queueOf(work map[queues.Name]awssqs.Queue, f groups.Function, n queues.Name) awssqs.Queue {
-	q, ok := work[n]
-	if !ok {
-		panic(fmt.Sprintf("infra: function %s names queue %q, which is not in queues.All", f.Name, n))
-	}
-	return q
-}
-
-// consume makes fn the consumer of its worker's queue: an event source
-// mapping with partial batch responses, so only the messages the handler
-// reports as failed are retried (shared/worker.Lambda). Binding the event
-// source grants the role the consume actions on that queue
-// (GrantConsumeMessages: receive, delete, change visibility, read
-// attributes) and nothing else.
-func consume(fn awslambda.IFunction, f groups.Function, work map[queues.Name]awssqs.Queue) {
-	if len(f.Routes) > 0 {
-		panic(fmt.Sprintf("infra: worker function %s has routes: a worker group is a queue consumer only", f.Name))
-	}
-	fn.AddEventSource(awslambdaeventsources.NewSqsEventSource(queueOf(work, f, f.Worker.Queue), &awslambdaeventsources.SqsEventSourceProps{
-		BatchSize:               jsii.Number(f.Worker.BatchSize),
-		ReportBatchItemFailures: jsii.Bool(true),
-	}))
 }
 
 // newMedia builds the private media bucket and the CloudFront distribution
