@@ -5,7 +5,10 @@
 // A Lambda never imports it: its main names its own group's constructor
 // (app.Start(clubsapi.Group)), so it links that group alone, and the
 // Fallback group's function knows the other groups' paths from the route
-// keys generated from this list into shared/app (RouteKeysSource).
+// keys generated from this list into shared/app (RouteKeysSource). The
+// central tests find each group's declarations from it too, generated
+// into shared/groups/groupstest (FactsSource), so no test support is
+// linked here.
 package groups
 
 import (
@@ -33,8 +36,9 @@ import (
 // list is the one list of the service's endpoint groups. The function
 // list and its grants (Functions), the CDK stack, the local server, the
 // route tests, the call benchmark and the API reference all read it: a
-// new group is its own packages, its functions/<name>/main.go and one
-// line here.
+// new group is its own packages, its functions/<name>/main.go, one line
+// here and its keys in the chart of docs/data-model.md (then make
+// openapi regenerates what is generated from this list).
 var list = []api.Build{
 	healthapi.Group,
 	authapi.Group,

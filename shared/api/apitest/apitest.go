@@ -2,10 +2,11 @@
 // (shared/api/<name>api/<name>apitest) declares about its group for the
 // central tests: the steps of the call benchmark's scenario
 // (local/bench, TestCallCounts) and the rate-limit actions it expects on
-// each route (shared/groups, TestRoutes_perActionLimits). The group list
-// of those declarations is shared/groups/groupstest. No function links
-// this package or a group's apitest package: a function's main imports
-// its group package alone (shared/groups tests it).
+// each route (shared/groups, TestRoutes_perActionLimits).
+// shared/groups/groupstest collects them, finding each group's from the
+// group list (groups.FactsSource). No function links this package or a
+// group's apitest package: a function's main imports its group package
+// alone (shared/groups tests it).
 package apitest
 
 import (

@@ -2,7 +2,10 @@
 // tests (shared/api/apitest: the call benchmark's scenario steps, the
 // routes' rate-limit actions) in the order of the group list, for the
 // call benchmark (local/bench) and the route tests (shared/groups). It
-// is test support: no function, server or stack links it.
+// is test support: no function, server or stack links it. Which groups
+// declare what, and where, is generated from the group list
+// (facts_gen.go, groups.FactsSource, make openapi): a new group needs no
+// line here.
 package groupstest
 
 import (
@@ -12,43 +15,8 @@ import (
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/apitest"
-	"github.com/bookplatform/backend/shared/api/authapi/authapitest"
-	"github.com/bookplatform/backend/shared/api/booksapi/booksapitest"
-	"github.com/bookplatform/backend/shared/api/challengesapi/challengesapitest"
-	"github.com/bookplatform/backend/shared/api/clubsapi/clubsapitest"
-	"github.com/bookplatform/backend/shared/api/docsapi/docsapitest"
-	"github.com/bookplatform/backend/shared/api/followsapi/followsapitest"
-	"github.com/bookplatform/backend/shared/api/healthapi/healthapitest"
-	"github.com/bookplatform/backend/shared/api/linesapi/linesapitest"
-	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
-	"github.com/bookplatform/backend/shared/api/reportsapi/reportsapitest"
-	"github.com/bookplatform/backend/shared/api/reviewsapi/reviewsapitest"
-	"github.com/bookplatform/backend/shared/api/storesapi/storesapitest"
-	"github.com/bookplatform/backend/shared/api/usersapi/usersapitest"
-	"github.com/bookplatform/backend/shared/api/wishlistsapi/wishlistsapitest"
 	"github.com/bookplatform/backend/shared/groups"
 )
-
-// facts are each group's declarations, by the group's name. The order
-// is the group list's (groups.All), not this map's: a group's line here
-// only says where its declarations are, and a group of the list without
-// one fails Groups.
-var facts = map[string]func() apitest.Facts{
-	"health":     healthapitest.Facts,
-	"auth":       authapitest.Facts,
-	"users":      usersapitest.Facts,
-	"books":      booksapitest.Facts,
-	"lines":      linesapitest.Facts,
-	"reviews":    reviewsapitest.Facts,
-	"clubs":      clubsapitest.Facts,
-	"challenges": challengesapitest.Facts,
-	"wishlists":  wishlistsapitest.Facts,
-	"follows":    followsapitest.Facts,
-	"notes":      notesapitest.Facts,
-	"reports":    reportsapitest.Facts,
-	"stores":     storesapitest.Facts,
-	"docs":       docsapitest.Facts,
-}
 
 // Group is one group's declarations.
 type Group struct {
@@ -58,7 +26,7 @@ type Group struct {
 
 // Groups returns each group's declarations in the group list's order;
 // it fails when a group of the list has none or a declaration names no
-// group of the list.
+// group of the list (facts_gen.go is not current).
 func Groups() ([]Group, error) {
 	var out []Group
 	listed := map[string]bool{}
@@ -69,13 +37,13 @@ func Groups() ([]Group, error) {
 			if len(g.Routes) == 0 {
 				continue // a worker: no route to visit or pin
 			}
-			return nil, fmt.Errorf("group %s declares no facts for the central tests: add its %sapitest package to shared/groups/groupstest", g.Name, g.Name)
+			return nil, fmt.Errorf("group %s declares no facts for the central tests: give it its %sapitest package (apitest.Facts) and run make openapi", g.Name, g.Name)
 		}
 		out = append(out, Group{Name: g.Name, Facts: f()})
 	}
 	for name := range facts {
 		if !listed[name] {
-			return nil, fmt.Errorf("shared/groups/groupstest declares facts for %s, which is no group of the list", name)
+			return nil, fmt.Errorf("shared/groups/groupstest declares facts for %s, which is no group of the list: run make openapi", name)
 		}
 	}
 	return out, nil

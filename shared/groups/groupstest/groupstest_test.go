@@ -1,12 +1,16 @@
 package groupstest
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookplatform/backend/shared/api/apitest"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 // Every group of the list declares its facts, and a group that does not
@@ -53,4 +57,17 @@ func TestSteps_stageThenGroupOrder(t *testing.T) {
 	}
 	assert.Equal(t, "GET /health", steps[0].Route)
 	assert.Equal(t, "POST /v1/auth/logout", steps[len(steps)-1].Route)
+}
+
+// Which group's declarations are where is generated from the group
+// list: a group added to it, or removed, without regenerating them fails
+// here (and Groups names the group).
+func TestFacts_generatedCopyIsCurrent(t *testing.T) {
+	want, err := groups.FactsSource()
+	require.NoError(t, err)
+	got, err := os.ReadFile(filepath.Base(groups.FactsFile))
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("%s is not what the group list gives: run go run ./shared/openapi/cmd/openapi -o docs/openapi.json (make openapi)", groups.FactsFile)
+	}
 }

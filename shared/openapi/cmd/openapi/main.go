@@ -3,8 +3,10 @@
 // without it). `make openapi` runs it; the docs group serves the file it
 // writes. With -o it also writes what else is generated from the route
 // tables: the route keys the Fallback group's function answers unknown
-// paths from (shared/app/routekeys_gen.go, see groups.RouteKeysSource);
-// run it from the module root.
+// paths from (shared/app/routekeys_gen.go, see groups.RouteKeysSource)
+// and where the central tests find each group's declarations
+// (shared/groups/groupstest/facts_gen.go, see groups.FactsSource); run it
+// from the module root.
 package main
 
 import (
@@ -20,14 +22,15 @@ import (
 func main() {
 	out := flag.String("o", "", "write the document to this file instead of stdout")
 	keys := flag.String("routekeys", groups.RouteKeysFile, "with -o, also write the Fallback function's route keys to this file (empty: do not)")
+	facts := flag.String("facts", groups.FactsFile, "with -o, also write where the central tests find each group's declarations to this file (empty: do not)")
 	flag.Parse()
-	if err := run(*out, *keys); err != nil {
+	if err := run(*out, *keys, *facts); err != nil {
 		fmt.Fprintln(os.Stderr, "openapi:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out, keys string) error {
+func run(out, keys, facts string) error {
 	data, err := openapi.JSON(groups.All(api.Deps{}))
 	if err != nil {
 		return err
@@ -42,12 +45,20 @@ func run(out, keys string) error {
 	if err := os.WriteFile(out, data, 0o644); err != nil {
 		return err
 	}
-	if keys == "" {
-		return nil
+	for _, gen := range []struct {
+		file   string
+		source func() ([]byte, error)
+	}{{keys, groups.RouteKeysSource}, {facts, groups.FactsSource}} {
+		if gen.file == "" {
+			continue
+		}
+		src, err := gen.source()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(gen.file, src, 0o644); err != nil {
+			return err
+		}
 	}
-	src, err := groups.RouteKeysSource()
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(keys, src, 0o644)
+	return nil
 }
