@@ -107,44 +107,47 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewReview) 
 	}
 
 	now := s.d.Now().UTC()
-	for attempt := 1; ; attempt++ {
+	var res CreateResult
+	// Each lost race is one the other change won: the claim read was of a
+	// review deleted since (ErrNotFound, from reading it or from changing
+	// it), or a concurrent POST of the same user claimed the book first
+	// (ErrExists, then its review is updated). Neither answers POST
+	// /reviews for itself (its only 404 is an unknown book), so every
+	// attempt lost is contention.
+	err := optimistic.Retry(maxAttempts, func(int) error {
 		book, reviewID, err := s.d.Store.GetBookForReview(ctx, bookID, caller.ID)
 		if err != nil {
-			return CreateResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
+			return fmt.Errorf("post review of book %s: %w", bookID, err)
 		}
 		if reviewID != "" {
 			prev, liked, err := s.d.Store.GetReview(ctx, reviewID, caller.ID)
-			if errors.Is(err, ErrNotFound) && attempt < maxAttempts {
-				continue // deleted since the claim was read; the claim went with it
-			}
 			if err != nil {
-				return CreateResult{}, fmt.Errorf("post review of book %s: %w", bookID, err)
+				return fmt.Errorf("post review of book %s: %w", bookID, err)
 			}
 			r, err := s.change(ctx, caller.ID, prev, &in.Rating, &content, now)
-			if errors.Is(err, ErrNotFound) && attempt < maxAttempts {
-				continue // deleted between the read and the write: create anew
-			}
 			if err != nil {
-				return CreateResult{}, err
+				return err
 			}
-			return CreateResult{
+			res = CreateResult{
 				View:  View{Post: r, Author: caller, Book: book, IsLiked: liked},
 				Usage: s.d.Quota.Usage(caller, quota.Reviews, now),
-			}, nil
+			}
+			return nil
 		}
-
 		r := &Review{ID: ids.New(), UserID: caller.ID, BookID: book.ID, Rating: in.Rating, Content: content, CreatedAt: now, UpdatedAt: now}
 		use, err := s.d.Quota.Do(ctx, s.d.Users, caller, quota.Reviews, now, func(c quota.Charge) error {
 			return s.d.Store.CreateReview(ctx, r, c)
 		})
-		if errors.Is(err, ErrExists) && attempt < maxAttempts {
-			continue // a concurrent POST of the same user won: update its review
-		}
 		if err != nil {
-			return CreateResult{}, fmt.Errorf("create review of book %s: %w", bookID, err)
+			return fmt.Errorf("create review of book %s: %w", bookID, err)
 		}
-		return CreateResult{View: View{Post: r, Author: caller, Book: book}, Created: true, Usage: use}, nil
+		res = CreateResult{View: View{Post: r, Author: caller, Book: book}, Created: true, Usage: use}
+		return nil
+	}, ErrNotFound, ErrExists)
+	if err != nil {
+		return CreateResult{}, err
 	}
+	return res, nil
 }
 
 // Get returns a review with its author, its book and whether viewerID
