@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -11,9 +10,9 @@ import (
 	awsevents "github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/callstats"
-	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/relay/relaytest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,22 +29,8 @@ func TestCallGrants_relay(t *testing.T) {
 	ctx, rec := callstats.With(context.Background())
 
 	decl := events.Declaration{Type: "bench.pinged", Version: 1, Data: map[string]string{}}
-	ev, err := decl.New(time.Now(), map[string]string{"seq": "1"})
-	require.NoError(t, err)
-	body, err := json.Marshal(ev)
-	require.NoError(t, err)
-	k := dynamo.EventKey(ev.ID)
-	keys := map[string]awsevents.DynamoDBAttributeValue{
-		dynamo.AttrPK: awsevents.NewStringAttribute(k.PK), dynamo.AttrSK: awsevents.NewStringAttribute(k.SK),
-	}
-	image := map[string]awsevents.DynamoDBAttributeValue{dynamo.OutboxAttrEvent: awsevents.NewStringAttribute(string(body))}
-	for k, v := range keys {
-		image[k] = v
-	}
-	batch := awsevents.DynamoDBEvent{Records: []awsevents.DynamoDBEventRecord{{
-		EventID: "stream-1", EventName: "INSERT", EventSource: "aws:dynamodb",
-		Change: awsevents.DynamoDBStreamRecord{Keys: keys, NewImage: image, SequenceNumber: "1", StreamViewType: "NEW_IMAGE"},
-	}}}
+	insert, _ := relaytest.Insert(t, decl, time.Now(), "1")
+	batch := awsevents.DynamoDBEvent{Records: []awsevents.DynamoDBEventRecord{insert}}
 
 	consumer.SetFail(func(events.Event) error { return errors.New("endpoint down") })
 	resp, err := r.Handle(ctx, batch)

@@ -14,6 +14,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/relay/relaytest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -28,22 +29,7 @@ var pinged = events.Declaration{Type: "test.pinged", Version: 1, Data: map[strin
 // delivers it.
 func insert(t *testing.T, seq string) (awsevents.DynamoDBEventRecord, events.Event) {
 	t.Helper()
-	ev, err := pinged.New(start, map[string]string{"seq": seq})
-	require.NoError(t, err)
-	b, err := json.Marshal(ev)
-	require.NoError(t, err)
-	k := dynamo.EventKey(ev.ID)
-	keys := map[string]awsevents.DynamoDBAttributeValue{
-		dynamo.AttrPK: awsevents.NewStringAttribute(k.PK), dynamo.AttrSK: awsevents.NewStringAttribute(k.SK),
-	}
-	image := map[string]awsevents.DynamoDBAttributeValue{dynamo.OutboxAttrEvent: awsevents.NewStringAttribute(string(b))}
-	for k, v := range keys {
-		image[k] = v
-	}
-	return awsevents.DynamoDBEventRecord{
-		EventID: "stream-" + seq, EventName: "INSERT", EventSource: "aws:dynamodb",
-		Change: awsevents.DynamoDBStreamRecord{Keys: keys, NewImage: image, SequenceNumber: seq, StreamViewType: "NEW_IMAGE"},
-	}, ev
+	return relaytest.Insert(t, pinged, start, seq)
 }
 
 func batch(rs ...awsevents.DynamoDBEventRecord) awsevents.DynamoDBEvent {
