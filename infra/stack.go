@@ -24,12 +24,14 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/s3media"
 )
 
 // BackendStackProps configure the backend stack.
@@ -154,17 +156,22 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// Every HTTP function and worker builds the whole app (config.Load
 	// requires all of these; a Keyless function gets no JWT_SECRET_ARN).
 	appEnv := map[string]*string{
-		config.EnvTableName:         table.TableName(),
-		config.EnvMediaBucket:       bucket.BucketName(),
-		config.EnvMediaBaseURL:      mediaBaseURL,
-		config.EnvJWTSecretARN:      signingKeys.SecretArn(),
-		config.EnvLogLevel:          jsii.String(logLevel),
-		config.EnvMetricsNamespace:  jsii.String(namespace),
-		config.EnvCDNDistributionID: storeDomains.Ref(),
+		config.EnvTableName:        table.TableName(),
+		config.EnvJWTSecretARN:     signingKeys.SecretArn(),
+		config.EnvLogLevel:         jsii.String(logLevel),
+		config.EnvMetricsNamespace: jsii.String(namespace),
 	}
-	for name, v := range map[string]string{config.EnvStoreDomainTarget: props.StoreDomainTargetSuffix, config.EnvPlatformDomain: props.PlatformDomain} {
+	// The groups' own settings the stack knows, each set only on the
+	// functions whose group reads it (groups.Function.Settings): the
+	// media bucket (users, stores) and the custom domains (stores).
+	groupEnv := map[string]*string{
+		s3media.EnvBucket:           bucket.BucketName(),
+		s3media.EnvBaseURL:          mediaBaseURL,
+		storesapi.EnvDistributionID: storeDomains.Ref(),
+	}
+	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
-			appEnv[name] = jsii.String(v)
+			groupEnv[name] = jsii.String(v)
 		}
 	}
 	if originSecret != nil {
@@ -199,6 +206,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			timeout = relayTimeout
 		}
 		env = maps.Clone(env)
+		for _, name := range f.Settings {
+			if v, ok := groupEnv[name]; ok {
+				env[name] = v
+			}
+		}
 		if f.Keyless {
 			// It verifies no token: it starts without the keys
 			// (app.Start) and may not read them (readKeys below).

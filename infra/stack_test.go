@@ -15,12 +15,14 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/cxapi"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/s3media"
 )
 
 // template is the stack synthesized once for the package: synthesis costs
@@ -299,16 +301,20 @@ func TestFunctions(t *testing.T) {
 		env := obj{
 			config.EnvJWTSecretARN:     keys,
 			config.EnvTableName:        assertions.Match_AnyValue(),
-			config.EnvMediaBucket:      assertions.Match_AnyValue(),
-			config.EnvMediaBaseURL:     assertions.Match_AnyValue(),
 			config.EnvMetricsNamespace: "BookPlatform/TestBackend",
+		}
+		// AND the media bucket only where its group reads it (users,
+		// stores): it is a group's setting, not the core's
+		for _, name := range []string{s3media.EnvBucket, s3media.EnvBaseURL} {
+			env[name] = assertions.Match_Absent()
+			if slices.Contains(f.Settings, name) {
+				env[name] = assertions.Match_AnyValue()
+			}
 		}
 		switch {
 		case f.Authorizer:
-			// The authorizer must start without the table and bucket.
+			// The authorizer must start without the table.
 			env[config.EnvTableName] = assertions.Match_Absent()
-			env[config.EnvMediaBucket] = assertions.Match_Absent()
-			env[config.EnvMediaBaseURL] = assertions.Match_Absent()
 			env[config.EnvMetricsNamespace] = assertions.Match_Absent()
 		case f.KeyRotation:
 			// The rotation function is told the secret by each event.
@@ -863,16 +869,23 @@ func TestStoreDomains(t *testing.T) {
 	for id := range dist {
 		distID = id
 	}
-	// AND every app function is told its id
+	// AND the functions whose group reads it (stores) are told its id, and no other
+	told := 0
 	for _, f := range functions {
-		if f.Authorizer || f.KeyRotation {
-			continue
-		}
 		_, fn := function(t, f.Name)
-		v := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[config.EnvCDNDistributionID]
-		if fmt.Sprint(v) != fmt.Sprint(obj{"Ref": distID}) {
-			t.Errorf("%s: %s = %v, want the distribution's id", f.Name, config.EnvCDNDistributionID, v)
+		v, set := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[storesapi.EnvDistributionID]
+		switch {
+		case slices.Contains(f.Settings, storesapi.EnvDistributionID):
+			told++
+			if fmt.Sprint(v) != fmt.Sprint(obj{"Ref": distID}) {
+				t.Errorf("%s: %s = %v, want the distribution's id", f.Name, storesapi.EnvDistributionID, v)
+			}
+		case set:
+			t.Errorf("%s: %s is set, but its group does not read it", f.Name, storesapi.EnvDistributionID)
 		}
+	}
+	if told == 0 {
+		t.Errorf("no function is told %s", storesapi.EnvDistributionID)
 	}
 	// AND only the functions whose group lists CDN actions may touch tenants: exactly those actions, on that distribution and its tenants
 	sawCDN := false

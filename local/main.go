@@ -54,12 +54,14 @@ import (
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
+	"github.com/bookplatform/backend/shared/s3media"
 )
 
 // Defaults of the local run, applied only to unset variables.
@@ -109,10 +111,10 @@ func run() error {
 	}
 	baseURL := "http://127.0.0.1:" + port
 	setDefault(config.EnvTableName, defaultTableName)
-	setDefault(config.EnvMediaBucket, defaultBucket)
-	setDefault(config.EnvMediaBaseURL, baseURL+strings.TrimSuffix(devserver.MediaPrefix, "/"))
+	setDefault(s3media.EnvBucket, defaultBucket)
+	setDefault(s3media.EnvBaseURL, baseURL+strings.TrimSuffix(devserver.MediaPrefix, "/"))
 	setDefault(config.EnvJWTSecret, defaultJWTSecret)
-	setDefault(config.EnvCDNDistributionID, cdnlocal.DistributionID)
+	setDefault(storesapi.EnvDistributionID, cdnlocal.DistributionID)
 	cfg, err := config.Load()
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -120,6 +122,9 @@ func run() error {
 	if err := groups.CheckSettings(cfg); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	// The media and custom domains' settings are the groups' (checked
+	// above); the stand-ins that serve them read them the same way.
+	media, domains := s3media.ReadSettings(cfg.Env()), storesapi.ReadDomainSettings(cfg.Env())
 	settings, err := serverSettings(os.Getenv)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -166,7 +171,7 @@ func run() error {
 	}
 	stops = append(stops, func(context.Context) error { return ddb.Stop() })
 
-	s3URL, stopS3, err := startS3(filepath.Join(dataDir, "s3"), cfg.MediaBucket)
+	s3URL, stopS3, err := startS3(filepath.Join(dataDir, "s3"), media.Bucket)
 	if err != nil {
 		return fmt.Errorf("S3 stand-in: %w", err)
 	}
@@ -180,7 +185,7 @@ func run() error {
 
 	// Custom domains: the DNS stand-in and CloudFront's tenant API over it.
 	dns := dnslocal.New()
-	cdnURL, stopCDN, err := serveLoopback(cdnlocal.New(dns, cfg.StoreDomainTargetSuffix, deployDelay))
+	cdnURL, stopCDN, err := serveLoopback(cdnlocal.New(dns, domains.TargetSuffix, deployDelay))
 	if err != nil {
 		return fmt.Errorf("CloudFront stand-in: %w", err)
 	}
@@ -258,7 +263,7 @@ func run() error {
 	// endpoints here; the file goes when the run stops.
 	if err := runinfo.Write(dataDir, runinfo.Info{
 		PID: os.Getpid(), API: baseURL, DynamoDB: ddb.Endpoint, S3: s3URL, SQS: sqsURL,
-		Table: cfg.TableName, MediaBucket: cfg.MediaBucket, MediaBaseURL: cfg.MediaBaseURL,
+		Table: cfg.TableName, MediaBucket: media.Bucket, MediaBaseURL: media.BaseURL,
 	}); err != nil {
 		return err
 	}
@@ -266,7 +271,7 @@ func run() error {
 
 	front.Ready(devserver.Handler(a, gs))
 	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL,
-		"table", cfg.TableName, "bucket", cfg.MediaBucket, "queues", queueURLs, "data", dataDir)
+		"table", cfg.TableName, "bucket", media.Bucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {
 		accounts = append(accounts, fmt.Sprintf("%s (%s)", d.Email, d.Tier))

@@ -29,8 +29,6 @@ func newApp(t *testing.T) *app.App {
 	t.Helper()
 	cfg := config.Config{
 		TableName:       "test-table",
-		MediaBucket:     "test-bucket",
-		MediaBaseURL:    "https://media.example.com",
 		JWTKeys:         config.JWTKeys{JWTSecret: []byte("0123456789abcdef0123456789abcdef")},
 		AccessTokenTTL:  config.DefaultAccessTokenTTL,
 		RefreshTokenTTL: config.DefaultRefreshTokenTTL,

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/tracing"
 )
 
@@ -263,8 +264,8 @@ func lambdaEnv(runtimeAddr string) []string {
 		tracing.EnvDaemonAddress + "=127.0.0.1:2000",
 		"TZ=:UTC",
 		config.EnvTableName + "=bench-table",
-		config.EnvMediaBucket + "=bench-media",
-		config.EnvMediaBaseURL + "=https://media.example.com",
+		s3media.EnvBucket + "=bench-media",
+		s3media.EnvBaseURL + "=https://media.example.com",
 		config.EnvJWTSecret + "=bench-jwt-secret-0123456789abcdef0123456789",
 		config.EnvLogLevel + "=info",
 	}

@@ -45,7 +45,7 @@ const MediaPrefix = "/media/"
 // locally"). That path exists only on the local server.
 func Handler(a *app.App, gs []api.Group) http.Handler {
 	router := a.Router(gs...)
-	media := Media(s3media.NewStore(s3media.NewClient(a.AWS), a.Config.MediaBucket, a.Config.MediaBaseURL), a.Logger)
+	media := Media(s3media.NewStore(s3media.NewClient(a.AWS), s3media.ReadSettings(a.Config.Env())), a.Logger)
 	dns, _ := a.DNS.(*dnslocal.Resolver)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {

@@ -46,13 +46,11 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 )
 
-// Settings the import does not use but config.Load requires (they sign
-// tokens and build media URLs); placeholders keep a catalog load from
-// needing a deployment's secrets.
+// Settings the import does not use but config.Load requires (it signs
+// tokens); a placeholder keeps a catalog load from needing a
+// deployment's secrets.
 var unusedSettings = map[string]string{
-	config.EnvMediaBucket:  "unused-by-importbooks",
-	config.EnvMediaBaseURL: "http://127.0.0.1/unused-by-importbooks",
-	config.EnvJWTSecret:    "importbooks-signs-no-tokens-this-key-is-unused",
+	config.EnvJWTSecret: "importbooks-signs-no-tokens-this-key-is-unused",
 }
 
 func main() {

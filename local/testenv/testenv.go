@@ -43,6 +43,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
@@ -232,11 +233,16 @@ type Env struct {
 	// groups that store images build their own, as in their functions).
 	S3    *s3.Client
 	Media *s3media.Store
+	// MediaSettings are the media bucket and its public URL prefix, as
+	// the groups that store images read them from Config.
+	MediaSettings s3media.Settings
 	// DNS and CDN are the custom domains' stand-ins: the DNS records a
 	// test sets, and CloudFront's tenants (deployed when the test says:
-	// CDN.DeployAll).
-	DNS *dnslocal.Resolver
-	CDN *cdnlocal.Server
+	// CDN.DeployAll). Domains are the custom domains' settings, as the
+	// stores group reads them from Config.
+	DNS     *dnslocal.Resolver
+	CDN     *cdnlocal.Server
+	Domains storesapi.DomainSettings
 
 	tb      testing.TB
 	handler http.Handler
@@ -275,7 +281,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 
 	// CloudFront: the stand-in of its tenant API, over the DNS stand-in.
 	dns := dnslocal.New()
-	cdn := cdnlocal.New(dns, config.DefaultStoreDomainTarget, time.Hour)
+	cdn := cdnlocal.New(dns, storesapi.DefaultDomainTarget, time.Hour)
 	cdnSrv := httptest.NewServer(cdn)
 	tb.Cleanup(cdnSrv.Close)
 
@@ -289,13 +295,13 @@ func New(tb testing.TB, opts ...Option) *Env {
 
 	// Built from variables, so tests get a deployment's defaults and checks.
 	vars := map[string]string{
-		config.EnvTableName:    "test-" + randomHex(6),
-		config.EnvMediaBucket:  Bucket,
-		config.EnvMediaBaseURL: baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
-		config.EnvJWTSecret:    JWTSecret,
-		config.EnvBcryptCost:   strconv.Itoa(BcryptCost),
+		config.EnvTableName:  "test-" + randomHex(6),
+		s3media.EnvBucket:    Bucket,
+		s3media.EnvBaseURL:   baseURL + strings.TrimSuffix(devserver.MediaPrefix, "/"),
+		config.EnvJWTSecret:  JWTSecret,
+		config.EnvBcryptCost: strconv.Itoa(BcryptCost),
 
-		config.EnvCDNDistributionID: cdnlocal.DistributionID,
+		storesapi.EnvDistributionID: cdnlocal.DistributionID,
 	}
 	maps.Copy(vars, s.vars)
 	cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
@@ -319,7 +325,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 	}
 	a.DNS = dns
 	s3Client := s3media.NewClient(awsCfg)
-	media := s3media.NewStore(s3Client, cfg.MediaBucket, cfg.MediaBaseURL)
+	mediaSettings := s3media.ReadSettings(cfg.Env())
+	media := s3media.NewStore(s3Client, mediaSettings)
 	// App.Users sets avatars too, as the users group's service does.
 	a.Users = a.Users.WithImages(images.NewService(media, a.Now))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -349,7 +356,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
-	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, DNS: dns, CDN: cdn, tb: tb, handler: h}
+	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
+		Domains: storesapi.ReadDomainSettings(cfg.Env()), tb: tb, handler: h}
 }
 
 // AWSConfig returns an SDK configuration with static dummy credentials and

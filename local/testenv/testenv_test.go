@@ -80,11 +80,11 @@ func TestNew_s3RoundTrip(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := env.S3.PutObject(ctx, &s3.PutObjectInput{
-		Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv"),
+		Bucket: aws.String(env.MediaSettings.Bucket), Key: aws.String("uploads/a b.csv"),
 		Body: strings.NewReader("isbn,qty\n1,2\n"), ContentType: aws.String("text/csv"),
 	})
 	require.NoError(t, err)
-	got, err := env.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("uploads/a b.csv")})
+	got, err := env.S3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(env.MediaSettings.Bucket), Key: aws.String("uploads/a b.csv")})
 	require.NoError(t, err)
 	data, _ := io.ReadAll(got.Body)
 	got.Body.Close()
@@ -99,7 +99,7 @@ func TestNew_mediaRouteServesUploads(t *testing.T) {
 	png := []byte("\x89PNG\r\n\x1a\nnot really")
 	url, err := env.Media.PutImage(context.Background(), "avatars/u1/pic one.png", "image/png", png)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(url, env.Config.MediaBaseURL+"/"), url)
+	require.True(t, strings.HasPrefix(url, env.MediaSettings.BaseURL+"/"), url)
 
 	res, err := http.Get(url)
 	require.NoError(t, err)

@@ -71,7 +71,7 @@ func newEffectsWorld(t *testing.T, clock *testenv.Clock) *effectsWorld {
 			dynamo.AttrPK: &types.AttributeValueMemberS{Value: k.PK}, dynamo.AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 		}})
 		w.errs <- err
-		_, err = env.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(env.Config.MediaBucket), Key: aws.String("effects/" + n), Body: strings.NewReader(n)})
+		_, err = env.S3.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String(env.MediaSettings.Bucket), Key: aws.String("effects/" + n), Body: strings.NewReader(n)})
 		w.errs <- err
 		_, err = w.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(w.queueURL), MessageBody: aws.String(n)})
 		w.errs <- err
@@ -120,7 +120,7 @@ func (w *effectsWorld) do(t *testing.T, method, path, token string) int {
 func (w *effectsWorld) stored(t *testing.T, n string) (item, object bool) {
 	t.Helper()
 	item = w.env.Item(t, dynamo.Key{PK: "EFFECT#" + n, SK: "EFFECT"}) != nil
-	_, err := w.env.S3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(w.env.Config.MediaBucket), Key: aws.String("effects/" + n)})
+	_, err := w.env.S3.HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(w.env.MediaSettings.Bucket), Key: aws.String("effects/" + n)})
 	return item, err == nil
 }
 

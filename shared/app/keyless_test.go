@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -19,7 +20,7 @@ import (
 // Keyless function: everything but the signing keys.
 func keylessEnv(t *testing.T) {
 	for name, v := range map[string]string{
-		config.EnvTableName: "t", config.EnvMediaBucket: "media", config.EnvMediaBaseURL: "https://media.example.com",
+		config.EnvTableName: "t",
 		config.EnvJWTSecret: "", config.EnvJWTPreviousSecret: "", config.EnvJWTNextSecret: "", config.EnvJWTSecretARN: "",
 		"AWS_REGION": "us-east-1",
 	} {
@@ -51,6 +52,12 @@ func TestFromEnv_keylessGroupsStartWithoutKeys(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "docs", g.Name)
 
+	// The media bucket is the users group's setting (avatars), which the
+	// stack sets on its function alone: health and docs started without it.
+	_, _, err = app.FromEnv(t.Context(), usersapi.Group)
+	assert.ErrorContains(t, err, s3media.EnvBucket+" is required")
+	t.Setenv(s3media.EnvBucket, "media")
+	t.Setenv(s3media.EnvBaseURL, "https://media.example.com")
 	_, _, err = app.FromEnv(t.Context(), usersapi.Group)
 	require.ErrorIs(t, err, config.ErrNoJWTKeys)
 	assert.ErrorContains(t, err, "group users verifies tokens")

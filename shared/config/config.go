@@ -1,6 +1,8 @@
-// Package config names every environment variable the service reads and
-// loads them once at start. functions/, local/ and infra/ all use these
-// names, so a variable cannot be spelled two ways.
+// Package config names the core's environment variables and loads them
+// once at start; functions/, local/ and infra/ all use these names, so a
+// variable cannot be spelled two ways. A group's own settings are
+// declared and read in its package through Env (groups.Names lists
+// them all).
 package config
 
 import (
@@ -14,8 +16,6 @@ import (
 // Environment variable names.
 const (
 	EnvTableName       = "TABLE_NAME"           // DynamoDB table (required)
-	EnvMediaBucket     = "MEDIA_BUCKET"         // S3 bucket for avatars, logos, banners, CSV uploads (required)
-	EnvMediaBaseURL    = "MEDIA_BASE_URL"       // public URL prefix under which media keys are served (required)
 	EnvJWTSecret       = "JWT_SECRET"           // HMAC key that signs access tokens, at least 32 bytes (required unless JWT_SECRET_ARN)
 	EnvAccessTokenTTL  = "ACCESS_TOKEN_TTL"     // Go duration, default 15m
 	EnvRefreshTokenTTL = "REFRESH_TOKEN_TTL"    // Go duration, default 168h (7 days)
@@ -37,14 +37,6 @@ const (
 	// How long a rotated refresh token may be presented again (two tabs
 	// refreshing at once) without ending its session: default 30s.
 	EnvRefreshReuseInterval = "REFRESH_REUSE_INTERVAL"
-	// Custom domains: the multi-tenant CloudFront distribution that
-	// serves stores' domains (set by the CDK stack; unset turns custom
-	// domains off), the suffix of each store's CNAME target
-	// ({slug}.<suffix>), and the platform's own domain, which no store
-	// may claim.
-	EnvCDNDistributionID = "STORE_DISTRIBUTION_ID"
-	EnvStoreDomainTarget = "STORE_DOMAIN_TARGET_SUFFIX"
-	EnvPlatformDomain    = "PLATFORM_DOMAIN"
 	// Keys accepted beside JWT_SECRET (docs/decisions.md, "Signing key
 	// rotation"): the previous key, so tokens, cursors and idempotency
 	// records made before a rotation stay valid, and the next key, so a
@@ -80,10 +72,9 @@ const (
 // service's environment; a group's own settings are read in its package
 // (Env), and groups.Names adds them.
 var Names = []string{
-	EnvTableName, EnvMediaBucket, EnvMediaBaseURL, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
+	EnvTableName, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAccountAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
-	EnvCDNDistributionID, EnvStoreDomainTarget, EnvPlatformDomain,
 	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
@@ -102,8 +93,6 @@ const (
 	DefaultPasswordAccountTries  = 30
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
-	DefaultStoreDomainTarget     = "stores.bookplatform.example"
-	DefaultPlatformDomain        = "bookplatform.example"
 	DefaultJWTKeysRefresh        = 5 * time.Minute
 	DefaultMetricsNamespace      = "BookPlatform"
 )
@@ -133,9 +122,7 @@ type JWTKeys struct {
 
 // Config is the service configuration, read once at process start.
 type Config struct {
-	TableName    string
-	MediaBucket  string
-	MediaBaseURL string
+	TableName string
 	JWTKeys
 	AccessTokenTTL  time.Duration
 	RefreshTokenTTL time.Duration
@@ -155,12 +142,6 @@ type Config struct {
 	PasswordAccountAttempts int
 	PasswordAttemptWindow   time.Duration
 	RefreshReuseInterval    time.Duration
-	// CDNDistributionID is the multi-tenant distribution of custom
-	// domains ("": custom domains off).
-	CDNDistributionID string
-	// StoreDomainTargetSuffix and PlatformDomain: see the variables.
-	StoreDomainTargetSuffix string
-	PlatformDomain          string
 	MetricsNamespace        string
 	// OriginVerifySecret, when set, admits only requests that came through
 	// the API's CloudFront front door (shared/app, frontDoor).
@@ -202,8 +183,6 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 	e := NewEnv(get)
 	c := Config{
 		TableName:       e.Required(EnvTableName),
-		MediaBucket:     e.Required(EnvMediaBucket),
-		MediaBaseURL:    strings.TrimRight(e.Required(EnvMediaBaseURL), "/"),
 		AccessTokenTTL:  e.Duration(EnvAccessTokenTTL, DefaultAccessTokenTTL),
 		RefreshTokenTTL: e.Duration(EnvRefreshTokenTTL, DefaultRefreshTokenTTL),
 		BcryptCost:      int(e.Int(EnvBcryptCost, DefaultBcryptCost, 4, 14)),
@@ -219,12 +198,9 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 		PasswordAttemptWindow:   e.Duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:    e.Duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 
-		CDNDistributionID:       e.String(EnvCDNDistributionID),
-		StoreDomainTargetSuffix: e.HostName(EnvStoreDomainTarget, DefaultStoreDomainTarget),
-		PlatformDomain:          e.HostName(EnvPlatformDomain, DefaultPlatformDomain),
-		MetricsNamespace:        e.String(EnvMetricsNamespace),
-		OriginVerifySecret:      e.String(EnvOriginVerifySecret),
-		get:                     get,
+		MetricsNamespace:   e.String(EnvMetricsNamespace),
+		OriginVerifySecret: e.String(EnvOriginVerifySecret),
+		get:                get,
 	}
 	errs := []error{e.Err()}
 	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {

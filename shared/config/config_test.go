@@ -13,12 +13,11 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func TestLoad_Defaults(t *testing.T) {
 	c, err := LoadFrom(env(map[string]string{
-		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+		EnvTableName: "t", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
 	}))
 	require.NoError(t, err)
 	assert.Equal(t, 15*time.Minute, c.AccessTokenTTL)
 	assert.Equal(t, 7*24*time.Hour, c.RefreshTokenTTL)
-	assert.Equal(t, "https://cdn.example", c.MediaBaseURL)
 	assert.Equal(t, 10, c.BcryptCost)
 	assert.Equal(t, 8080, c.Port)
 }
@@ -26,7 +25,7 @@ func TestLoad_Defaults(t *testing.T) {
 func TestLoad_ReportsEveryProblemAtOnce(t *testing.T) {
 	_, err := LoadFrom(env(map[string]string{EnvJWTSecret: "short", EnvAccessTokenTTL: "soon", EnvBcryptCost: "99"}))
 	require.Error(t, err)
-	for _, want := range []string{EnvTableName, EnvMediaBucket, EnvMediaBaseURL, "at least 32 bytes", EnvAccessTokenTTL, EnvBcryptCost} {
+	for _, want := range []string{EnvTableName, "at least 32 bytes", EnvAccessTokenTTL, EnvBcryptCost} {
 		assert.Contains(t, err.Error(), want)
 	}
 }
@@ -57,7 +56,7 @@ func TestEnv_NilReadsDefaults(t *testing.T) {
 
 func TestConfig_EnvReadsWhatLoadRead(t *testing.T) {
 	c, err := LoadFrom(env(map[string]string{
-		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+		EnvTableName: "t", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
 		"GROUP_SETTING": "12",
 	}))
 	require.NoError(t, err)
@@ -66,7 +65,7 @@ func TestConfig_EnvReadsWhatLoadRead(t *testing.T) {
 
 func TestLoad_PasswordAttempts(t *testing.T) {
 	base := map[string]string{
-		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+		EnvTableName: "t", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
 	}
 	c, err := LoadFrom(env(base))
 	require.NoError(t, err)
@@ -84,29 +83,6 @@ func TestLoad_PasswordAttempts(t *testing.T) {
 	_, err = LoadFrom(env(base))
 	require.Error(t, err, "an account limit below the address limit")
 	assert.Contains(t, err.Error(), EnvPasswordAccountAttempts)
-}
-
-func TestLoad_CustomDomains(t *testing.T) {
-	base := map[string]string{
-		EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef",
-	}
-	c, err := LoadFrom(env(base))
-	require.NoError(t, err)
-	assert.Empty(t, c.CDNDistributionID, "custom domains are off without a distribution")
-	assert.Equal(t, DefaultStoreDomainTarget, c.StoreDomainTargetSuffix)
-	assert.Equal(t, DefaultPlatformDomain, c.PlatformDomain)
-
-	base[EnvCDNDistributionID], base[EnvStoreDomainTarget], base[EnvPlatformDomain] = " E2ABC ", "Shops.Example.NET.", "example.net"
-	c, err = LoadFrom(env(base))
-	require.NoError(t, err)
-	assert.Equal(t, "E2ABC", c.CDNDistributionID)
-	assert.Equal(t, "shops.example.net", c.StoreDomainTargetSuffix, "lower case, no trailing dot")
-
-	for _, bad := range []string{"https://shops.example.net", "shops.example.net/x", "localhost", "shops example.net"} {
-		base[EnvStoreDomainTarget] = bad
-		_, err := LoadFrom(env(base))
-		assert.ErrorContains(t, err, EnvStoreDomainTarget, bad)
-	}
 }
 
 func TestLoadJWTKeys(t *testing.T) {
@@ -148,7 +124,7 @@ func TestLoadJWTKeys(t *testing.T) {
 // A function that verifies no token starts without any key; keys that are
 // set are still checked, and everything else is required as ever.
 func TestLoadWithoutKeys(t *testing.T) {
-	for k, v := range map[string]string{EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example",
+	for k, v := range map[string]string{EnvTableName: "t",
 		EnvJWTSecret: "", EnvJWTPreviousSecret: "", EnvJWTNextSecret: "", EnvJWTSecretARN: ""} {
 		t.Setenv(k, v)
 	}

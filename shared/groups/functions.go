@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
@@ -48,6 +49,10 @@ type Function struct {
 	// Relay marks the outbox relay (functions/relay): its event source
 	// is the table's stream, filtered to outbox INSERTs (shared/relay).
 	Relay bool
+	// Settings are the variables the function's group reads beside the
+	// core's (config.Env): the stack sets those it knows (the media
+	// bucket, the custom domains) on the functions that read them alone.
+	Settings []string
 }
 
 // What every HTTP function does beside its group's own calls, as IAM
@@ -73,8 +78,11 @@ var (
 // authorizer, the key rotation function and the outbox relay.
 func Functions() []Function {
 	var out []Function
-	for _, g := range All(api.Deps{}) {
-		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker}
+	for _, build := range list {
+		env := config.NewEnv(nil) // records what the group reads
+		g := build(api.Deps{Env: env})
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker,
+			Settings: env.Names()}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {
 			if !r.Unmetered || r.Auth != httpapi.AuthNone {

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/api/challengesapi"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,8 +17,8 @@ import (
 // the service's environment know the groups' variables too.
 func TestCheckSettings(t *testing.T) {
 	vars := map[string]string{
-		config.EnvTableName: "t", config.EnvMediaBucket: "b", config.EnvMediaBaseURL: "https://cdn.example",
-		config.EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+		config.EnvTableName: "t", config.EnvJWTSecret: "0123456789abcdef0123456789abcdef",
+		s3media.EnvBucket: "b", s3media.EnvBaseURL: "https://cdn.example",
 	}
 	load := func() config.Config {
 		cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
@@ -27,15 +29,20 @@ func TestCheckSettings(t *testing.T) {
 
 	vars[challengesapi.EnvCreatorTiers] = "gold"
 	vars[wishlistsapi.EnvWishlistsFree] = "-1"
+	vars[storesapi.EnvDomainTarget] = "https://shops.example"
+	delete(vars, s3media.EnvBucket) // the users and stores groups keep media
 	err := CheckSettings(load())
 	require.Error(t, err)
 	assert.ErrorContains(t, err, challengesapi.EnvCreatorTiers)
 	assert.ErrorContains(t, err, wishlistsapi.EnvWishlistsFree)
+	assert.ErrorContains(t, err, storesapi.EnvDomainTarget)
+	assert.ErrorContains(t, err, s3media.EnvBucket+" is required")
 }
 
 func TestNames_includeTheGroupsSettings(t *testing.T) {
 	names := Names()
-	for _, n := range []string{config.EnvTableName, challengesapi.EnvCreatorTiers, wishlistsapi.EnvWishlistMaxItems} {
+	for _, n := range []string{config.EnvTableName, challengesapi.EnvCreatorTiers, wishlistsapi.EnvWishlistMaxItems,
+		s3media.EnvBucket, s3media.EnvBaseURL, storesapi.EnvDistributionID, storesapi.EnvDomainTarget, storesapi.EnvPlatformDomain} {
 		assert.Contains(t, names, n)
 	}
 }

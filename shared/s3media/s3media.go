@@ -31,12 +31,12 @@ func NewClient(cfg aws.Config) *s3.Client {
 	})
 }
 
-// NewImages is the images service over the media bucket (bucket, with
-// public URLs under baseURL), on an S3 client of its own built from cfg.
-// The groups that store images (users, stores) build it in their
-// constructors, so no other function links the S3 client.
-func NewImages(cfg aws.Config, bucket, baseURL string, now func() time.Time) *images.Service {
-	return images.NewService(NewStore(NewClient(cfg), bucket, baseURL), now)
+// NewImages is the images service over the media bucket of s, on an S3
+// client of its own built from cfg. The groups that store images (users,
+// stores) build it in their constructors, so no other function links the
+// S3 client.
+func NewImages(cfg aws.Config, s Settings, now func() time.Time) *images.Service {
+	return images.NewService(NewStore(NewClient(cfg), s), now)
 }
 
 // imageCacheControl: every image has its own key per upload, so its URL
@@ -51,8 +51,8 @@ type Store struct {
 }
 
 // NewStore returns a media store.
-func NewStore(client *s3.Client, bucket, baseURL string) *Store {
-	return &Store{client: client, bucket: bucket, baseURL: strings.TrimRight(baseURL, "/")}
+func NewStore(client *s3.Client, s Settings) *Store {
+	return &Store{client: client, bucket: s.Bucket, baseURL: strings.TrimRight(s.BaseURL, "/")}
 }
 
 // PutImage stores an image under key and returns the URL clients fetch it from.

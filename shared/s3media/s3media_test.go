@@ -28,7 +28,7 @@ func refusing(t *testing.T) *Store {
 	client := s3.NewFromConfig(aws.Config{
 		Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("k", "s", ""), BaseEndpoint: aws.String(srv.URL),
 	}, func(o *s3.Options) { o.UsePathStyle = true })
-	return NewStore(client, "media", "https://media.example")
+	return NewStore(client, Settings{Bucket: "media", BaseURL: "https://media.example"})
 }
 
 // A 403 on an upload's key is the missing upload (the role may read every

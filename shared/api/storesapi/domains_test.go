@@ -27,7 +27,7 @@ func TestDomains_Lifecycle(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
 	assert.Equal(t, map[string]any{"id": store["id"], "customDomain": "books.example.com", "customDomainStatus": "PENDING"}, res.JSON["store"])
 	in := res.JSON["instructions"].(map[string]any)
-	target := "dom-shop." + env.Config.StoreDomainTargetSuffix
+	target := "dom-shop." + env.Domains.TargetSuffix
 	assert.Equal(t, map[string]any{"type": "CNAME", "name": "books.example.com", "value": target}, in["record"])
 	assert.Contains(t, in["message"], target)
 	assert.NotEmpty(t, in["note"])
@@ -142,7 +142,7 @@ func TestDomains_Validation(t *testing.T) {
 		res = env.Do("GET", "/v1/stores/lookup-by-domain?domain="+urlEscape("bücher.example.de"), nil, "")
 		assert.Equal(t, http.StatusOK, res.Status, "the lookup normalizes the same way")
 	})
-	target := "domv-shop." + env.Config.StoreDomainTargetSuffix
+	target := "domv-shop." + env.Domains.TargetSuffix
 	t.Run("changing the domain frees the old one and deletes its tenant", func(t *testing.T) {
 		env.DNS.SetCNAME("xn--bcher-kva.example.de", target)
 		require.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/domv-shop/domain/status", nil, owner.Token).JSON["status"])
@@ -215,7 +215,7 @@ func TestDomains_UnverifiedClaimYieldsToDNSProof(t *testing.T) {
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
 	require.Empty(t, env.CDN.Domains(), "a claim nobody proved has no tenant")
 
-	target := "real-shop." + env.Config.StoreDomainTargetSuffix
+	target := "real-shop." + env.Domains.TargetSuffix
 	t.Run("without DNS proof the claim holds, and the refusal says how to prove it", func(t *testing.T) {
 		res := env.Do("POST", "/v1/stores/real-shop/domain/verify", map[string]any{"domain": domain}, real.Token)
 		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
@@ -268,7 +268,7 @@ func TestDomains_VerifiedClaimIsNeverTaken(t *testing.T) {
 	newStore(t, env, other, storeBody("taker-shop"))
 	const domain = "shop.example.org"
 	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/stores/held-shop/domain/verify", map[string]any{"domain": domain}, holder.Token).Status)
-	env.DNS.SetCNAME(domain, "held-shop."+env.Config.StoreDomainTargetSuffix)
+	env.DNS.SetCNAME(domain, "held-shop."+env.Domains.TargetSuffix)
 	status := func() string {
 		t.Helper()
 		res := env.Do("GET", "/v1/stores/held-shop/domain/status", nil, holder.Token)
@@ -277,14 +277,14 @@ func TestDomains_VerifiedClaimIsNeverTaken(t *testing.T) {
 	}
 	takeOver := func(t *testing.T) {
 		t.Helper()
-		env.DNS.SetCNAME(domain, "taker-shop."+env.Config.StoreDomainTargetSuffix)
+		env.DNS.SetCNAME(domain, "taker-shop."+env.Domains.TargetSuffix)
 		res := env.Do("POST", "/v1/stores/taker-shop/domain/verify", map[string]any{"domain": domain}, other.Token)
 		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
 		assert.Equal(t, "is used by another store", testenv.FieldErrors(t, res)["domain"])
 		assert.Equal(t, held["id"], env.Item(t, dynamo.StoreDomainClaimKey(domain))["storeId"])
 		assert.Equal(t, domain, env.Do("GET", "/v1/stores/held-shop", nil, "").JSON["customDomain"])
 		assert.Equal(t, []string{domain}, env.CDN.Domains(), "the holder's tenant stays")
-		env.DNS.SetCNAME(domain, "held-shop."+env.Config.StoreDomainTargetSuffix)
+		env.DNS.SetCNAME(domain, "held-shop."+env.Domains.TargetSuffix)
 	}
 
 	require.Equal(t, "VERIFIED", status())
@@ -293,7 +293,7 @@ func TestDomains_VerifiedClaimIsNeverTaken(t *testing.T) {
 	require.Equal(t, "ACTIVE", status())
 	t.Run("ACTIVE", takeOver)
 	t.Run("PENDING again after DNS moved away", func(t *testing.T) {
-		env.DNS.SetCNAME(domain, "taker-shop."+env.Config.StoreDomainTargetSuffix)
+		env.DNS.SetCNAME(domain, "taker-shop."+env.Domains.TargetSuffix)
 		require.Equal(t, "PENDING", status())
 		takeOver(t)
 	})
@@ -317,7 +317,7 @@ func TestDomains_TakeOverIsConditionalOnTheClaimRead(t *testing.T) {
 	assert.Nil(t, claim.VerifiedAt)
 
 	// The holder verifies after the claim was read.
-	env.DNS.SetCNAME(domain, "race-held."+env.Config.StoreDomainTargetSuffix)
+	env.DNS.SetCNAME(domain, "race-held."+env.Domains.TargetSuffix)
 	require.Equal(t, "VERIFIED", env.Do("GET", "/v1/stores/race-held/domain/status", nil, holder.Token).JSON["status"])
 
 	st, err := bs.GetStore(ctx, taker["id"].(string))
@@ -335,7 +335,7 @@ func TestDomains_TakeOverIsConditionalOnTheClaimRead(t *testing.T) {
 // A domain pointed at its owner's store proves nothing for another store.
 func TestDomains_ProofIsTheStoresOwnTarget(t *testing.T) {
 	env := testenv.New(t)
-	sfx := env.Config.StoreDomainTargetSuffix
+	sfx := env.Domains.TargetSuffix
 	edge := "edge." + sfx // stands for the routing endpoint (dxxxx.cloudfront.net)
 	owner := bookseller(t, env, "wc_owner")
 	newStore(t, env, owner, storeBody("owner-shop"))
@@ -361,7 +361,7 @@ func TestDomains_ProofIsTheStoresOwnTarget(t *testing.T) {
 // squatter, and its real owner, whose store it names, takes it over.
 func TestDomains_SquatterIsNotVerifiedByAnotherStoresRecord(t *testing.T) {
 	env := testenv.New(t)
-	sfx := env.Config.StoreDomainTargetSuffix
+	sfx := env.Domains.TargetSuffix
 	edge := "edge." + sfx
 	squatter := bookseller(t, env, "wcs_squatter")
 	newStore(t, env, squatter, storeBody("squat2-shop"))
@@ -384,7 +384,7 @@ func TestDomains_SquatterIsNotVerifiedByAnotherStoresRecord(t *testing.T) {
 // could take over.
 func TestDomains_VerifyAgainKeepsTheVerification(t *testing.T) {
 	env := testenv.New(t)
-	sfx := env.Config.StoreDomainTargetSuffix
+	sfx := env.Domains.TargetSuffix
 	holder := bookseller(t, env, "rv_holder")
 	held := newStore(t, env, holder, storeBody("rv-held"))
 	other := bookseller(t, env, "rv_taker")
@@ -422,7 +422,7 @@ func TestDomains_VerifyAgainKeepsTheVerification(t *testing.T) {
 // says to try again; a takeover without an answer proves nothing.
 func TestDomains_DNSOutageChangesNothing(t *testing.T) {
 	env := testenv.New(t)
-	sfx := env.Config.StoreDomainTargetSuffix
+	sfx := env.Domains.TargetSuffix
 	owner := bookseller(t, env, "dns_owner")
 	store := newStore(t, env, owner, storeBody("dns-shop"))
 	const domain = "outage.example.com"

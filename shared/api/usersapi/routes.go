@@ -27,8 +27,9 @@ type handler struct {
 // links S3).
 func Group(d api.Deps) api.Group {
 	h := &handler{users: d.Users}
+	media := s3media.ReadSettings(d.Env)
 	if d.Users != nil { // nil: a zero Deps, whose table is only listed
-		h.users = d.Users.WithImages(s3media.NewImages(d.AWS, d.Config.MediaBucket, d.Config.MediaBaseURL, d.Now))
+		h.users = d.Users.WithImages(s3media.NewImages(d.AWS, media, d.Now))
 	}
 	return api.Group{
 		Name:  "users",

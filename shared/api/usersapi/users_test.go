@@ -271,7 +271,7 @@ func TestUsers_Avatar(t *testing.T) {
 	})
 	t.Run("the avatar is unchanged after refused uploads", func(t *testing.T) {
 		assert.NotEqual(t, url, env.Do("GET", "/v1/users/me", nil, a.Token).JSON["avatarUrl"]) // the jpeg/gif replaced it
-		assert.True(t, strings.HasPrefix(env.Do("GET", "/v1/users/me", nil, a.Token).JSON["avatarUrl"].(string), env.Config.MediaBaseURL))
+		assert.True(t, strings.HasPrefix(env.Do("GET", "/v1/users/me", nil, a.Token).JSON["avatarUrl"].(string), env.MediaSettings.BaseURL))
 	})
 }
 

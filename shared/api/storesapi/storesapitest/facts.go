@@ -6,7 +6,7 @@ package storesapitest
 
 import (
 	"github.com/bookplatform/backend/shared/api/apitest"
-	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 )
 
 // Facts are the stores group's steps and its routes' rate-limit actions.
@@ -163,7 +163,7 @@ func Facts() apitest.Facts {
 				return c.Do("GET", "/v1/stores/"+s.StoreSlug+"/domain/status", nil, s.SellerToken)
 			}},
 			{Stage: apitest.Store, Route: "GET /v1/stores/{slug}/domain/status", Note: "moves to VERIFIED", Want: 200, Writes: true, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				s.SetCNAME("books.bench.example.com", s.StoreSlug+"."+config.DefaultStoreDomainTarget)
+				s.SetCNAME("books.bench.example.com", s.StoreSlug+"."+storesapi.DefaultDomainTarget)
 				return c.Do("GET", "/v1/stores/"+s.StoreSlug+"/domain/status", nil, s.SellerToken)
 			}},
 			{Stage: apitest.Store, Route: "GET /v1/stores/lookup-by-domain", Want: 200, Do: func(c *apitest.Client, _ *apitest.State) *apitest.Response {
