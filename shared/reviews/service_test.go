@@ -19,6 +19,31 @@ import (
 
 func TestMain(m *testing.M) { testenv.Main(m) }
 
+// world is a book, a reader, and the reviews service over a store of the
+// test's choosing.
+type world struct {
+	env    *testenv.Env
+	table  dynamo.Handle
+	book   *books.Book
+	reader *users.User
+}
+
+func newWorld(t *testing.T) world {
+	env := testenv.New(t)
+	_, err := env.App.Books.Import(t.Context(), []books.Record{{ISBN: "9780306406157", Title: "A Book", Authors: []string{"B. Author"}}})
+	require.NoError(t, err)
+	b, err := env.App.Books.GetByISBN(t.Context(), "9780306406157")
+	require.NoError(t, err)
+	signed, err := env.App.Users.Signup(t.Context(), users.SignupInput{Username: "ann", Email: "ann@example.com", Password: "long-enough-pw"})
+	require.NoError(t, err)
+	return world{env: env, table: env.App.Table, book: b, reader: signed.User}
+}
+
+func (w world) service(store reviews.Storer) *reviews.Service {
+	h := w.table
+	return reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h), Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
+}
+
 // deletingStore deletes the review between Create's read and its write, as
 // a concurrent DELETE of the caller's own review would.
 type deletingStore struct {
@@ -39,18 +64,10 @@ func (s *deletingStore) UpdateReview(ctx context.Context, prev, next *reviews.Re
 // A POST racing a DELETE of the same review creates a new one: the spec's
 // only 404 for POST /reviews is an unknown book.
 func TestPost_RacingDeleteCreatesAnew(t *testing.T) {
-	env := testenv.New(t)
-	_, err := env.App.Books.Import(t.Context(), []books.Record{{ISBN: "9780306406157", Title: "A Book", Authors: []string{"B. Author"}}})
-	require.NoError(t, err)
-	b, err := env.App.Books.GetByISBN(t.Context(), "9780306406157")
-	require.NoError(t, err)
-	signed, err := env.App.Users.Signup(t.Context(), users.SignupInput{Username: "ann", Email: "ann@example.com", Password: "long-enough-pw"})
-	require.NoError(t, err)
-	u := signed.User
-
-	h := env.App.Table
-	store := &deletingStore{Reviews: dynamo.NewReviews(h)}
-	svc := reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h), Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
+	w := newWorld(t)
+	b, u := w.book, w.reader
+	store := &deletingStore{Reviews: dynamo.NewReviews(w.table)}
+	svc := w.service(store)
 	first, err := svc.Create(t.Context(), u, reviews.NewReview{BookID: b.ID, Rating: 3})
 	require.NoError(t, err)
 
@@ -60,7 +77,7 @@ func TestPost_RacingDeleteCreatesAnew(t *testing.T) {
 	assert.True(t, second.Created)
 	assert.NotEqual(t, first.Post.ID, second.Post.ID)
 
-	got, err := env.App.Books.Get(t.Context(), b.ID)
+	got, err := w.env.App.Books.Get(t.Context(), b.ID)
 	require.NoError(t, err)
 	assert.Equal(t, 1, got.TotalReviews, "the deleted review left the statistics, the new one entered them")
 	assert.EqualValues(t, 5, got.AverageRating())
@@ -107,19 +124,8 @@ func (s *losingStore) CreateReview(ctx context.Context, r *reviews.Review, c quo
 // lost: not the 404 the spec keeps for an unknown book, nor a 500. An
 // unknown book is no race: one read, and its 404.
 func TestCreate_LosingEveryRaceIsContention(t *testing.T) {
-	env := testenv.New(t)
-	_, err := env.App.Books.Import(t.Context(), []books.Record{{ISBN: "9780306406157", Title: "A Book", Authors: []string{"B. Author"}}})
-	require.NoError(t, err)
-	b, err := env.App.Books.GetByISBN(t.Context(), "9780306406157")
-	require.NoError(t, err)
-	signed, err := env.App.Users.Signup(t.Context(), users.SignupInput{Username: "ann", Email: "ann@example.com", Password: "long-enough-pw"})
-	require.NoError(t, err)
-	u := signed.User
-
-	h := env.App.Table
-	service := func(store reviews.Storer) *reviews.Service {
-		return reviews.NewService(reviews.Deps{Store: store, Deps: posts.Deps{Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h), Quota: quota.Policy{FreePosts: 50, FreeReviews: 50}}})
-	}
+	w := newWorld(t)
+	b, u, h, service := w.book, w.reader, w.table, w.service
 	first, err := service(dynamo.NewReviews(h)).Create(t.Context(), u, reviews.NewReview{BookID: b.ID, Rating: 3})
 	require.NoError(t, err)
 
