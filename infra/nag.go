@@ -1,8 +1,6 @@
 package main
 
 import (
-	"net/http"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -30,6 +28,7 @@ func checkCompliance(stack awscdk.Stack) {
 // nagSubjects are the resources a suppression concerns.
 type nagSubjects struct {
 	api       awsapigatewayv2.HttpApi
+	routes    []awsapigatewayv2.HttpRoute
 	functions []groups.Function
 	lambdas   map[string]awslambda.Function
 	mediaCDN  awscloudfront.Distribution
@@ -57,7 +56,7 @@ func suppressKept(s nagSubjects) {
 	// log-in, public profiles, the catalog's reference); $default answers
 	// unknown paths with the envelope's 404/405 and runs no other group's
 	// handler. Every other route has the Lambda authorizer.
-	for _, route := range publicRoutes(s.api, s.functions) {
+	for _, route := range publicRoutes(s.routes, s.functions) {
 		suppress(route, "APIG4", "A public route of the API specification ("+*route.Node().Id()+"): it takes no token by design")
 	}
 	if def := s.api.Node().TryFindChild(jsii.String("DefaultRoute")); def != nil {
@@ -127,30 +126,20 @@ func suppressKept(s nagSubjects) {
 }
 
 // publicRoutes are the API Gateway routes of the route-table entries
-// that take no token (each GET with its HEAD).
-func publicRoutes(api awsapigatewayv2.HttpApi, functions []groups.Function) []constructs.IConstruct {
-	paths, err := gatewayPaths(functions)
+// that take no token (a GET's ANY, or GET and HEAD).
+func publicRoutes(routes []awsapigatewayv2.HttpRoute, functions []groups.Function) []constructs.IConstruct {
+	keys, err := gatewayRoutes(functions)
 	if err != nil {
 		panic("infra: " + err.Error())
 	}
 	public := map[string]bool{}
-	for _, f := range functions {
-		for _, r := range f.Routes {
-			if r.Auth == httpapi.AuthNone {
-				key := routeKey(paths, r)
-				public[key] = true
-				if r.Method == http.MethodGet {
-					public["HEAD "+strings.TrimPrefix(key, "GET ")] = true
-				}
-			}
+	for _, r := range keys {
+		if r.Auth == httpapi.AuthNone {
+			public[r.Key()] = true
 		}
 	}
 	var out []constructs.IConstruct
-	for _, c := range *api.Node().Children() {
-		route, ok := c.(awsapigatewayv2.HttpRoute)
-		if !ok {
-			continue
-		}
+	for _, route := range routes {
 		cfn, ok := route.Node().DefaultChild().(awsapigatewayv2.CfnRoute)
 		if ok && cfn.RouteKey() != nil && public[*cfn.RouteKey()] {
 			out = append(out, route)

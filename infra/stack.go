@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"maps"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"time"
@@ -58,6 +57,10 @@ type BackendStackProps struct {
 	// Ops are the operations settings (CDK context, config.go): the alarm
 	// subscription, log retention, deployment style, WAF, domains.
 	Ops OpsProps
+	// SAM makes the template for SAM CLI's local runs (make sam) rather
+	// than for deploying: the routes in the stack itself, not in nested
+	// stacks.
+	SAM bool
 }
 
 // DefaultStorefrontOrigin is the storefront's host until a deployment
@@ -240,7 +243,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		}
 	}
 
-	api := newAPI(stack, functions, aliases, authorizerAlias)
+	routeScope := routeStacks(stack)
+	if props.SAM {
+		routeScope = func(string) constructs.Construct { return stack }
+	}
+	api, routes := newAPI(stack, functions, aliases, authorizerAlias, routeScope)
 	logAPIAccess(stack, api, ops)
 	apiURL := api.ApiEndpoint()
 	var frontDoor awscloudfront.Distribution
@@ -257,7 +264,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	dashboard := newDashboard(stack, o, alarms)
 	_, deployRole := newDeployments(stack, functions, aliases, alarms.Functions, ops)
 
-	suppressKept(nagSubjects{api: api, functions: functions, lambdas: lambdas, mediaCDN: mediaCDN, frontDoor: frontDoor,
+	suppressKept(nagSubjects{api: api, routes: routes, functions: functions, lambdas: lambdas, mediaCDN: mediaCDN, frontDoor: frontDoor,
 		storeDomains: storeDomains, originKey: originSecret, deployments: deployRole, relayDLQ: relayDLQ, ops: ops})
 	checkCompliance(stack)
 
@@ -495,7 +502,12 @@ func grant(fn awslambda.Function, f groups.Function, table awsdynamodb.Table, bu
 // newAPI builds the HTTP API: one route per route-table entry, the Lambda
 // authorizer on the routes that read a token, and the Fallback function on
 // $default so unknown paths and wrong methods get the envelope's 404/405.
-func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map[string]awslambda.Alias, authorizerFn awslambda.IFunction) awsapigatewayv2.HttpApi {
+//
+// Each function's routes are made in the scope routeScope gives: a nested
+// stack of that function's routes when deployed (routeStacks), the stack
+// itself for SAM. It returns the routes too (nag.go suppresses on them).
+func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map[string]awslambda.Alias, authorizerFn awslambda.IFunction,
+	routeScope func(function string) constructs.Construct) (awsapigatewayv2.HttpApi, []awsapigatewayv2.HttpRoute) {
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {
@@ -548,37 +560,30 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 			})
 	}
 
-	paths, err := gatewayPaths(functions)
+	routes, err := gatewayRoutes(functions)
 	if err != nil {
 		panic("infra: " + err.Error())
 	}
-	for _, f := range functions {
-		for _, r := range f.Routes {
-			methods := []awsapigatewayv2.HttpMethod{awsapigatewayv2.HttpMethod(r.Method)}
-			if r.Method == http.MethodGet {
-				// The router answers HEAD on every GET route; the
-				// gateway routes it only where it is named.
-				methods = append(methods, awsapigatewayv2.HttpMethod_HEAD)
-			}
-			opts := &awsapigatewayv2.AddRoutesOptions{
-				Path:        jsii.String(paths[r.Path]),
-				Methods:     &methods,
-				Integration: integrations[f.Name],
-			}
-			// Optional routes get the authorizer too: with the empty
-			// identity source a request without a token still reaches the
-			// function (as anonymous), and a forged token is stopped at the
-			// edge exactly as on Bearer routes.
-			if authorizer != nil && r.Auth != httpapi.AuthNone {
-				opts.Authorizer = authorizer
-			}
-			api.AddRoutes(opts)
+	var made []awsapigatewayv2.HttpRoute
+	for _, r := range routes {
+		props := &awsapigatewayv2.HttpRouteProps{
+			HttpApi:     api,
+			RouteKey:    awsapigatewayv2.HttpRouteKey_With(jsii.String(r.Path), awsapigatewayv2.HttpMethod(r.Method)),
+			Integration: integrations[r.Function],
 		}
+		// Optional routes get the authorizer too: with the empty
+		// identity source a request without a token still reaches the
+		// function (as anonymous), and a forged token is stopped at the
+		// edge exactly as on Bearer routes.
+		if authorizer != nil && r.Auth != httpapi.AuthNone {
+			props.Authorizer = authorizer
+		}
+		made = append(made, awsapigatewayv2.NewHttpRoute(routeScope(r.Function), jsii.String(routeID(r)), props))
 	}
 	if authorizer != nil {
 		omitIdentitySource(api)
 	}
-	return api
+	return api, made
 }
 
 // omitIdentitySource removes IdentitySource from the authorizer resource.
