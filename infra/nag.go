@@ -120,7 +120,7 @@ func suppressKept(s nagSubjects) {
 		suppress(s.frontDoor, "CFR4", "Served on its *.cloudfront.net name, whose certificate CloudFront pins to the TLSv1 policy; set context apiDomainName and apiCertificateArn to require TLS 1.2 (TLSv1.2_2021)")
 	}
 	if s.originKey != nil {
-		suppress(s.originKey, "SMG4", "Shared with CloudFront's origin configuration by a deploy-time reference: a new value must reach the distribution and the functions together, which a deploy does and a rotation could not")
+		suppress(s.originKey, "SMG4", "Given to CloudFront's origin configuration by a deploy-time reference (the functions read it at start): a new value must reach the distribution and the functions together, which a deploy does and a rotation could not")
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -26,6 +27,20 @@ func resources(tmpl assertions.Template, typ string) map[string]obj {
 }
 
 func props(r obj) obj { return r["Properties"].(obj) }
+
+// statementsOf returns the statements of the role policies of the
+// function fnID in tmpl.
+func statementsOf(tmpl assertions.Template, fnID string) []obj {
+	fn := resources(tmpl, "AWS::Lambda::Function")[fnID]
+	roleID := fmt.Sprint(props(fn)["Role"].(obj)["Fn::GetAtt"].([]any)[0])
+	var out []obj
+	for _, p := range resources(tmpl, "AWS::IAM::Policy") {
+		if slices.ContainsFunc(props(p)["Roles"].([]any), func(r any) bool { return fmt.Sprint(r.(obj)["Ref"]) == roleID }) {
+			out = append(out, statements(p)...)
+		}
+	}
+	return out
+}
 
 // functionID returns the logical ID of the named function in tmpl.
 func functionID(t *testing.T, tmpl assertions.Template, name string) string {
@@ -525,11 +540,40 @@ func TestWAF(t *testing.T) {
 			t.Errorf("front door behavior %s: want nothing cached, HTTPS only", behavior)
 		}
 	}
+	// AND the HTTP functions, which check the front door's secret, are
+	// told where it is and may read it; no function holds its value, and
+	// no other may read it
+	var originSecret string
+	for id := range resources(hardened, "AWS::SecretsManager::Secret") {
+		if strings.HasPrefix(id, "OriginVerifySecret") {
+			originSecret = id
+		}
+	}
+	if originSecret == "" {
+		t.Fatal("no origin secret")
+	}
 	for _, f := range functions {
-		vars := props(resources(hardened, "AWS::Lambda::Function")[functionID(t, hardened, f.Name)])["Environment"].(obj)["Variables"].(obj)
-		_, has := vars[config.EnvOriginVerifySecret]
-		if has != (isHTTP(f) || f.Worker != nil || f.Relay) {
-			t.Errorf("%s: %s set: %v", f.Name, config.EnvOriginVerifySecret, has)
+		fnID := functionID(t, hardened, f.Name)
+		vars := props(resources(hardened, "AWS::Lambda::Function")[fnID])["Environment"].(obj)["Variables"].(obj)
+		if v, has := vars[config.EnvOriginVerifySecret]; has {
+			t.Errorf("%s: %s holds the value: %v", f.Name, config.EnvOriginVerifySecret, v)
+		}
+		arn, told := vars[config.EnvOriginVerifySecretARN]
+		if told != isHTTP(f) || (told && fmt.Sprint(arn) != fmt.Sprint(obj{"Ref": originSecret})) {
+			t.Errorf("%s: %s = %v, want the origin secret's ARN on HTTP functions only", f.Name, config.EnvOriginVerifySecretARN, arn)
+		}
+		var reads []string
+		for _, st := range statementsOf(hardened, fnID) {
+			if strings.Contains(fmt.Sprint(st["Resource"]), originSecret) {
+				reads = append(reads, fmt.Sprint(st["Action"]))
+			}
+		}
+		var want []string
+		if isHTTP(f) {
+			want = []string{"secretsmanager:GetSecretValue"}
+		}
+		if !slices.Equal(reads, want) {
+			t.Errorf("%s: actions on the origin secret %v, want %v", f.Name, reads, want)
 		}
 	}
 	must(t, "the API URL is the front door's", func() {
@@ -561,5 +605,70 @@ func TestOpsFromContext(t *testing.T) {
 		if _, err := ctx(kv); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// The common rule set blocks a body over 8 KB, which every multipart
+// upload (up to 5 MB) is: with WAF on, that rule only counts and labels,
+// and the next rule blocks the labelled requests that are not a POST to
+// an upload route of the route table.
+func TestWAF_UploadsPassTheBodySizeRule(t *testing.T) {
+	var rules []any
+	for _, a := range resources(hardened, "AWS::WAFv2::WebACL") {
+		rules = props(a)["Rules"].([]any)
+	}
+	byName := map[string]obj{}
+	for _, r := range rules {
+		byName[r.(obj)["Name"].(string)] = r.(obj)
+	}
+	// THEN the managed rule's own action is overridden to count
+	common := byName[commonRuleSet]
+	if common == nil {
+		t.Fatalf("no %s rule in %v", commonRuleSet, rules)
+	}
+	overrides := fmt.Sprint(common["Statement"].(obj)["ManagedRuleGroupStatement"].(obj)["RuleActionOverrides"])
+	if overrides != fmt.Sprint([]any{obj{"Name": bodySizeRule, "ActionToUse": obj{"Count": obj{}}}}) {
+		t.Errorf("%s overrides %s, want %s counted", commonRuleSet, overrides, bodySizeRule)
+	}
+	// AND a later rule blocks what it labelled, but uploads
+	scoped := byName["BodySizeButUploads"]
+	if scoped == nil {
+		t.Fatal("no BodySizeButUploads rule")
+	}
+	if scoped["Priority"].(float64) <= common["Priority"].(float64) || fmt.Sprint(scoped["Action"]) != fmt.Sprint(obj{"Block": obj{}}) {
+		t.Errorf("BodySizeButUploads: priority %v after %v, action %v", scoped["Priority"], common["Priority"], scoped["Action"])
+	}
+	and := scoped["Statement"].(obj)["AndStatement"].(obj)["Statements"].([]any)
+	if got := fmt.Sprint(and[0]); !strings.Contains(got, bodySizeLabel) {
+		t.Errorf("first condition %s, want the label %s", got, bodySizeLabel)
+	}
+	exception := and[1].(obj)["NotStatement"].(obj)["Statement"].(obj)["AndStatement"].(obj)["Statements"].([]any)
+	if m := exception[0].(obj)["ByteMatchStatement"].(obj); m["SearchString"] != "POST" || m["PositionalConstraint"] != "EXACTLY" {
+		t.Errorf("exception's method match %v", m)
+	}
+	re := regexp.MustCompile(exception[1].(obj)["RegexMatchStatement"].(obj)["RegexString"].(string))
+	// AND the exception is exactly the upload routes' paths
+	for path, upload := range map[string]bool{
+		"/v1/users/me/avatar": true, "/v1/stores/city-lights/logo": true, "/v1/stores/city-lights/banner": true,
+		"/v1/users/me": false, "/v1/stores/city-lights/logo/upload-url": false, "/v1/lines": false,
+		"/v1/stores/a/b/logo": false, "/v1/users/me/avatarx": false,
+	} {
+		if re.MatchString(path) != upload {
+			t.Errorf("upload exception %s matches %s: %v, want %v", re, path, !upload, upload)
+		}
+	}
+	n := 0
+	for _, f := range functions {
+		for _, r := range f.Routes {
+			if r.Doc.Multipart != "" {
+				n++
+				if !re.MatchString(strings.ReplaceAll(strings.ReplaceAll(r.Path, "{slug}", "s"), "{", "x")) {
+					t.Errorf("upload route %s %s is not excepted", r.Method, r.Path)
+				}
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("%d multipart upload routes, want the avatar, logo and banner", n)
 	}
 }

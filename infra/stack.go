@@ -130,13 +130,17 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		panic("infra: " + err.Error())
 	}
 
+	functions := props.Functions
+	if functions == nil {
+		functions = groups.Functions()
+	}
 	table := newTable(stack)
 	accessLogs := newAccessLogBucket(stack, ops)
 	var acl *string
 	var originSecret awssecretsmanager.Secret
 	if ops.WAF {
 		var err error
-		if acl, err = webACL(stack, ops); err != nil {
+		if acl, err = webACL(stack, ops, functions); err != nil {
 			panic("infra: " + err.Error())
 		}
 		originSecret = newOriginSecret(stack)
@@ -177,9 +181,6 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			groupEnv[name] = jsii.String(v)
 		}
 	}
-	if originSecret != nil {
-		appEnv[config.EnvOriginVerifySecret] = originSecret.SecretValue().UnsafeUnwrap()
-	}
 	// The authorizer reads only the token settings (functions/authorizer).
 	authorizerEnv := map[string]*string{
 		config.EnvJWTSecretARN: signingKeys.SecretArn(),
@@ -188,10 +189,6 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// The rotation function reads the secret it is called for.
 	rotationEnv := map[string]*string{config.EnvLogLevel: jsii.String(logLevel)}
 
-	functions := props.Functions
-	if functions == nil {
-		functions = groups.Functions()
-	}
 	lambdas := map[string]awslambda.Function{}
 	aliases := map[string]awslambda.Alias{}
 	var authorizerAlias awslambda.IFunction
@@ -222,6 +219,12 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		for _, q := range f.Sends {
 			env[q.URLEnv()] = queueOf(workQueues, f, q).QueueUrl()
 		}
+		if originSecret != nil && isHTTP(f) {
+			// Behind the front door the HTTP functions check its secret
+			// (shared/app), read at start from Secrets Manager: its ARN,
+			// not its value, is in their configuration.
+			env[config.EnvOriginVerifySecretARN] = originSecret.SecretArn()
+		}
 		fn := newFunction(stack, f, props.BuildDir, env, timeout, ops)
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
@@ -230,6 +233,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			rotateKeys(stack, signingKeys, fn, alias)
 		case !f.Keyless:
 			readKeys(fn, signingKeys)
+		}
+		if originSecret != nil && isHTTP(f) {
+			readOriginSecret(fn, originSecret)
 		}
 		if f.Worker != nil {
 			consume(alias, f, workQueues)

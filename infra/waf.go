@@ -2,12 +2,17 @@ package main
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfrontorigins"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssecretsmanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awswafv2"
@@ -15,6 +20,7 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 )
 
 // The optional WAF (context waf=true; docs/decisions.md, "WAF").
@@ -35,7 +41,7 @@ import (
 
 // webACL returns the ARN of the web ACL of the CDN and the API's front
 // door: the one context webAclArn names, or a new one.
-func webACL(stack awscdk.Stack, ops OpsProps) (*string, error) {
+func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*string, error) {
 	if ops.WebACLArn != "" {
 		return jsii.String(ops.WebACLArn), nil
 	}
@@ -59,17 +65,58 @@ func webACL(stack awscdk.Stack, ops OpsProps) (*string, error) {
 			VisibilityConfig: visibility(name),
 		}
 	}
+	uploads, err := uploadPathPattern(functions)
+	if err != nil {
+		return nil, err
+	}
+	common := managed(0, commonRuleSet)
+	// The common rule set's body-size rule only counts (and labels) here;
+	// the next rule blocks what it labelled unless it is an upload.
+	common.Statement.(*awswafv2.CfnWebACL_StatementProperty).ManagedRuleGroupStatement.(*awswafv2.CfnWebACL_ManagedRuleGroupStatementProperty).RuleActionOverrides = &[]any{
+		&awswafv2.CfnWebACL_RuleActionOverrideProperty{
+			Name:        jsii.String(bodySizeRule),
+			ActionToUse: &awswafv2.CfnWebACL_RuleActionProperty{Count: map[string]any{}},
+		},
+	}
 	acl := awswafv2.NewCfnWebACL(stack, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
 		Scope:            jsii.String("CLOUDFRONT"),
-		Description:      jsii.String("bookplatform: AWS managed common rules and a per-address rate limit"),
+		Description:      jsii.String("bookplatform: AWS managed common rules (body size but on uploads) and a per-address rate limit"),
 		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
 		VisibilityConfig: visibility("bookplatform"),
 		Rules: &[]any{
-			managed(0, "AWSManagedRulesCommonRuleSet"),
-			managed(1, "AWSManagedRulesKnownBadInputsRuleSet"),
+			common,
+			&awswafv2.CfnWebACL_RuleProperty{
+				Name:     jsii.String("BodySizeButUploads"),
+				Priority: jsii.Number(1),
+				Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
+				Statement: &awswafv2.CfnWebACL_StatementProperty{
+					AndStatement: &awswafv2.CfnWebACL_AndStatementProperty{Statements: &[]any{
+						&awswafv2.CfnWebACL_StatementProperty{LabelMatchStatement: &awswafv2.CfnWebACL_LabelMatchStatementProperty{
+							Scope: jsii.String("LABEL"), Key: jsii.String(bodySizeLabel),
+						}},
+						&awswafv2.CfnWebACL_StatementProperty{NotStatement: &awswafv2.CfnWebACL_NotStatementProperty{
+							Statement: &awswafv2.CfnWebACL_StatementProperty{AndStatement: &awswafv2.CfnWebACL_AndStatementProperty{Statements: &[]any{
+								&awswafv2.CfnWebACL_StatementProperty{ByteMatchStatement: &awswafv2.CfnWebACL_ByteMatchStatementProperty{
+									FieldToMatch:         &awswafv2.CfnWebACL_FieldToMatchProperty{Method: map[string]any{}},
+									PositionalConstraint: jsii.String("EXACTLY"),
+									SearchString:         jsii.String(uploads.method),
+									TextTransformations:  noTransformation(),
+								}},
+								&awswafv2.CfnWebACL_StatementProperty{RegexMatchStatement: &awswafv2.CfnWebACL_RegexMatchStatementProperty{
+									FieldToMatch:        &awswafv2.CfnWebACL_FieldToMatchProperty{UriPath: map[string]any{}},
+									RegexString:         jsii.String(uploads.paths),
+									TextTransformations: noTransformation(),
+								}},
+							}}},
+						}},
+					}},
+				},
+				VisibilityConfig: visibility("BodySizeButUploads"),
+			},
+			managed(2, "AWSManagedRulesKnownBadInputsRuleSet"),
 			&awswafv2.CfnWebACL_RuleProperty{
 				Name:     jsii.String("RatePerAddress"),
-				Priority: jsii.Number(2),
+				Priority: jsii.Number(3),
 				Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
 				Statement: &awswafv2.CfnWebACL_StatementProperty{
 					RateBasedStatement: &awswafv2.CfnWebACL_RateBasedStatementProperty{
@@ -82,6 +129,57 @@ func webACL(stack awscdk.Stack, ops OpsProps) (*string, error) {
 		},
 	})
 	return acl.AttrArn(), nil
+}
+
+// The common rule set's rule that blocks a body over 8 KB, and the label
+// it puts on such a request (AWS's documentation of the rule group).
+const (
+	commonRuleSet = "AWSManagedRulesCommonRuleSet"
+	bodySizeRule  = "SizeRestrictions_BODY"
+	bodySizeLabel = "awswaf:managed:aws:core-rule-set:SizeRestrictions_Body"
+)
+
+// uploadRoutes are the multipart upload routes (a route whose Doc names
+// a Multipart field: the avatar, a store's logo and banner, up to 5 MB),
+// from the route table: the one place the web ACL lets a body over 8 KB
+// through. method is their method, paths the regular expression of
+// their paths (WAF takes at most 200 characters).
+type uploadRoutes struct{ method, paths string }
+
+func uploadPathPattern(functions []groups.Function) (uploadRoutes, error) {
+	var alts, methods []string
+	for _, f := range functions {
+		for _, r := range f.Routes {
+			if r.Doc.Multipart == "" {
+				continue
+			}
+			var segs []string
+			for _, s := range strings.Split(r.Path, "/") {
+				if strings.HasPrefix(s, "{") {
+					segs = append(segs, "[^/]+")
+				} else {
+					segs = append(segs, regexp.QuoteMeta(s))
+				}
+			}
+			alts = append(alts, strings.Join(segs, "/"))
+			methods = append(methods, r.Method)
+		}
+	}
+	if len(alts) == 0 {
+		return uploadRoutes{}, fmt.Errorf("no multipart upload route: the web ACL's body-size exception would match nothing")
+	}
+	if methods = slices.Compact(slices.Sorted(slices.Values(methods))); len(methods) != 1 {
+		return uploadRoutes{}, fmt.Errorf("multipart upload routes with methods %v: the web ACL's exception names one", methods)
+	}
+	p := "^(?:" + strings.Join(slices.Compact(slices.Sorted(slices.Values(alts))), "|") + ")$"
+	if len(p) > 200 {
+		return uploadRoutes{}, fmt.Errorf("the upload routes' pattern %q is over WAF's 200 characters: use a regex pattern set", p)
+	}
+	return uploadRoutes{method: methods[0], paths: p}, nil
+}
+
+func noTransformation() *[]any {
+	return &[]any{&awswafv2.CfnWebACL_TextTransformationProperty{Priority: jsii.Number(0), Type: jsii.String("NONE")}}
 }
 
 // checkWAFRegion refuses WAF on a stack outside us-east-1 (region "" is
@@ -105,9 +203,12 @@ func visibility(name string) *awswafv2.CfnWebACL_VisibilityConfigProperty {
 	}
 }
 
-// newOriginSecret is the secret CloudFront shows the functions. It is
-// passed to both by dynamic reference at deploy time; a new value takes a
-// deploy (nag.go says why it does not rotate on a schedule).
+// newOriginSecret is the secret CloudFront shows the functions. CloudFront
+// gets it by dynamic reference at deploy time (an origin's custom header
+// cannot name a secret); the HTTP functions read it from Secrets Manager
+// at start (readOriginSecret grants that), so it is not in their
+// configuration. A new value takes a deploy (nag.go says why it does not
+// rotate on a schedule).
 func newOriginSecret(scope constructs.Construct) awssecretsmanager.Secret {
 	return awssecretsmanager.NewSecret(scope, jsii.String("OriginVerifySecret"), &awssecretsmanager.SecretProps{
 		Description: jsii.String("Header value CloudFront adds to the API's requests (" + config.EnvOriginVerifySecret + ")"),
@@ -151,4 +252,13 @@ func newAPIFrontDoor(scope constructs.Construct, api awsapigatewayv2.HttpApi, ac
 		props.SslSupportMethod = awscloudfront.SSLMethod_SNI
 	}
 	return awscloudfront.NewDistribution(scope, jsii.String("ApiFrontDoor"), props)
+}
+
+// readOriginSecret lets fn read the origin secret, and nothing else of it.
+func readOriginSecret(fn awslambda.Function, secret awssecretsmanager.Secret) {
+	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:       jsii.String("ReadOriginSecret"),
+		Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+		Resources: jsii.Strings(*secret.SecretArn()),
+	}))
 }

@@ -217,6 +217,11 @@ func fromEnv(ctx context.Context) (*App, error) {
 		return nil, err
 	}
 	tracing.Instrument(&awsCfg)
+	if cfg.OriginVerifySecretARN != "" {
+		if cfg.OriginVerifySecret, err = readOriginSecret(ctx, secretsmgr.NewClient(awsCfg), cfg.OriginVerifySecretARN); err != nil {
+			return nil, err
+		}
+	}
 	clients := NewClients(awsCfg)
 	if cfg.JWTKeys.None() {
 		clients.Keys = auth.KeySet{} // no key: FromEnv serves a Keyless group only
@@ -227,6 +232,24 @@ func fromEnv(ctx context.Context) (*App, error) {
 		return nil, err
 	}
 	return New(cfg, clients, logger, nil), nil
+}
+
+// readOriginSecret reads the API front door's origin secret from the
+// secret ORIGIN_VERIFY_SECRET_ARN names: the stack passes its ARN rather
+// than its value, which anyone who may read the function's configuration
+// could read. A value under 32 bytes is refused as the variable's is.
+func readOriginSecret(ctx context.Context, api secretsmgr.GetSecretValueAPI, arn string) (string, error) {
+	v, err := secretsmgr.ReadString(ctx, api, arn)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", config.EnvOriginVerifySecretARN, err)
+	}
+	if v == "" {
+		return "", fmt.Errorf("%s: secret %s is empty", config.EnvOriginVerifySecretARN, arn)
+	}
+	if err := config.CheckOriginVerifySecret(v); err != nil {
+		return "", fmt.Errorf("%s (secret %s): %w", config.EnvOriginVerifySecretARN, arn, err)
+	}
+	return v, nil
 }
 
 // NewLogger returns the JSON logger at the given level.

@@ -1,13 +1,18 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -82,4 +87,41 @@ func TestViewerAddress(t *testing.T) {
 	assert.Equal(t, "2001:db8::1", viewerAddress("2001:db8::1, 130.176.0.10"))
 	assert.Equal(t, "", viewerAddress("203.0.113.7"))
 	assert.Equal(t, "", viewerAddress(""))
+}
+
+// secretStub answers GetSecretValue with one value, or an error.
+type secretStub struct {
+	value string
+	err   error
+	asked []string
+}
+
+func (s *secretStub) GetSecretValue(_ context.Context, in *secretsmanager.GetSecretValueInput, _ ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
+	s.asked = append(s.asked, aws.ToString(in.SecretId))
+	if s.err != nil {
+		return nil, s.err
+	}
+	return &secretsmanager.GetSecretValueOutput{SecretString: aws.String(s.value)}, nil
+}
+
+func TestReadOriginSecret(t *testing.T) {
+	const arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:origin-AbCdEf"
+	t.Run("the secret's value", func(t *testing.T) {
+		stub := &secretStub{value: "0123456789abcdef0123456789abcdef0123456789abcdef"}
+		v, err := readOriginSecret(context.Background(), stub, arn)
+		require.NoError(t, err)
+		assert.Equal(t, stub.value, v)
+		assert.Equal(t, []string{arn}, stub.asked)
+	})
+	t.Run("refused", func(t *testing.T) {
+		for name, stub := range map[string]*secretStub{
+			"too short":  {value: "short"},
+			"empty":      {value: ""},
+			"unreadable": {err: errors.New("AccessDeniedException")},
+		} {
+			_, err := readOriginSecret(context.Background(), stub, arn)
+			require.Error(t, err, name)
+			assert.Contains(t, err.Error(), config.EnvOriginVerifySecretARN, name)
+		}
+	})
 }

@@ -56,6 +56,10 @@ const (
 	// door (WAF on): a request must carry this value in X-Origin-Verify
 	// (else 403), and the client's address is the one CloudFront saw.
 	EnvOriginVerifySecret = "ORIGIN_VERIFY_SECRET"
+	// The Secrets Manager secret holding that value, in its place (the
+	// stack sets it): read once at start (shared/app), so the value is
+	// not readable in the function's configuration.
+	EnvOriginVerifySecretARN = "ORIGIN_VERIFY_SECRET_ARN"
 )
 
 // Queue URLs, one variable per work queue (shared/queues: Name.URLEnv
@@ -75,7 +79,7 @@ var Names = []string{
 	EnvTableName, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAccountAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
-	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret,
+	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret, EnvOriginVerifySecretARN,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -120,6 +124,15 @@ type JWTKeys struct {
 	JWTKeysRefresh time.Duration
 }
 
+// CheckOriginVerifySecret refuses an origin secret under 32 bytes, from
+// the variable or from its secret.
+func CheckOriginVerifySecret(v string) error {
+	if n := len(v); n > 0 && n < 32 {
+		return fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret)
+	}
+	return nil
+}
+
 // Config is the service configuration, read once at process start.
 type Config struct {
 	TableName string
@@ -145,7 +158,10 @@ type Config struct {
 	MetricsNamespace        string
 	// OriginVerifySecret, when set, admits only requests that came through
 	// the API's CloudFront front door (shared/app, frontDoor).
-	OriginVerifySecret string
+	// OriginVerifySecretARN names a secret holding it instead, which
+	// shared/app reads into OriginVerifySecret at start.
+	OriginVerifySecret    string
+	OriginVerifySecretARN string
 
 	// get is what the configuration was read through: Env reads the
 	// groups' own settings through it too.
@@ -198,13 +214,14 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 		PasswordAttemptWindow:   e.Duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:    e.Duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 
-		MetricsNamespace:   e.String(EnvMetricsNamespace),
-		OriginVerifySecret: e.String(EnvOriginVerifySecret),
-		get:                get,
+		MetricsNamespace:      e.String(EnvMetricsNamespace),
+		OriginVerifySecret:    e.String(EnvOriginVerifySecret),
+		OriginVerifySecretARN: e.String(EnvOriginVerifySecretARN),
+		get:                   get,
 	}
-	errs := []error{e.Err()}
-	if n := len(c.OriginVerifySecret); n > 0 && n < 32 {
-		errs = append(errs, fmt.Errorf("%s must be at least 32 bytes", EnvOriginVerifySecret))
+	errs := []error{e.Err(), CheckOriginVerifySecret(c.OriginVerifySecret)}
+	if c.OriginVerifySecret != "" && c.OriginVerifySecretARN != "" {
+		errs = append(errs, fmt.Errorf("%s replaces %s: set either", EnvOriginVerifySecretARN, EnvOriginVerifySecret))
 	}
 	keys, err := loadJWTKeys(get, requireKeys)
 	c.JWTKeys = keys

@@ -142,3 +142,27 @@ func TestLoadWithoutKeys(t *testing.T) {
 	_, err = LoadWithoutKeys()
 	assert.ErrorContains(t, err, EnvTableName)
 }
+
+func TestLoad_OriginVerifySecret(t *testing.T) {
+	base := map[string]string{EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef"}
+	with := func(kv map[string]string) (Config, error) {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for k, v := range kv {
+			m[k] = v
+		}
+		return LoadFrom(env(m))
+	}
+	// The secret's ARN is kept for shared/app to read; the value is not known yet.
+	c, err := with(map[string]string{EnvOriginVerifySecretARN: "arn:aws:secretsmanager:us-east-1:1:secret:origin"})
+	require.NoError(t, err)
+	assert.Equal(t, "arn:aws:secretsmanager:us-east-1:1:secret:origin", c.OriginVerifySecretARN)
+	assert.Empty(t, c.OriginVerifySecret)
+	// Either the value or its secret, not both; a short value is refused.
+	_, err = with(map[string]string{EnvOriginVerifySecretARN: "arn:x", EnvOriginVerifySecret: "0123456789abcdef0123456789abcdef"})
+	assert.ErrorContains(t, err, "set either")
+	_, err = with(map[string]string{EnvOriginVerifySecret: "short"})
+	assert.ErrorContains(t, err, "at least 32 bytes")
+}

@@ -218,3 +218,18 @@ func TestLoadKeyring_FromVariables(t *testing.T) {
 	assert.Equal(t, auth.KeyID([]byte(key("a"))), k.Keys().Signing().ID)
 	assert.Len(t, k.Keys().Secrets(), 2)
 }
+
+func TestReadString(t *testing.T) {
+	// GIVEN a secret holding a plain string (the origin secret)
+	_, client := newFakeSecretsManager(t, "front-door-secret-of-48-alphanumeric-characters")
+	// WHEN it is read
+	v, err := ReadString(context.Background(), client, fakeARN)
+	// THEN its current value comes back as is
+	if err != nil || v != "front-door-secret-of-48-alphanumeric-characters" {
+		t.Fatalf("ReadString = %q, %v", v, err)
+	}
+	// AND a secret that does not exist is an error naming it
+	if _, err := ReadString(context.Background(), client, fakeARN+"-other"); err == nil || !strings.Contains(err.Error(), fakeARN+"-other") {
+		t.Errorf("missing secret: %v", err)
+	}
+}
