@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"net/mail"
 	"slices"
 	"strconv"
@@ -26,6 +27,9 @@ const (
 	CtxMediaCertificateArn = "mediaCertificateArn"
 	CtxAPIDomainName       = "apiDomainName"
 	CtxAPICertificateArn   = "apiCertificateArn"
+	CtxStageThrottle       = "stageThrottle"
+	CtxRouteThrottles      = "routeThrottles"
+	CtxReservedConcurrency = "reservedConcurrency"
 )
 
 // OpsProps are the operations settings of the stack. The zero value is a
@@ -60,6 +64,15 @@ type OpsProps struct {
 	MediaCertificateArn string
 	APIDomainName       string
 	APICertificateArn   string
+	// StageThrottle is the API's default stage throttle; zero means
+	// defaultStageThrottle. RouteThrottles add to or replace
+	// defaultRouteThrottles, by route-table key ("GET /v1/…": a GET's
+	// applies to its HEAD too). throttle.go says why the defaults.
+	StageThrottle  Throttle
+	RouteThrottles map[string]Throttle
+	// ReservedConcurrency reserves concurrent executions per function, by
+	// name; none by default (a new account cannot reserve any).
+	ReservedConcurrency map[string]int
 }
 
 // Deployment styles.
@@ -120,6 +133,11 @@ func OpsFromContext(node constructs.Node) (OpsProps, error) {
 		APIDomainName:       str(CtxAPIDomainName),
 		APICertificateArn:   str(CtxAPICertificateArn),
 	}
+	for key, into := range map[string]any{CtxStageThrottle: &o.StageThrottle, CtxRouteThrottles: &o.RouteThrottles, CtxReservedConcurrency: &o.ReservedConcurrency} {
+		if err := parseObject(key, node.TryGetContext(jsii.String(key)), into); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	switch w := strings.ToLower(str(CtxWAF)); w {
 	case "", "false", "0", "off":
 	case "true", "1", "on":
@@ -164,6 +182,27 @@ func (o OpsProps) check() error {
 	}
 	if (o.APIDomainName == "") != (o.APICertificateArn == "") {
 		errs = append(errs, fmt.Sprintf("%s and %s go together", CtxAPIDomainName, CtxAPICertificateArn))
+	}
+	if o.StageThrottle != (Throttle{}) && (o.StageThrottle.Rate <= 0 || o.StageThrottle.Burst <= 0) {
+		errs = append(errs, fmt.Sprintf("%s needs a positive rate and burst, got %+v", CtxStageThrottle, o.StageThrottle))
+	}
+	for _, key := range slices.Sorted(maps.Keys(o.RouteThrottles)) {
+		th := o.RouteThrottles[key]
+		method, path, ok := strings.Cut(key, " ")
+		if !ok || method == "" || !strings.HasPrefix(path, "/") || th.Rate <= 0 || th.Burst <= 0 {
+			errs = append(errs, fmt.Sprintf("%s: %q must be \"METHOD /path\" with a positive rate and burst, got %+v", CtxRouteThrottles, key, th))
+		}
+	}
+	reserved := 0
+	for _, name := range slices.Sorted(maps.Keys(o.ReservedConcurrency)) {
+		n := o.ReservedConcurrency[name]
+		if n <= 0 {
+			errs = append(errs, fmt.Sprintf("%s: %s must be a positive number of executions, got %d", CtxReservedConcurrency, name, n))
+		}
+		reserved += n
+	}
+	if reserved > maxReserved {
+		errs = append(errs, fmt.Sprintf("%s reserves %d executions in all; Lambda keeps 100 of an account's 1,000 unreserved, so at most %d", CtxReservedConcurrency, reserved, maxReserved))
 	}
 	if o.APIDomainName != "" && !o.WAF {
 		errs = append(errs, fmt.Sprintf("%s names the API's CloudFront front door, which only %s=true creates", CtxAPIDomainName, CtxWAF))

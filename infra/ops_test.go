@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -587,7 +588,7 @@ func TestOpsFromContext(t *testing.T) {
 		return OpsFromContext(a.Node())
 	}
 	o, err := ctx(map[string]any{})
-	if err != nil || o != (OpsProps{}) {
+	if err != nil || !reflect.DeepEqual(o, OpsProps{}) {
 		t.Errorf("no context: %+v, %v", o, err)
 	}
 	o, err = ctx(map[string]any{CtxAlarmEmail: "ops@example.com", CtxLogRetentionDays: "90", CtxDeployment: "linear", CtxWAF: "true", CtxWAFRequestsPer5Min: 500})

@@ -255,6 +255,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	}
 	api, routes := newAPI(stack, functions, aliases, authorizerAlias, routeScope)
 	logAPIAccess(stack, api, ops)
+	throttleAPI(api, functions, routes, ops)
+	reserveConcurrency(lambdas, ops)
 	apiURL := api.ApiEndpoint()
 	var frontDoor awscloudfront.Distribution
 	if ops.WAF {

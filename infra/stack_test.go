@@ -44,6 +44,9 @@ var (
 		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
 		MediaDomainName: "media.bookplatform.example", MediaCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/media",
 		APIDomainName: "api.bookplatform.example", APICertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/api",
+		StageThrottle:       Throttle{Rate: 200, Burst: 400},
+		RouteThrottles:      map[string]Throttle{"POST /v1/auth/login": {Rate: 10, Burst: 20}},
+		ReservedConcurrency: map[string]int{"authorizer": 50},
 	}
 )
 
