@@ -30,6 +30,7 @@ const (
 	CtxStageThrottle       = "stageThrottle"
 	CtxRouteThrottles      = "routeThrottles"
 	CtxReservedConcurrency = "reservedConcurrency"
+	CtxStoreDomains        = "storeDomains"
 )
 
 // OpsProps are the operations settings of the stack. The zero value is a
@@ -70,6 +71,9 @@ type OpsProps struct {
 	// applies to its HEAD too). throttle.go says why the defaults.
 	StageThrottle  Throttle
 	RouteThrottles map[string]Throttle
+	// NoStoreDomains (context storeDomains=false) deploys without the
+	// store-domains distribution (storeDomainsPlan).
+	NoStoreDomains bool
 	// ReservedConcurrency reserves concurrent executions per function, by
 	// name; none by default (a new account cannot reserve any).
 	ReservedConcurrency map[string]int
@@ -137,6 +141,13 @@ func OpsFromContext(node constructs.Node) (OpsProps, error) {
 		if err := parseObject(key, node.TryGetContext(jsii.String(key)), into); err != nil {
 			errs = append(errs, err.Error())
 		}
+	}
+	switch v := strings.ToLower(str(CtxStoreDomains)); v {
+	case "", "true", "1", "on":
+	case "false", "0", "off":
+		o.NoStoreDomains = true
+	default:
+		errs = append(errs, fmt.Sprintf("context %s must be true or false, got %q", CtxStoreDomains, v))
 	}
 	switch w := strings.ToLower(str(CtxWAF)); w {
 	case "", "false", "0", "off":

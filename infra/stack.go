@@ -47,7 +47,8 @@ type BackendStackProps struct {
 	Functions []groups.Function
 	// StorefrontOrigin is the host the stores' custom domains are served
 	// from (the storefront web app, outside this backend); empty means
-	// DefaultStorefrontOrigin.
+	// none: the stack then makes no store-domains distribution and warns
+	// (storeDomainsPlan).
 	StorefrontOrigin string
 	// StoreDomainTargetSuffix and PlatformDomain: the functions'
 	// STORE_DOMAIN_TARGET_SUFFIX and PLATFORM_DOMAIN; empty means the
@@ -62,10 +63,6 @@ type BackendStackProps struct {
 	// stacks.
 	SAM bool
 }
-
-// DefaultStorefrontOrigin is the storefront's host until a deployment
-// names its own (cdk.json context "storefrontOrigin").
-const DefaultStorefrontOrigin = "storefront.bookplatform.example"
 
 // Function settings. API Gateway HTTP APIs give up on an integration after
 // 30 s, so a longer Lambda timeout would only bill for answers nobody reads.
@@ -147,11 +144,15 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	}
 	bucket, mediaCDN, mediaBaseURL := newMedia(stack, accessLogs, acl, ops)
 	workQueues := newQueues(stack)
-	origin := props.StorefrontOrigin
-	if origin == "" {
-		origin = DefaultStorefrontOrigin
+	var storeDomains awscloudfront.CfnDistribution // nil: custom domains are off
+	switch create, note := storeDomainsPlan(ops, props.StorefrontOrigin); {
+	case create:
+		storeDomains = newStoreDomains(stack, props.StorefrontOrigin, accessLogs, acl)
+	case ops.NoStoreDomains:
+		awscdk.Annotations_Of(stack).AddInfo(jsii.String(note))
+	default:
+		awscdk.Annotations_Of(stack).AddWarningV2(jsii.String("bookplatform:storefrontOrigin"), jsii.String(note))
 	}
-	storeDomains := newStoreDomains(stack, origin, accessLogs, acl)
 
 	signingKeys := newSigningKeys(stack)
 
@@ -172,9 +173,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// functions whose group reads it (groups.Function.Settings): the
 	// media bucket (users, stores) and the custom domains (stores).
 	groupEnv := map[string]*string{
-		s3media.EnvBucket:           bucket.BucketName(),
-		s3media.EnvBaseURL:          mediaBaseURL,
-		storesapi.EnvDistributionID: storeDomains.Ref(),
+		s3media.EnvBucket:  bucket.BucketName(),
+		s3media.EnvBaseURL: mediaBaseURL,
+	}
+	if storeDomains != nil {
+		groupEnv[storesapi.EnvDistributionID] = storeDomains.Ref()
 	}
 	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
@@ -280,9 +283,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	output(stack, OutputTableName, table.TableName(), "DynamoDB table")
 	output(stack, OutputBucketName, bucket.BucketName(), "Private media bucket")
 	output(stack, OutputMediaBaseURL, mediaBaseURL, "Public URL prefix of media objects (CloudFront)")
-	output(stack, OutputStoreDist, storeDomains.Ref(), "Multi-tenant distribution of the stores' custom domains (one tenant per domain)")
-	output(stack, OutputStoreDistDNS, storeDomains.AttrDomainName(),
-		"Point the wildcard record *.<STORE_DOMAIN_TARGET_SUFFIX> at the distribution's routing endpoint (the default connection group's)")
+	if storeDomains != nil {
+		output(stack, OutputStoreDist, storeDomains.Ref(), "Multi-tenant distribution of the stores' custom domains (one tenant per domain)")
+		output(stack, OutputStoreDistDNS, storeDomains.AttrDomainName(),
+			"Point the wildcard record *.<STORE_DOMAIN_TARGET_SUFFIX> at the distribution's routing endpoint (the default connection group's)")
+	}
 	output(stack, OutputAlarmTopic, alarms.Topic.TopicArn(), "SNS topic every alarm sends to: subscribe a pager or chat here")
 	output(stack, OutputDashboard, dashboard.DashboardName(), "CloudWatch dashboard of the API, functions, queues and table")
 	output(stack, OutputLogBucket, accessLogs.BucketName(), "S3 server access logs (s3/) and CloudFront logs (cloudfront/)")
@@ -349,6 +354,27 @@ func newMedia(scope constructs.Construct, logs awss3.IBucket, acl *string, ops O
 		baseURL = jsii.String("https://" + ops.MediaDomainName)
 	}
 	return bucket, cdn, baseURL
+}
+
+// storeDomainsPlan says whether the stack makes the store-domains
+// distribution, and otherwise why not. A new AWS account may be refused
+// CloudFront resources until AWS verifies it: context storeDomains=false
+// deploys without the distribution. Without a storefrontOrigin the
+// distribution would serve a host that does not exist, so the stack
+// makes none and says so in a synth warning. Either way the functions
+// get no STORE_DISTRIBUTION_ID and custom domains answer 503 "Custom
+// domains are not configured on this deployment" (shared/stores); every
+// other store route works.
+func storeDomainsPlan(ops OpsProps, origin string) (create bool, note string) {
+	const off = "custom domains answer 503 (not configured) until it is deployed with one"
+	switch {
+	case ops.NoStoreDomains:
+		return false, CtxStoreDomains + "=false: no store-domains CloudFront distribution; " + off
+	case origin == "":
+		return false, "storefrontOrigin is not set: no store-domains CloudFront distribution is made (it would serve nothing); " + off +
+			". Set it in cdk.json or with -c storefrontOrigin=<the storefront's host> (README, Deploying)"
+	}
+	return true, ""
 }
 
 // newStoreDomains is the multi-tenant distribution of the stores' custom
@@ -475,7 +501,9 @@ func grant(fn awslambda.Function, f groups.Function, table awsdynamodb.Table, bu
 			Conditions: &map[string]any{"StringLike": map[string]any{"s3:prefix": images.UploadsPrefix + "*"}},
 		}))
 	}
-	if len(f.CDNActions) > 0 {
+	// Without the distribution (storeDomainsPlan) custom domains are off:
+	// the function is not told one and may touch none.
+	if len(f.CDNActions) > 0 && dist != nil {
 		stack := awscdk.Stack_Of(fn)
 		arn := func(resource, name string) string {
 			return *stack.FormatArn(&awscdk.ArnComponents{

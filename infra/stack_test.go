@@ -66,6 +66,9 @@ var (
 	}
 )
 
+// testStorefront is the test stacks' storefrontOrigin.
+const testStorefront = "storefront.test.example"
+
 // functions are the functions of the test stack.
 var functions = append(groups.Functions(), testWorker, testSender)
 
@@ -97,10 +100,10 @@ func run(m *testing.M) int {
 		}
 	}
 	a := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions})
+	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions, StorefrontOrigin: testStorefront})
 	hardenedStack = NewBackendStack(a, "HardenedBackend", &BackendStackProps{
 		StackProps: awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")}},
-		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps,
+		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps, StorefrontOrigin: testStorefront,
 	})
 	deployedStack = NewBackendStack(a, "DeployedBackend", &BackendStackProps{BuildDir: buildDir})
 	assembly = a.Synth(nil)
@@ -876,7 +879,7 @@ func TestStoreDomains(t *testing.T) {
 				"ConnectionMode": "tenant-only",
 				"Enabled":        true,
 				"Origins": arr(assertions.Match_ObjectLike(&obj{
-					"DomainName":         DefaultStorefrontOrigin,
+					"DomainName":         testStorefront,
 					"CustomOriginConfig": assertions.Match_ObjectLike(&obj{"OriginProtocolPolicy": "https-only"}),
 				})),
 				"DefaultCacheBehavior": assertions.Match_ObjectLike(&obj{

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/stretchr/testify/assert"
@@ -441,4 +442,28 @@ func TestDomains_DNSOutageChangesNothing(t *testing.T) {
 	assert.Equal(t, before, env.Item(t, dynamo.StoreKey(store["id"].(string)))["domainStatus"], "nothing written")
 	env.DNS.Fail(nil)
 	assert.Equal(t, before, env.Do("GET", "/v1/stores/dns-shop/domain/status", nil, owner.Token).JSON["status"])
+}
+
+// A deployment without the store-domains distribution (context
+// storeDomains=false, or no storefrontOrigin: the stack then sets no
+// STORE_DISTRIBUTION_ID) keeps every store route working; custom domains
+// alone answer that they are unavailable, and nothing touches a CDN.
+func TestDomains_WithoutDistribution(t *testing.T) {
+	env := testenv.New(t, testenv.WithEnv(storesapi.EnvDistributionID, ""))
+	owner := bookseller(t, env, "domoff_owner")
+	newStore(t, env, owner, storeBody("domoff-shop"))
+
+	res := env.Do("POST", "/v1/stores/domoff-shop/domain/verify", map[string]any{"domain": "books.example.com"}, owner.Token)
+	require.Equal(t, http.StatusServiceUnavailable, res.Status, "%s", res)
+	assert.Equal(t, "SERVICE_UNAVAILABLE", res.JSON["error"].(map[string]any)["code"], "%s", res)
+	assert.Contains(t, res.JSON["error"].(map[string]any)["message"], "not configured")
+
+	res = env.Do("GET", "/v1/stores/domoff-shop/domain/status", nil, owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "NONE", res.JSON["status"], "no domain: nothing to be unavailable")
+
+	res = env.Do("GET", "/v1/stores/lookup-by-domain?domain=books.example.com", nil, "")
+	assert.Equal(t, http.StatusNotFound, res.Status, "%s", res)
+	assert.Equal(t, http.StatusOK, env.Do("GET", "/v1/stores/domoff-shop", nil, "").Status)
+	assert.Empty(t, env.CDN.Domains(), "no tenant was made")
 }
