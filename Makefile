@@ -11,13 +11,14 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help deps check-go check-node check-java run test vet build synth bench fuzz openapi reset clean
+.PHONY: help deps check-go check-node check-java run test vet build synth sam bench fuzz openapi reset clean
 
 help:
 	@echo "make run    - serve the whole API on 127.0.0.1:$(PORT) with local DynamoDB, S3 and SQS, demo data loaded"
 	@echo "make test   - go vet, every test against DynamoDB Local, the CDK assertions"
 	@echo "make build  - one linux/arm64 bootstrap per function under build/<function>/"
 	@echo "make synth  - synthesize the CDK app into cdk.out/"
+	@echo "make sam    - with make run going: cdk.out.sam/sam.template.json and sam.env.json for sam local"
 	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures, catalog import and search"
 	@echo "make fuzz   - run every Go fuzz target for FUZZTIME each (default 1m); make test runs their seed corpora"
 	@echo "make openapi - write the API reference (docs/openapi.json) and the copies the docs group serves"
@@ -79,6 +80,14 @@ build: check-go
 synth: deps build
 	npx cdk synth --quiet
 
+# What `sam local start-api` and `sam local invoke` need (README, "Running
+# under SAM"): the app synthesized with -c sam=true (routes in the stack,
+# no nested stacks) writes a template SAM resolves and an env-vars file
+# pointing the functions at the stand-ins of the running `make run`.
+sam: deps build
+	npx cdk synth --quiet -c sam=true -o cdk.out.sam
+	@echo "sam local start-api -t cdk.out.sam/sam.template.json --env-vars cdk.out.sam/sam.env.json"
+
 # Sizes of the bootstraps `build` just made, cold starts, DynamoDB calls per
 # endpoint, load on the local run, catalog import time by size and search
 # latency with 10,000 books (the bench sets BENCH_SEARCH for that test);
@@ -109,4 +118,4 @@ reset:
 	@echo "local data removed; the next 'make run' starts from demo data"
 
 clean:
-	rm -rf build cdk.out bench-out
+	rm -rf build cdk.out cdk.out.sam bench-out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
 )
 
@@ -39,15 +40,28 @@ func main() {
 		fmt.Fprintln(os.Stderr, "error:", err)
 		os.Exit(1)
 	}
-	NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
+	sam := fmt.Sprint(a.Node().TryGetContext(jsii.String(CtxSAM))) == "true"
+	stack := NewBackendStack(a, "BookPlatformBackend", &BackendStackProps{
 		StackProps:              awscdk.StackProps{Env: env()},
 		BuildDir:                buildDir,
 		StorefrontOrigin:        contextString(a, "storefrontOrigin"),
 		StoreDomainTargetSuffix: contextString(a, "storeDomainTargetSuffix"),
 		PlatformDomain:          contextString(a, "platformDomain"),
 		Ops:                     ops,
+		SAM:                     sam,
 	})
-	a.Synth(nil)
+	assembly := a.Synth(nil)
+	if sam {
+		dataDir := os.Getenv(config.EnvLocalDataDir)
+		if dataDir == "" {
+			dataDir = ".local"
+		}
+		tmpl := assembly.GetStackByName(stack.StackName()).Template().(map[string]any)
+		if err := writeSAM(*assembly.Directory(), tmpl, dataDir); err != nil {
+			fmt.Fprintln(os.Stderr, "error:", err)
+			os.Exit(1)
+		}
+	}
 }
 
 // checkBuild fails with an actionable message before CDK fails with a

@@ -122,6 +122,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		props = &BackendStackProps{}
 	}
 	stack := awscdk.NewStack(scope, jsii.String(id), &props.StackProps)
+	if props.SAM {
+		// SAM CLI finds each function's code from CDK's asset metadata,
+		// which the cdk CLI turns on and a bare app does not (sam.go).
+		stack.Node().SetContext(jsii.String("aws:cdk:enable-asset-metadata"), true)
+	}
 	ops := props.Ops
 	if err := ops.check(); err != nil {
 		panic("infra: " + err.Error())

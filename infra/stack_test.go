@@ -39,6 +39,8 @@ var (
 	// deployedStack is the stack as `make synth` makes it: the
 	// repository's functions only (TestStackSize).
 	deployedStack awscdk.Stack
+	// samStack is synthesized for SAM CLI (sam_test.go).
+	samStack awscdk.Stack
 	assembly      cxapi.CloudAssembly
 	hardenedOps   = OpsProps{
 		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
@@ -106,6 +108,7 @@ func run(m *testing.M) int {
 		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps, StorefrontOrigin: testStorefront,
 	})
 	deployedStack = NewBackendStack(a, "DeployedBackend", &BackendStackProps{BuildDir: buildDir})
+	samStack = NewBackendStack(a, "SamBackend", &BackendStackProps{BuildDir: buildDir, StorefrontOrigin: testStorefront, SAM: true})
 	assembly = a.Synth(nil)
 	fromAssembly := func(s awscdk.Stack) assertions.Template {
 		t := assembly.GetStackByName(s.StackName()).Template().(map[string]any)

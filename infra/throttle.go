@@ -89,7 +89,11 @@ func throttleAPI(api awsapigatewayv2.HttpApi, functions []groups.Function, route
 			matched = true
 			settings[gr.Key()] = map[string]any{"ThrottlingRateLimit": th.Rate, "ThrottlingBurstLimit": th.Burst}
 			if route, ok := byKey[gr.Key()]; ok {
-				stage.Node().AddDependency(awscdk.Stack_Of(route))
+				if s := awscdk.Stack_Of(route); *awscdk.NestedStack_IsNestedStack(s) {
+					stage.Node().AddDependency(s)
+				} else {
+					stage.Node().AddDependency(route) // SAM: the routes are in the stack
+				}
 			}
 		}
 		if !matched {

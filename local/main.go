@@ -264,6 +264,8 @@ func run() error {
 	if err := runinfo.Write(dataDir, runinfo.Info{
 		PID: os.Getpid(), API: baseURL, DynamoDB: ddb.Endpoint, S3: s3URL, SQS: sqsURL,
 		Table: cfg.TableName, MediaBucket: media.Bucket, MediaBaseURL: media.BaseURL,
+		CloudFront: cdnURL, DistributionID: domains.DistributionID, Queues: runQueues(queueURLs),
+		JWTSecret: string(cfg.JWTKeys.JWTSecret),
 	}); err != nil {
 		return err
 	}
@@ -361,4 +363,13 @@ func setAll(vars map[string]string) {
 			_ = os.Setenv(k, v)
 		}
 	}
+}
+
+// runQueues are the queues' URLs by name, for the run info.
+func runQueues(urls map[queues.Name]string) map[string]string {
+	out := map[string]string{}
+	for n, u := range urls {
+		out[string(n)] = u
+	}
+	return out
 }

@@ -26,6 +26,14 @@ type Info struct {
 	Table        string `json:"table"`
 	MediaBucket  string `json:"mediaBucket"`
 	MediaBaseURL string `json:"mediaBaseUrl"`
+	// What SAM's env-vars file needs beside the above (infra, make sam):
+	// the CloudFront stand-in and its distribution, the queues' URLs by
+	// name, and the signing key of the local run (a development key; the
+	// file stays in the local data directory).
+	CloudFront     string            `json:"cloudfront,omitempty"`
+	DistributionID string            `json:"distributionId,omitempty"`
+	Queues         map[string]string `json:"queues,omitempty"`
+	JWTSecret      string            `json:"jwtSecret,omitempty"`
 }
 
 // ErrNotRunning is returned by Read when no local stack uses the directory.

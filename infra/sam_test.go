@@ -1,0 +1,174 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/queues"
+)
+
+// samTemplateOf is the SAM template of the stack synthesized for SAM.
+func samTemplateOf(t *testing.T) map[string]any {
+	t.Helper()
+	st, err := samTemplate(assembly.GetStackByName(samStack.StackName()).Template().(map[string]any))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// What SAM CLI needs to map a route to a function: every route's target
+// is an integration of the template whose IntegrationUri is a function's
+// ARN, that function has its code path (CDK's asset metadata), and the
+// authorizer names a function the same way; nothing refers to an alias.
+func TestSAM_EveryRouteResolvesToAFunctionWithItsCode(t *testing.T) {
+	st := samTemplateOf(t)
+	resources := st["Resources"].(map[string]any)
+	for _, typ := range append(slices.Clone(samDropped), "AWS::CloudFormation::Stack") {
+		if n := len(ofType(resources, typ)); n > 0 {
+			t.Errorf("%d %s in the SAM template", n, typ)
+		}
+	}
+	fns := ofType(resources, "AWS::Lambda::Function")
+	byDescription := map[string]string{}
+	for id, fn := range fns {
+		byDescription[fmt.Sprint(fn["Properties"].(map[string]any)["Description"])] = id
+		meta, _ := fn["Metadata"].(map[string]any)
+		if meta["aws:asset:path"] == nil || meta["aws:asset:property"] != "Code" {
+			t.Errorf("function %s has no code path for SAM: metadata %v", id, meta)
+		}
+	}
+	// functionOf resolves an ARN expression to the function it names.
+	functionOf := func(v any) string {
+		s := fmt.Sprint(v)
+		for id := range fns {
+			if strings.Contains(s, "Fn::GetAtt:["+id+" Arn]") {
+				return id
+			}
+		}
+		return ""
+	}
+	integrations := ofType(resources, "AWS::ApiGatewayV2::Integration")
+	owner := map[string]string{} // gateway route key → function name
+	keys, err := gatewayRoutes(groups.Functions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range keys {
+		owner[r.Key()] = r.Function
+	}
+	routes := ofType(resources, "AWS::ApiGatewayV2::Route")
+	if len(routes) != len(keys)+1 {
+		t.Errorf("%d routes in the SAM template, want %d and $default", len(routes), len(keys))
+	}
+	for id, r := range routes {
+		p := r["Properties"].(map[string]any)
+		key := fmt.Sprint(p["RouteKey"])
+		target := fmt.Sprint(p["Target"])
+		var fn string
+		for iid, in := range integrations {
+			if strings.Contains(target, "Ref:"+iid+"]") {
+				fn = functionOf(in["Properties"].(map[string]any)["IntegrationUri"])
+			}
+		}
+		if fn == "" {
+			t.Errorf("route %s (%s): target %s resolves to no function", key, id, target)
+			continue
+		}
+		want := owner[key]
+		if key == "$default" {
+			want = "health"
+		}
+		if byDescription[FunctionDescription(want)] != fn {
+			t.Errorf("route %s resolves to %s, want the %s function", key, fn, want)
+		}
+	}
+	for id, a := range ofType(resources, "AWS::ApiGatewayV2::Authorizer") {
+		if fn := functionOf(a["Properties"].(map[string]any)["AuthorizerUri"]); fn != byDescription[FunctionDescription("authorizer")] {
+			t.Errorf("authorizer %s resolves to %q", id, fn)
+		}
+	}
+	if s := fmt.Sprint(st); strings.Contains(s, ":"+AliasName+"]") || strings.Contains(s, "Alias") {
+		for id, r := range resources {
+			if strings.Contains(fmt.Sprint(r), "Alias") {
+				t.Errorf("%s still names an alias: %v", id, r)
+			}
+		}
+	}
+}
+
+// The env-vars file sets only variables the functions read (the
+// configuration's, the groups', the SDK's endpoints and checksum
+// settings), each on a function that declares it, pointing at the local
+// run's stand-ins as a container reaches them.
+func TestSAM_EnvVars(t *testing.T) {
+	st := samTemplateOf(t)
+	info := runinfo.Info{
+		DynamoDB: "http://127.0.0.1:43001", S3: "http://127.0.0.1:43002", SQS: "http://127.0.0.1:43003", CloudFront: "http://127.0.0.1:43004",
+		Table: "bookplatform-local", MediaBucket: "bookplatform-media-local", MediaBaseURL: "http://127.0.0.1:8080/media",
+		DistributionID: "E1LOCALSTORES", JWTSecret: "local-development-jwt-secret-not-for-production",
+	}
+	urls := map[queues.Name]string{}
+	for _, n := range queues.All {
+		urls[n] = "http://127.0.0.1:43003/000000000000/" + string(n)
+	}
+	env, err := samEnvVars(st, info, urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := append(groups.Names(), samEndpointVars...)
+	fns := ofType(st["Resources"].(map[string]any), "AWS::Lambda::Function")
+	if len(env) == 0 {
+		t.Fatal("empty env-vars file")
+	}
+	for id, vars := range env {
+		declared := fns[id]["Properties"].(map[string]any)["Environment"].(map[string]any)["Variables"].(map[string]any)
+		for name, v := range vars {
+			if !slices.Contains(read, name) {
+				t.Errorf("%s: %s is no variable the functions read", id, name)
+			}
+			if _, ok := declared[name]; !ok {
+				t.Errorf("%s: %s is not declared in the template (SAM would drop it)", id, name)
+			}
+			// MEDIA_BASE_URL is the public prefix clients (the browser)
+			// fetch media from: make run's /media on the host.
+			if strings.Contains(v, "127.0.0.1") && name != config.EnvMediaBaseURL {
+				t.Errorf("%s: %s = %s: a container's loopback is its own", id, name, v)
+			}
+		}
+	}
+	users := env[functionIDIn(t, fns, "users")]
+	for name, want := range map[string]string{
+		config.EnvTableName: "bookplatform-local", "AWS_ENDPOINT_URL_DYNAMODB": "http://host.docker.internal:43001",
+		config.EnvJWTSecret: info.JWTSecret, config.EnvCDNDistributionID: "E1LOCALSTORES",
+	} {
+		if users[name] != want {
+			t.Errorf("users: %s = %q, want %q", name, users[name], want)
+		}
+	}
+	if _, ok := users[config.EnvJWTSecretARN]; ok {
+		t.Error("users is told a secret's ARN locally")
+	}
+	// AND a function that needs a stand-in the run does not report fails
+	// the file, rather than pointing it nowhere
+	info.CloudFront = ""
+	if _, err := samEnvVars(st, info, urls); err == nil {
+		t.Error("a missing CloudFront stand-in was accepted")
+	}
+}
+
+func functionIDIn(t *testing.T, fns map[string]map[string]any, name string) string {
+	t.Helper()
+	for id, fn := range fns {
+		if fn["Properties"].(map[string]any)["Description"] == FunctionDescription(name) {
+			return id
+		}
+	}
+	t.Fatalf("no function %s", name)
+	return ""
+}
