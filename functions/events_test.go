@@ -1,0 +1,251 @@
+// Package functions_test replays every sample event of events/ through the
+// handler of the function it is for, as Lambda would hand it over
+// (lambda.NewHandler(...).Invoke with the file's bytes), against DynamoDB
+// Local: the events are what `sam local invoke -e` sends, and each must be
+// one its function handles.
+package functions_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	awsevents "github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+	smtypes "github.com/aws/aws-sdk-go-v2/service/secretsmanager/types"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/authorizer"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/secretsmgr"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// replay is what replaying an event must give: the function it is for
+// and, for an HTTP event, the status its handler answers.
+type replay struct {
+	function string
+	status   int
+}
+
+// samples are the files of events/ and what each must give. An HTTP
+// event with REPLACE_WITH_AN_ACCESS_TOKEN gets a signed-up reader's token.
+var samples = map[string]replay{
+	"health.json":            {"health", 200},
+	"unknown-route.json":     {"health", 404},
+	"wrong-method.json":      {"users", 405}, // the ANY route of /v1/users/me reaches users; $default's health answers the same
+	"auth-login.json":        {"auth", 401},  // no such account in a fresh table
+	"users-me.json":          {"users", 200},
+	"books-list.json":        {"books", 200},
+	"lines-book.json":        {"lines", 404},
+	"reviews-book.json":      {"reviews", 404},
+	"clubs-list.json":        {"clubs", 200},
+	"challenges-list.json":   {"challenges", 200},
+	"wishlists-user.json":    {"wishlists", 404},
+	"follows-following.json": {"follows", 200},
+	"notes-list.json":        {"notes", 200},
+	"stores-list.json":       {"stores", 200},
+	"docs-openapi.json":      {"docs", 200},
+	"reports-create.json":    {"reports", 404},
+	// Not HTTP: the authorizer's request, the relay's stream batch, a
+	// rotation step.
+	"authorizer-users-me.json": {function: "authorizer"},
+	"relay-outbox-insert.json": {function: "relay"},
+	"keyrotation-create.json":  {function: "keyrotation"},
+}
+
+// Every function has an event, and every event file is listed.
+func TestEvents_EveryFunction(t *testing.T) {
+	covered := map[string]bool{}
+	for _, s := range samples {
+		covered[s.function] = true
+	}
+	for _, f := range groups.Functions() {
+		if !covered[f.Name] {
+			t.Errorf("function %s has no event in events/", f.Name)
+		}
+		if f.Worker != nil {
+			t.Errorf("worker %s: add an SQS event for it to samples", f.Name) // none yet: no group has a worker
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("..", "events", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if _, ok := samples[filepath.Base(f)]; !ok {
+			t.Errorf("events/%s is not replayed here", filepath.Base(f))
+		}
+	}
+	if len(files) != len(samples) {
+		t.Errorf("%d files, %d samples", len(files), len(samples))
+	}
+}
+
+func read(t *testing.T, name string, replace map[string]string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "events", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for k, v := range replace {
+		s = strings.ReplaceAll(s, k, v)
+	}
+	return []byte(s)
+}
+
+func invoke(t *testing.T, handler any, payload []byte) []byte {
+	t.Helper()
+	out, err := lambda.NewHandler(handler).Invoke(context.Background(), payload)
+	if err != nil {
+		t.Fatalf("invoke: %v", err)
+	}
+	return out
+}
+
+func TestEvents_HTTP(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "eventsreader")
+	built := map[string]*groupHandler{}
+	for _, g := range groups.All(env.App.Deps()) {
+		built[g.Name] = &groupHandler{h: app.HTTPHandler(env.App, g)}
+	}
+	for _, name := range slices.Sorted(maps.Keys(samples)) {
+		s := samples[name]
+		if s.status == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			g, ok := built[s.function]
+			if !ok {
+				t.Fatalf("no group %s", s.function)
+			}
+			payload := read(t, name, map[string]string{"REPLACE_WITH_AN_ACCESS_TOKEN": reader.Token, "REPLACE_WITH_THE_USER_ID": reader.ID})
+			var resp awsevents.APIGatewayV2HTTPResponse
+			if err := json.Unmarshal(invoke(t, g.h, payload), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != s.status {
+				t.Errorf("%s → %s: %d %s, want %d", name, s.function, resp.StatusCode, resp.Body, s.status)
+			}
+			if s.status == 405 && resp.Headers["Allow"] != "GET, HEAD, PUT" {
+				t.Errorf("%s: Allow %q, want the path's methods", name, resp.Headers["Allow"])
+			}
+			if resp.Headers["X-Request-Id"] == "" && resp.MultiValueHeaders["X-Request-Id"] == nil {
+				t.Errorf("%s: no X-Request-Id", name)
+			}
+		})
+	}
+}
+
+type groupHandler struct {
+	h func(context.Context, awsevents.APIGatewayV2HTTPRequest) (awsevents.APIGatewayV2HTTPResponse, error)
+}
+
+func TestEvents_Authorizer(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "eventsauth")
+	h := authorizer.New(env.App.Keys, env.Config.AccessTokenTTL, nil, env.App.Logger).Handle
+	var resp awsevents.APIGatewayV2CustomAuthorizerSimpleResponse
+	if err := json.Unmarshal(invoke(t, h, read(t, "authorizer-users-me.json", map[string]string{"REPLACE_WITH_AN_ACCESS_TOKEN": reader.Token})), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if !resp.IsAuthorized || resp.Context["userId"] != reader.ID {
+		t.Errorf("authorizer: %+v, want the reader %s authorized", resp, reader.ID)
+	}
+}
+
+// The relay's event is a stream batch with one outbox INSERT; replayed
+// over the outbox item it names, the item is delivered and nothing fails.
+func TestEvents_Relay(t *testing.T) {
+	env := testenv.New(t)
+	payload := read(t, "relay-outbox-insert.json", nil)
+	var ev awsevents.DynamoDBEvent
+	if err := json.Unmarshal(payload, &ev); err != nil || len(ev.Records) != 1 {
+		t.Fatalf("relay event: %v, %d records", err, len(ev.Records))
+	}
+	image := ev.Records[0].Change.NewImage
+	env.PutItem(t, map[string]any{
+		dynamo.AttrPK: image[dynamo.AttrPK].String(), dynamo.AttrSK: image[dynamo.AttrSK].String(),
+		dynamo.OutboxAttrEvent: image[dynamo.OutboxAttrEvent].String(),
+	})
+	h := env.App.Relay(relay.Consumers(env.App.Deps())...).Handle
+	var resp awsevents.DynamoDBEventResponse
+	if err := json.Unmarshal(invoke(t, h, payload), &resp); err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.BatchItemFailures) != 0 {
+		t.Errorf("failures %v", resp.BatchItemFailures)
+	}
+	item := env.Item(t, dynamo.Key{PK: image[dynamo.AttrPK].String(), SK: image[dynamo.AttrSK].String()})
+	if item["deliveredAt"] == nil {
+		t.Errorf("outbox item not marked delivered: %v", item)
+	}
+}
+
+// The rotation function's event is the createSecret step Secrets Manager
+// sends first; replayed against a Secrets Manager that holds the keys
+// with a pending version, it writes the rotated keys as that version.
+func TestEvents_KeyRotation(t *testing.T) {
+	payload := read(t, "keyrotation-create.json", nil)
+	var ev awsevents.SecretsManagerSecretRotationEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		t.Fatal(err)
+	}
+	sm := &rotationStub{token: ev.ClientRequestToken, current: `{"current":"` + strings.Repeat("k", 64) + `"}`}
+	h := (&secretsmgr.Rotator{API: sm}).Handle
+	invoke(t, h, payload)
+	if sm.pending == "" {
+		t.Fatal("no pending version written")
+	}
+	if _, err := secretsmgr.ParseValue(sm.pending); err != nil || sm.pending == sm.current {
+		t.Errorf("pending version %q (current %q): %v", sm.pending, sm.current, err)
+	}
+}
+
+// rotationStub is Secrets Manager for one secret in rotation: its current
+// version, and the version of the rotation's token staged pending
+// without a value yet.
+type rotationStub struct {
+	token, current, pending string
+}
+
+func (s *rotationStub) DescribeSecret(context.Context, *secretsmanager.DescribeSecretInput, ...func(*secretsmanager.Options)) (*secretsmanager.DescribeSecretOutput, error) {
+	return &secretsmanager.DescribeSecretOutput{RotationEnabled: aws.Bool(true), VersionIdsToStages: map[string][]string{
+		"v0": {"AWSCURRENT"}, s.token: {"AWSPENDING"},
+	}}, nil
+}
+
+func (s *rotationStub) GetSecretValue(_ context.Context, in *secretsmanager.GetSecretValueInput, _ ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
+	if aws.ToString(in.VersionStage) == "AWSPENDING" {
+		if s.pending == "" {
+			return nil, &smtypes.ResourceNotFoundException{Message: aws.String("no value")}
+		}
+		return &secretsmanager.GetSecretValueOutput{SecretString: aws.String(s.pending)}, nil
+	}
+	return &secretsmanager.GetSecretValueOutput{SecretString: aws.String(s.current)}, nil
+}
+
+func (s *rotationStub) PutSecretValue(_ context.Context, in *secretsmanager.PutSecretValueInput, _ ...func(*secretsmanager.Options)) (*secretsmanager.PutSecretValueOutput, error) {
+	if aws.ToString(in.ClientRequestToken) != s.token {
+		return nil, errors.New("wrong token")
+	}
+	s.pending = aws.ToString(in.SecretString)
+	return &secretsmanager.PutSecretValueOutput{}, nil
+}
+
+func (s *rotationStub) UpdateSecretVersionStage(context.Context, *secretsmanager.UpdateSecretVersionStageInput, ...func(*secretsmanager.Options)) (*secretsmanager.UpdateSecretVersionStageOutput, error) {
+	return nil, errors.New("not in createSecret")
+}
