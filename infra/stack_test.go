@@ -40,9 +40,9 @@ var (
 	// repository's functions only (TestStackSize).
 	deployedStack awscdk.Stack
 	// samStack is synthesized for SAM CLI (sam_test.go).
-	samStack awscdk.Stack
-	assembly      cxapi.CloudAssembly
-	hardenedOps   = OpsProps{
+	samStack    awscdk.Stack
+	assembly    cxapi.CloudAssembly
+	hardenedOps = OpsProps{
 		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
 		MediaDomainName: "media.bookplatform.example", MediaCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/media",
 		APIDomainName: "api.bookplatform.example", APICertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/api",

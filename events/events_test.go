@@ -1,9 +1,9 @@
-// Package functions_test replays every sample event of events/ through the
+// Package events_test replays every sample event of events/ through the
 // handler of the function it is for, as Lambda would hand it over
 // (lambda.NewHandler(...).Invoke with the file's bytes), against DynamoDB
 // Local: the events are what `sam local invoke -e` sends, and each must be
 // one its function handles.
-package functions_test
+package events_test
 
 import (
 	"context"
@@ -79,7 +79,7 @@ func TestEvents_EveryFunction(t *testing.T) {
 			t.Errorf("worker %s: add an SQS event for it to samples", f.Name) // none yet: no group has a worker
 		}
 	}
-	files, err := filepath.Glob(filepath.Join("..", "events", "*.json"))
+	files, err := filepath.Glob("*.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestEvents_EveryFunction(t *testing.T) {
 
 func read(t *testing.T, name string, replace map[string]string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "events", name))
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
