@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/s3media"
 )
 
 // Local runs through AWS SAM CLI (`make sam`; README, "Running under
@@ -149,10 +151,10 @@ func samEnvVars(tmpl map[string]any, info runinfo.Info, queueURLs map[queues.Nam
 	}
 	local := map[string]string{
 		config.EnvTableName:                info.Table,
-		config.EnvMediaBucket:              info.MediaBucket,
-		config.EnvMediaBaseURL:             info.MediaBaseURL,
+		s3media.EnvBucket:                  info.MediaBucket,
+		s3media.EnvBaseURL:                 info.MediaBaseURL,
 		config.EnvJWTSecret:                info.JWTSecret,
-		config.EnvCDNDistributionID:        info.DistributionID,
+		storesapi.EnvDistributionID:        info.DistributionID,
 		"AWS_ENDPOINT_URL_DYNAMODB":        host(info.DynamoDB),
 		"AWS_ENDPOINT_URL_S3":              host(info.S3),
 		"AWS_ENDPOINT_URL_SQS":             host(info.SQS),

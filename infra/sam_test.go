@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/s3media"
 )
 
 // samTemplateOf is the SAM template of the stack synthesized for SAM.
@@ -137,7 +139,7 @@ func TestSAM_EnvVars(t *testing.T) {
 			}
 			// MEDIA_BASE_URL is the public prefix clients (the browser)
 			// fetch media from: make run's /media on the host.
-			if strings.Contains(v, "127.0.0.1") && name != config.EnvMediaBaseURL {
+			if strings.Contains(v, "127.0.0.1") && name != s3media.EnvBaseURL {
 				t.Errorf("%s: %s = %s: a container's loopback is its own", id, name, v)
 			}
 		}
@@ -145,7 +147,7 @@ func TestSAM_EnvVars(t *testing.T) {
 	users := env[functionIDIn(t, fns, "users")]
 	for name, want := range map[string]string{
 		config.EnvTableName: "bookplatform-local", "AWS_ENDPOINT_URL_DYNAMODB": "http://host.docker.internal:43001",
-		config.EnvJWTSecret: info.JWTSecret, config.EnvCDNDistributionID: "E1LOCALSTORES",
+		config.EnvJWTSecret: info.JWTSecret, storesapi.EnvDistributionID: "E1LOCALSTORES",
 	} {
 		if users[name] != want {
 			t.Errorf("users: %s = %q, want %q", name, users[name], want)

@@ -144,7 +144,7 @@ func TestLoadWithoutKeys(t *testing.T) {
 }
 
 func TestLoad_OriginVerifySecret(t *testing.T) {
-	base := map[string]string{EnvTableName: "t", EnvMediaBucket: "b", EnvMediaBaseURL: "https://cdn.example/", EnvJWTSecret: "0123456789abcdef0123456789abcdef"}
+	base := map[string]string{EnvTableName: "t", EnvJWTSecret: "0123456789abcdef0123456789abcdef"}
 	with := func(kv map[string]string) (Config, error) {
 		m := map[string]string{}
 		for k, v := range base {
