@@ -147,11 +147,18 @@ func TestSAM_EnvVars(t *testing.T) {
 	users := env[functionIDIn(t, fns, "users")]
 	for name, want := range map[string]string{
 		config.EnvTableName: "bookplatform-local", "AWS_ENDPOINT_URL_DYNAMODB": "http://host.docker.internal:43001",
-		config.EnvJWTSecret: info.JWTSecret, storesapi.EnvDistributionID: "E1LOCALSTORES",
+		config.EnvJWTSecret: info.JWTSecret, s3media.EnvBucket: info.MediaBucket,
 	} {
 		if users[name] != want {
 			t.Errorf("users: %s = %q, want %q", name, users[name], want)
 		}
+	}
+	// The custom domains are the stores group's setting alone.
+	if v, ok := users[storesapi.EnvDistributionID]; ok {
+		t.Errorf("users: %s = %q, a setting users does not read", storesapi.EnvDistributionID, v)
+	}
+	if got := env[functionIDIn(t, fns, "stores")][storesapi.EnvDistributionID]; got != "E1LOCALSTORES" {
+		t.Errorf("stores: %s = %q, want E1LOCALSTORES", storesapi.EnvDistributionID, got)
 	}
 	if _, ok := users[config.EnvJWTSecretARN]; ok {
 		t.Error("users is told a secret's ARN locally")
