@@ -135,6 +135,9 @@ func samTemplate(tmpl map[string]any) (map[string]any, error) {
 			for _, e := range samEndpointVars {
 				vars[e] = samPlaceholder
 			}
+			// Custom domains through the CloudFront stand-in, as on
+			// make run, with or without a storefrontOrigin.
+			vars[config.EnvCDNDistributionID] = samPlaceholder
 		}
 	}
 	return out, nil

@@ -181,3 +181,45 @@ func functionIDIn(t *testing.T, fns map[string]map[string]any, name string) stri
 	t.Fatalf("no function %s", name)
 	return ""
 }
+
+// On a template of its own: the alias reference becomes the function's
+// ARN, the alias goes with whatever depended on it only, and an app
+// function declares the variables the env-vars file sets, the custom
+// domains' distribution included when the stack made none.
+func TestSAMTemplate_Rewrite(t *testing.T) {
+	tmpl := map[string]any{"Resources": map[string]any{
+		"Fn": map[string]any{"Type": "AWS::Lambda::Function", "Properties": map[string]any{
+			"Environment": map[string]any{"Variables": map[string]any{config.EnvTableName: "t", config.EnvJWTSecretARN: map[string]any{"Ref": "Keys"}}},
+		}},
+		"FnAlias":   map[string]any{"Type": "AWS::Lambda::Alias", "Properties": map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
+		"FnVersion": map[string]any{"Type": "AWS::Lambda::Version", "Properties": map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
+		"Integration": map[string]any{"Type": "AWS::ApiGatewayV2::Integration", "DependsOn": []any{"FnAlias", "Fn"},
+			"Properties": map[string]any{"IntegrationUri": map[string]any{"Ref": "FnAlias"}}},
+	}}
+	st, err := samTemplate(tmpl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := st["Resources"].(map[string]any)
+	if _, ok := r["FnAlias"]; ok || r["FnVersion"] != nil {
+		t.Errorf("alias or version kept: %v", r)
+	}
+	in := r["Integration"].(map[string]any)
+	if fmt.Sprint(in["Properties"]) != fmt.Sprint(map[string]any{"IntegrationUri": map[string]any{"Fn::GetAtt": []any{"Fn", "Arn"}}}) ||
+		fmt.Sprint(in["DependsOn"]) != "[Fn]" {
+		t.Errorf("integration %v", in)
+	}
+	vars := r["Fn"].(map[string]any)["Properties"].(map[string]any)["Environment"].(map[string]any)["Variables"].(map[string]any)
+	for _, name := range append([]string{config.EnvJWTSecret, config.EnvCDNDistributionID}, samEndpointVars...) {
+		if vars[name] != samPlaceholder {
+			t.Errorf("%s = %v, want declared", name, vars[name])
+		}
+	}
+	if _, ok := vars[config.EnvJWTSecretARN]; ok {
+		t.Error("the secret's ARN is kept")
+	}
+	// AND the original template is not changed
+	if _, ok := tmpl["Resources"].(map[string]any)["FnAlias"]; !ok {
+		t.Error("samTemplate changed its input")
+	}
+}
