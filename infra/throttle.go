@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/httpapi"
 )
 
 // Throttle is an API Gateway token bucket: Rate requests a second on
@@ -68,41 +69,51 @@ func throttleAPI(api awsapigatewayv2.HttpApi, functions []groups.Function, route
 		ThrottlingRateLimit:  jsii.Number(st.Rate),
 		ThrottlingBurstLimit: jsii.Number(st.Burst),
 	})
-	keys, err := gatewayRoutes(functions)
+	settings, err := routeSettings(functions, ops.routeThrottles())
 	if err != nil {
 		panic("infra: " + err.Error())
 	}
-	byKey := map[string]awsapigatewayv2.HttpRoute{}
 	for _, r := range routes {
-		if cfn, ok := r.Node().DefaultChild().(awsapigatewayv2.CfnRoute); ok {
-			byKey[*cfn.RouteKey()] = r
+		cfn, ok := r.Node().DefaultChild().(awsapigatewayv2.CfnRoute)
+		if !ok || settings[*cfn.RouteKey()] == nil {
+			continue
 		}
-	}
-	settings := map[string]any{}
-	for key, th := range ops.routeThrottles() {
-		method, path, _ := strings.Cut(key, " ")
-		matched := false
-		for _, gr := range keys {
-			if !sameEntry(gr, method, path, functions) {
-				continue
-			}
-			matched = true
-			settings[gr.Key()] = map[string]any{"ThrottlingRateLimit": th.Rate, "ThrottlingBurstLimit": th.Burst}
-			if route, ok := byKey[gr.Key()]; ok {
-				if s := awscdk.Stack_Of(route); *awscdk.NestedStack_IsNestedStack(s) {
-					stage.Node().AddDependency(s)
-				} else {
-					stage.Node().AddDependency(route) // SAM: the routes are in the stack
-				}
-			}
-		}
-		if !matched {
-			panic(fmt.Sprintf("infra: context %s names %q, which is no route of the route table", CtxRouteThrottles, key))
+		if s := awscdk.Stack_Of(r); *awscdk.NestedStack_IsNestedStack(s) {
+			stage.Node().AddDependency(s)
+		} else {
+			stage.Node().AddDependency(r) // SAM: the routes are in the stack
 		}
 	}
 	if len(settings) > 0 {
 		stage.AddPropertyOverride(jsii.String("RouteSettings"), settings)
 	}
+}
+
+// routeSettings are the stage's RouteSettings of throttles (by
+// route-table key), by gateway route key: a GET's go on its ANY route (or
+// its GET and HEAD). A key that is no route of the table is an error.
+func routeSettings(functions []groups.Function, throttles map[string]Throttle) (map[string]any, error) {
+	keys, err := gatewayRoutes(functions)
+	if err != nil {
+		return nil, err
+	}
+	settings := map[string]any{}
+	for _, key := range slices.Sorted(maps.Keys(throttles)) {
+		th := throttles[key]
+		method, path, _ := strings.Cut(key, " ")
+		inTable := slices.ContainsFunc(functions, func(f groups.Function) bool {
+			return slices.ContainsFunc(f.Routes, func(r httpapi.Route) bool { return r.Method == method && r.Path == path })
+		})
+		for _, gr := range keys {
+			if inTable && sameEntry(gr, method, path, functions) {
+				settings[gr.Key()] = map[string]any{"ThrottlingRateLimit": th.Rate, "ThrottlingBurstLimit": th.Burst}
+			}
+		}
+		if !inTable {
+			return nil, fmt.Errorf("context %s names %q, which is no route of the route table", CtxRouteThrottles, key)
+		}
+	}
+	return settings, nil
 }
 
 // sameEntry reports whether gateway route gr serves the route-table entry

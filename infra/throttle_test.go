@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/assertions"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/httpapi"
 )
 
 // stageOf returns the API's default stage and its logical ID in tmpl.
@@ -107,6 +109,34 @@ func TestOpsFromContext_Throttles(t *testing.T) {
 			if !strings.Contains(err.Error(), key) {
 				t.Errorf("%s: %v does not name %s", name, err, key)
 			}
+		}
+	}
+}
+
+// A route throttle goes on the gateway route that serves its entry (a
+// GET's on the ANY route, or on GET and HEAD where the path is shared),
+// and one naming no route of the table is refused rather than ignored.
+func TestRouteSettings(t *testing.T) {
+	fns := []groups.Function{
+		{Name: "a", Routes: []httpapi.Route{{Method: "GET", Path: "/v1/a"}, {Method: "POST", Path: "/v1/a"}, {Method: "GET", Path: "/v1/shared"}}},
+		{Name: "b", Routes: []httpapi.Route{{Method: "PUT", Path: "/v1/shared"}}},
+	}
+	got, err := routeSettings(fns, map[string]Throttle{"GET /v1/a": {1, 2}, "POST /v1/a": {3, 4}, "GET /v1/shared": {5, 6}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"ANY /v1/a":       map[string]any{"ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 2},
+		"POST /v1/a":      map[string]any{"ThrottlingRateLimit": 3, "ThrottlingBurstLimit": 4},
+		"GET /v1/shared":  map[string]any{"ThrottlingRateLimit": 5, "ThrottlingBurstLimit": 6},
+		"HEAD /v1/shared": map[string]any{"ThrottlingRateLimit": 5, "ThrottlingBurstLimit": 6},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("settings %v, want %v", got, want)
+	}
+	for _, key := range []string{"GET /v1/b", "DELETE /v1/a", "ANY /v1/a"} {
+		if _, err := routeSettings(fns, map[string]Throttle{key: {1, 1}}); err == nil || !strings.Contains(err.Error(), CtxRouteThrottles) {
+			t.Errorf("%s: %v", key, err)
 		}
 	}
 }

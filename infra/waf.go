@@ -80,7 +80,7 @@ func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*str
 	}
 	acl := awswafv2.NewCfnWebACL(stack, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
 		Scope:            jsii.String("CLOUDFRONT"),
-		Description:      jsii.String("bookplatform: AWS managed common rules, body size except on uploads, and a per-address rate limit"),
+		Description:      jsii.String("bookplatform: AWS managed common rules, body size but on uploads, and a per-address rate limit"),
 		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
 		VisibilityConfig: visibility("bookplatform"),
 		Rules: &[]any{
