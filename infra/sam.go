@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/s3media"
 )
@@ -61,6 +62,12 @@ var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::Co
 // variables the env-vars file sets (the local signing key instead of the
 // secret's ARN, the stand-ins' endpoints).
 func samTemplate(tmpl map[string]any) (map[string]any, error) {
+	readsDistribution := map[string]bool{} // by function description
+	for _, f := range groups.Functions() {
+		if slices.Contains(f.Settings, storesapi.EnvDistributionID) {
+			readsDistribution[FunctionDescription(f.Name)] = true
+		}
+	}
 	out := deepCopy(tmpl).(map[string]any)
 	resources, ok := out["Resources"].(map[string]any)
 	if !ok {
@@ -136,8 +143,12 @@ func samTemplate(tmpl map[string]any) (map[string]any, error) {
 				vars[e] = samPlaceholder
 			}
 			// Custom domains through the CloudFront stand-in, as on
-			// make run, with or without a storefrontOrigin.
-			vars[config.EnvCDNDistributionID] = samPlaceholder
+			// make run, with or without a storefrontOrigin: on the
+			// functions whose group reads the setting.
+			desc, _ := res["Properties"].(map[string]any)["Description"].(string)
+			if readsDistribution[desc] {
+				vars[storesapi.EnvDistributionID] = samPlaceholder
+			}
 		}
 	}
 	return out, nil

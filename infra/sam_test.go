@@ -189,7 +189,12 @@ func functionIDIn(t *testing.T, fns map[string]map[string]any, name string) stri
 func TestSAMTemplate_Rewrite(t *testing.T) {
 	tmpl := map[string]any{"Resources": map[string]any{
 		"Fn": map[string]any{"Type": "AWS::Lambda::Function", "Properties": map[string]any{
+			"Description": FunctionDescription("stores"),
 			"Environment": map[string]any{"Variables": map[string]any{config.EnvTableName: "t", config.EnvJWTSecretARN: map[string]any{"Ref": "Keys"}}},
+		}},
+		"Other": map[string]any{"Type": "AWS::Lambda::Function", "Properties": map[string]any{
+			"Description": FunctionDescription("users"),
+			"Environment": map[string]any{"Variables": map[string]any{config.EnvTableName: "t"}},
 		}},
 		"FnAlias":   map[string]any{"Type": "AWS::Lambda::Alias", "Properties": map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
 		"FnVersion": map[string]any{"Type": "AWS::Lambda::Version", "Properties": map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
@@ -210,10 +215,15 @@ func TestSAMTemplate_Rewrite(t *testing.T) {
 		t.Errorf("integration %v", in)
 	}
 	vars := r["Fn"].(map[string]any)["Properties"].(map[string]any)["Environment"].(map[string]any)["Variables"].(map[string]any)
-	for _, name := range append([]string{config.EnvJWTSecret, config.EnvCDNDistributionID}, samEndpointVars...) {
+	for _, name := range append([]string{config.EnvJWTSecret, storesapi.EnvDistributionID}, samEndpointVars...) {
 		if vars[name] != samPlaceholder {
 			t.Errorf("%s = %v, want declared", name, vars[name])
 		}
+	}
+	// The distribution's id only where a group reads it.
+	other := r["Other"].(map[string]any)["Properties"].(map[string]any)["Environment"].(map[string]any)["Variables"].(map[string]any)
+	if _, ok := other[storesapi.EnvDistributionID]; ok {
+		t.Errorf("users declares %s", storesapi.EnvDistributionID)
 	}
 	if _, ok := vars[config.EnvJWTSecretARN]; ok {
 		t.Error("the secret's ARN is kept")
