@@ -25,6 +25,28 @@ type Call struct {
 	// Actions rule): one per part of a DynamoDB transaction, both of an
 	// S3 copy. What is granted must cover them.
 	Actions []string
+	// Capacity is what the service reported the call consumed (DynamoDB's
+	// ConsumedCapacity, set by its adapter through SetCapacity); zero for
+	// a service that reports none.
+	Capacity Capacity
+}
+
+// Capacity is the capacity one call, or the calls of a request,
+// consumed, in the units DynamoDB bills on demand: read and write
+// request units, of the table and of its indexes (an index's share of a
+// write is the write of its projected copy).
+type Capacity struct {
+	TableRead, TableWrite float64
+	IndexRead, IndexWrite float64
+}
+
+// Read and Write are the request units billed: table and indexes.
+func (c Capacity) Read() float64  { return c.TableRead + c.IndexRead }
+func (c Capacity) Write() float64 { return c.TableWrite + c.IndexWrite }
+
+// Add returns the sum of c and d.
+func (c Capacity) Add(d Capacity) Capacity {
+	return Capacity{c.TableRead + d.TableRead, c.TableWrite + d.TableWrite, c.IndexRead + d.IndexRead, c.IndexWrite + d.IndexWrite}
 }
 
 // Recorder collects the calls of one request. Safe for concurrent use.
@@ -94,6 +116,15 @@ func (r *Recorder) Actions() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// Capacity is the capacity the recorded calls consumed, summed.
+func (r *Recorder) Capacity() Capacity {
+	var sum Capacity
+	for _, c := range r.Calls() {
+		sum = sum.Add(c.Capacity)
+	}
+	return sum
 }
 
 // Summary counts the calls of one service and their sequential depth: the

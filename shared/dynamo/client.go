@@ -15,8 +15,8 @@ import (
 // NewClient builds the DynamoDB client. The endpoint comes from the SDK's
 // standard AWS_ENDPOINT_URL_DYNAMODB, so one binary runs against DynamoDB
 // Local or AWS. Every call goes through callstats.Middleware: it is
-// recorded for logs and benchmarks, and refused when the request may have
-// no side effects.
+// recorded for logs and benchmarks, with the capacity it consumed
+// (capacity.go), and refused when the request may have no side effects.
 func NewClient(cfg aws.Config) *dynamodb.Client {
 	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		// DynamoDB Local sends no CRC32 on error responses.
@@ -27,7 +27,9 @@ func NewClient(cfg aws.Config) *dynamodb.Client {
 		// updates one shared item: allow more than the default 3 attempts
 		// before a conflict becomes apperr.ErrContention (tx.run).
 		o.Retryer = retry.NewStandard(dynamo.RetryTxConflicts, func(so *retry.StandardOptions) { so.MaxAttempts = 8 })
-		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb", IAMActions))
+		// consumedCapacity after callstats: it runs inside, so the call
+		// callstats records carries the capacity it noted.
+		o.APIOptions = append(o.APIOptions, callstats.Middleware("dynamodb", IAMActions), consumedCapacity)
 	})
 }
 
