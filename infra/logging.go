@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/httpapi"
 )
 
 // Where the access logs go. CloudWatch Logs keep the API's access log and
@@ -19,32 +20,6 @@ const (
 	accessLogPrefixS3         = "s3/media/"
 	accessLogPrefixCloudFront = "cloudfront/"
 )
-
-// apiAccessLogFormat is the API's access log line: one JSON object per
-// request with what an operator needs to follow it: API Gateway's request
-// id, the Lambda invocation's (integrationRequestId, which is the
-// function log's requestId and the X-Ray trace's), the route, status and
-// latencies, the integration's and the authorizer's error, and the client.
-// Values are API Gateway's $context variables.
-var apiAccessLogFormat = map[string]string{
-	"requestId":            "$context.requestId",
-	"integrationRequestId": "$context.integration.requestId",
-	"requestTime":          "$context.requestTimeEpoch",
-	"sourceIp":             "$context.identity.sourceIp",
-	"userAgent":            "$context.identity.userAgent",
-	"httpMethod":           "$context.httpMethod",
-	"path":                 "$context.path",
-	"routeKey":             "$context.routeKey",
-	"protocol":             "$context.protocol",
-	"status":               "$context.status",
-	"responseLength":       "$context.responseLength",
-	"responseLatency":      "$context.responseLatency",
-	"integrationStatus":    "$context.integrationStatus",
-	"integrationLatency":   "$context.integrationLatency",
-	"integrationError":     "$context.integrationErrorMessage",
-	"authorizerError":      "$context.authorizer.error",
-	"errorMessage":         "$context.error.message",
-}
 
 // newAccessLogBucket is the bucket of the S3 and CloudFront access logs:
 // private, encrypted with S3-managed keys (CloudFront's log delivery
@@ -72,7 +47,7 @@ func logAPIAccess(scope constructs.Construct, api awsapigatewayv2.HttpApi, ops O
 		Retention:     ops.retention(),
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
 	})
-	format, err := json.Marshal(apiAccessLogFormat)
+	format, err := json.Marshal(httpapi.GatewayAccessLogFormat)
 	if err != nil {
 		panic(err)
 	}

@@ -616,7 +616,7 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 		// identity source a request without a token still reaches the
 		// function (as anonymous), and a forged token is stopped at the
 		// edge exactly as on Bearer routes.
-		if authorizer != nil && r.Auth != httpapi.AuthNone {
+		if authorizer != nil && groups.AuthorizerInvoked(r.Auth) {
 			props.Authorizer = authorizer
 		}
 		made = append(made, awsapigatewayv2.NewHttpRoute(routeScope(r.Function), jsii.String(routeID(r)), props))

@@ -3,7 +3,8 @@
 // DynamoDB calls and sequential depth of every endpoint, latency and
 // throughput of the local run under load, and how catalog import time
 // grows with the catalog and how fast search is with 10,000 books, and
-// the latency of a wishlist's single view with 200 books.
+// the latency of a wishlist's single view with 200 books, and the cost
+// per million requests of a read-heavy mix.
 //
 // Each figure has its own subcommand, so a reader can reproduce one number
 // without running the rest; `all` runs them in order and writes one report
@@ -18,6 +19,7 @@
 //	go run ./local/bench clublines  [-rounds 300] (runs go test ./local/bench -run TestClubLinesBench)
 //	go run ./local/bench wishlist   [-items 200] [-rounds 300] (runs go test ./local/bench -run TestWishlistViewLatency)
 //	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
+//	go run ./local/bench cost       [-rounds 3] (runs go test ./local/bench -run TestCost)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
@@ -76,6 +78,8 @@ func main() {
 		run = runWishlist
 	case "stores":
 		run = runStores
+	case "cost":
+		run = runCost
 	case "all":
 		run = runAll
 	default:
@@ -88,7 +92,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|cost|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -138,6 +142,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"clublines", runClubLines, nil},
 		{"wishlist", runWishlist, nil},
 		{"stores", runStores, nil},
+		{"cost", runCost, nil},
 	}
 	var failed []string
 	for _, s := range sections {

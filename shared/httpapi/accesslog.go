@@ -31,8 +31,25 @@ const (
 	DefaultMetricsNamespace = "BookPlatform"
 )
 
-// emfDimensions are the dimension sets of every line.
-var emfDimensions = [][]string{{DimRoute, DimStatusClass}, {DimGroup, DimStatusClass}}
+// emfDimensions are the dimension sets of every line, and emfMetrics
+// its metrics with their units. Each combination of a set's values is a
+// custom metric of its own, billed by the month.
+var (
+	emfDimensions = [][]string{{DimRoute, DimStatusClass}, {DimGroup, DimStatusClass}}
+	emfMetrics    = []map[string]string{
+		{"Name": MetricDuration, "Unit": "Milliseconds"},
+		{"Name": MetricDynamoCalls, "Unit": "Count"},
+	}
+)
+
+// EMFShape names the metrics and the dimension sets every access line
+// declares, for the cost benchmark to count the custom metrics they make.
+func EMFShape() (metrics []string, dimensions [][]string) {
+	for _, m := range emfMetrics {
+		metrics = append(metrics, m["Name"])
+	}
+	return metrics, emfDimensions
+}
 
 // StatusClass is "2xx" for 200-299 and so on.
 func StatusClass(status int) string {
@@ -46,10 +63,7 @@ func emfMetadata(namespace string, t time.Time) slog.Attr {
 		"CloudWatchMetrics": []any{map[string]any{
 			"Namespace":  namespace,
 			"Dimensions": emfDimensions,
-			"Metrics": []any{
-				map[string]string{"Name": MetricDuration, "Unit": "Milliseconds"},
-				map[string]string{"Name": MetricDynamoCalls, "Unit": "Count"},
-			},
+			"Metrics":    emfMetrics,
 		}},
 	})
 }

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+// runCost runs TestCost (cost_test.go) and copies its report, which ends
+// with the line "cost: $X.XX per million requests". It is a test for the
+// reason runCalls is: the mix runs through the real router against
+// DynamoDB Local, in an environment built on testing.TB.
+func runCost(w io.Writer, args []string) error {
+	fs := flag.NewFlagSet("cost", flag.ExitOnError)
+	rounds := fs.Int("rounds", 3, "times each request of the mix is sent")
+	_ = fs.Parse(args)
+
+	section(w, "9. Cost per million requests of the read-heavy mix, from the capacity DynamoDB Local reports for each call",
+		fmt.Sprintf("go run ./local/bench cost -rounds %d", *rounds))
+	progress("cost: go test ./local/bench -run TestCost")
+	return runTestFigure(w, testFigure{run: "^TestCost$", outFlag: "cost-out", args: []string{fmt.Sprintf("-cost-rounds=%d", *rounds)}})
+}
+
+// Prices, USD, us-east-1, on demand (the public price pages, 2026): what
+// the stack's resources bill per request, and the two monthly items a
+// request figure leaves out.
+const (
+	priceHTTPAPIRequest    = 1.00 / 1e6        // HTTP API, first 300 million a month
+	priceLambdaInvocation  = 0.20 / 1e6        // per invocation, authorizer included
+	priceLambdaARMGBSecond = 0.0000133334      // arm64, per GB-second, billed by the millisecond
+	priceDynamoWRU         = 0.625 / 1e6       // on-demand write request unit
+	priceDynamoRRU         = 0.125 / 1e6       // on-demand read request unit
+	priceLogsIngestedGB    = 0.50 / (1 << 30)  // CloudWatch Logs standard ingestion, per byte
+	priceXRayTrace         = 5.00 / 1e6        // X-Ray trace recorded
+	priceMetricMonth       = 0.30              // CloudWatch custom metric, first 10,000
+	functionMemoryGB       = 256.0 / 1024      // the stack's functionMemoryMB
+	logEventOverhead       = 26                // bytes CloudWatch Logs counts per event beside its message
+	xraySampledShare       = 0.05              // Lambda's sampling beyond its 1 request a second reservoir
+	xrayReservoirPerSecond = 1.0               // traces a second per traced function, whatever the traffic
+	secondsPerMonth        = 30 * 24 * 60 * 60 // for the monthly items
+	statusClassesPerRoute  = 3                 // 2xx, 4xx, 5xx: the metrics a route can make
+)
+
+// costSample is what one request of the mix was measured to need.
+type costSample struct {
+	route, note string
+	status      int
+	// rru and wru are the request units every DynamoDB call of the
+	// request reported (callstats), idxWRU the indexes' share of wru.
+	rru, wru, idxRRU, idxWRU float64
+	calls                    int
+	// fnLog are the bytes and events the function logged; platform are
+	// Lambda's own START/END/REPORT lines, gateway the API's access line.
+	fnLogBytes, fnLogEvents     int
+	platformBytes, platformLogs int
+	gatewayBytes                int
+	// authorizer: whether API Gateway invoked it, and what it logged.
+	authorized                   bool
+	authLogBytes, authLogEvents  int
+	fnBilledMs, authBilledMs     float64
+}
+
+// costLine is one request of the mix with its weight (its share of all
+// requests) and its samples.
+type costLine struct {
+	class, route, note string
+	share              float64
+	samples            []costSample
+}
+
+// mean is the average of f over the line's samples.
+func (l costLine) mean(f func(costSample) float64) float64 {
+	if len(l.samples) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, s := range l.samples {
+		sum += f(s)
+	}
+	return sum / float64(len(l.samples))
+}
+
+// weighted is the mix-weighted mean of f per request.
+func weighted(lines []costLine, f func(costSample) float64) float64 {
+	var sum, shares float64
+	for _, l := range lines {
+		sum += l.share * l.mean(f)
+		shares += l.share
+	}
+	return sum / shares
+}
+
+// logBytes are the bytes CloudWatch Logs ingests for events of n bytes.
+func logBytes(bytes, events int) float64 { return float64(bytes + events*logEventOverhead) }
+
+// writeCostReport prints the mix, the per-request components with the
+// prices they assume, the monthly items, and the final cost line, and
+// returns the cost per million requests.
+func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
+	fmt.Fprintf(w, "   prices, us-east-1 on demand: HTTP API $%.2f/M requests; Lambda $%.2f/M invocations and $%.10f/GB-s arm64 at %.0f MB;\n",
+		priceHTTPAPIRequest*1e6, priceLambdaInvocation*1e6, priceLambdaARMGBSecond, functionMemoryGB*1024)
+	fmt.Fprintf(w, "   DynamoDB $%.3f/M WRU, $%.3f/M RRU; CloudWatch Logs $%.2f/GB ingested (+%d B an event); X-Ray $%.2f/M traces at %.0f%% sampled; metrics $%.2f/month each\n",
+		priceDynamoWRU*1e6, priceDynamoRRU*1e6, priceLogsIngestedGB*(1<<30), logEventOverhead, priceXRayTrace*1e6, xraySampledShare*100, priceMetricMonth)
+	obs := groups.Observability
+	fmt.Fprintf(w, "   deployment: Lambda log format %s, system log level %q; authorizer traced: %v; %d rounds of the mix\n",
+		obs.LogFormat, obs.SystemLogLevel, obs.TraceAuthorizer, rounds)
+	fmt.Fprintf(w, "   %-36s %-16s %6s %6s %6s %6s %5s %5s %6s %6s\n", "route", "case", "share", "status", "RRU", "WRU", "(idx)", "calls", "fnlog", "gwlog")
+	class := ""
+	for _, l := range lines {
+		if l.class != class {
+			class = l.class
+			fmt.Fprintf(w, "   %s\n", class)
+		}
+		status := 0
+		if len(l.samples) > 0 {
+			status = l.samples[0].status
+		}
+		fmt.Fprintf(w, "   %-36s %-16s %5.1f%% %6d %6.2f %6.2f %5.2f %5.1f %6.0f %6.0f\n", l.route, l.note, l.share, status,
+			l.mean(func(s costSample) float64 { return s.rru }), l.mean(func(s costSample) float64 { return s.wru }),
+			l.mean(func(s costSample) float64 { return s.idxWRU }), l.mean(func(s costSample) float64 { return float64(s.calls) }),
+			l.mean(func(s costSample) float64 { return float64(s.fnLogBytes) }), l.mean(func(s costSample) float64 { return float64(s.gatewayBytes) }))
+	}
+
+	rru := weighted(lines, func(s costSample) float64 { return s.rru })
+	idxRRU := weighted(lines, func(s costSample) float64 { return s.idxRRU })
+	wru := weighted(lines, func(s costSample) float64 { return s.wru })
+	idxWRU := weighted(lines, func(s costSample) float64 { return s.idxWRU })
+	authorized := weighted(lines, func(s costSample) float64 { return b2f(s.authorized) })
+	invocations := 1 + authorized
+	fnMs := weighted(lines, func(s costSample) float64 { return s.fnBilledMs })
+	authMs := weighted(lines, func(s costSample) float64 { return s.authBilledMs })
+	fnLog := weighted(lines, func(s costSample) float64 { return logBytes(s.fnLogBytes, s.fnLogEvents) })
+	gwLog := weighted(lines, func(s costSample) float64 { return logBytes(s.gatewayBytes, 1) })
+	platformLog := weighted(lines, func(s costSample) float64 { return logBytes(s.platformBytes, s.platformLogs) })
+	authLog := weighted(lines, func(s costSample) float64 { return logBytes(s.authLogBytes, s.authLogEvents) })
+	traced := 1.0
+	if obs.TraceAuthorizer {
+		traced += authorized
+	}
+	traces := xraySampledShare * traced
+
+	components := []struct {
+		name, measure string
+		usd           float64
+	}{
+		{"DynamoDB reads", fmt.Sprintf("%.2f RRU (indexes %.2f)", rru, idxRRU), rru * priceDynamoRRU},
+		{"DynamoDB writes", fmt.Sprintf("%.2f WRU (indexes %.2f)", wru, idxWRU), wru * priceDynamoWRU},
+		{"HTTP API", "1 request", priceHTTPAPIRequest},
+		{"Lambda requests", fmt.Sprintf("%.2f invocations (authorizer %.2f)", invocations, authorized), invocations * priceLambdaInvocation},
+		{"Lambda duration", fmt.Sprintf("%.1f ms function + %.1f ms authorizer billed", fnMs, authMs), (fnMs + authMs) / 1000 * functionMemoryGB * priceLambdaARMGBSecond},
+		{"CloudWatch Logs", fmt.Sprintf("%.0f B: function %.0f, API access %.0f, platform %.0f, authorizer %.0f", fnLog+gwLog+platformLog+authLog, fnLog, gwLog, platformLog, authLog),
+			(fnLog + gwLog + platformLog + authLog) * priceLogsIngestedGB},
+		{"X-Ray", fmt.Sprintf("%.3f traces (%.2f traced invocations)", traces, traced), traces * priceXRayTrace},
+	}
+	fmt.Fprintf(w, "   per request, mix-weighted:\n")
+	var total float64
+	for _, c := range components {
+		fmt.Fprintf(w, "   %-16s %-66s $%5.2f per million\n", c.name, c.measure, c.usd*1e6)
+		total += c.usd
+	}
+
+	metrics, fixed := customMetrics()
+	tracedFns := 0
+	for _, f := range groups.Functions() {
+		if f.Authorizer && !obs.TraceAuthorizer {
+			continue
+		}
+		if len(f.Routes) > 0 || f.Authorizer {
+			tracedFns++
+		}
+	}
+	reservoir := float64(tracedFns) * xrayReservoirPerSecond * secondsPerMonth * priceXRayTrace
+	fmt.Fprintf(w, "   monthly, not per request: up to %d custom metrics from the access line's EMF dimensions, $%.0f; X-Ray's reservoir, at most %d traced functions x 1 trace/s, $%.0f\n",
+		metrics, fixed, tracedFns, reservoir)
+	perMillion := total * 1e6
+	fmt.Fprintf(w, "cost: $%.2f per million requests\n", math.Round(perMillion*100)/100)
+	return perMillion
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// customMetrics counts the metrics the access line's EMF declaration can
+// make at most (every route and function in every status class) and
+// their monthly price.
+func customMetrics() (int, float64) {
+	names, sets := httpapi.EMFShape()
+	cardinality := map[string]int{httpapi.DimStatusClass: statusClassesPerRoute}
+	for _, f := range groups.Functions() {
+		if len(f.Routes) > 0 {
+			cardinality[httpapi.DimGroup]++
+		}
+		cardinality[httpapi.DimRoute] += len(f.Routes)
+	}
+	n := 0
+	for _, set := range sets {
+		combos := 1
+		for _, d := range set {
+			combos *= cardinality[d]
+		}
+		n += combos
+	}
+	n *= len(names)
+	return n, float64(n) * priceMetricMonth
+}
+
+// platformLines are the Lambda platform's own lines of one invocation
+// in the text format (START, END and REPORT, with the X-Ray part when the
+// function is traced), as Lambda writes them; none with the JSON format
+// at a system log level above INFO. They are rendered rather than
+// guessed so that their size follows the ids and figures they carry.
+func platformLines(traced bool, billedMs float64) (bytes, events int) {
+	obs := groups.Observability
+	switch {
+	case obs.LogFormat == "JSON" && (obs.SystemLogLevel == "WARN" || obs.SystemLogLevel == "ERROR"):
+		return 0, 0
+	case obs.LogFormat != "Text":
+		panic("local/bench: the cost model renders Lambda's platform lines in the Text format or none (JSON at WARN or ERROR); model " +
+			obs.LogFormat + " at " + obs.SystemLogLevel)
+	}
+	const id = "3f1c9a52-6c0e-4d2b-9a8e-5b7d2e4c1a90"
+	lines := []string{
+		"START RequestId: " + id + " Version: 12",
+		"END RequestId: " + id,
+		fmt.Sprintf("REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %.0f ms\tMemory Size: %.0f MB\tMax Memory Used: 38 MB\t",
+			id, billedMs-0.5, billedMs, functionMemoryGB*1024),
+	}
+	if traced {
+		lines[2] += "\nXRAY TraceId: 1-6746c1f0-2b7e4f1a9c3d5e6f7a8b9c0d\tSegmentId: 4f2a6c8e1b3d5f70\tSampled: true\t"
+	}
+	for _, l := range lines {
+		bytes += len(l) + 1
+	}
+	return bytes, len(lines)
+}
+
+// gatewayLine renders the API's access log line of a request
+// (httpapi.GatewayAccessLogFormat) with the values API Gateway would
+// write: the request's own method, path, route, status and response
+// length, ids of API Gateway's lengths, and a phone browser's user agent.
+// A $context variable the model does not know fails the benchmark, so a
+// field added to the format is priced, not skipped.
+func gatewayLine(method, path, route string, status, responseLength int) (int, error) {
+	values := map[string]string{
+		"$context.requestId":               "JxYz1AbCdEfGhIj=",
+		"$context.integration.requestId":   "3f1c9a52-6c0e-4d2b-9a8e-5b7d2e4c1a90",
+		"$context.requestTimeEpoch":        "1795000000000",
+		"$context.identity.sourceIp":       "203.0.113.42",
+		"$context.identity.userAgent":      "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1",
+		"$context.httpMethod":              method,
+		"$context.path":                    path,
+		"$context.routeKey":                route,
+		"$context.protocol":                "HTTP/1.1",
+		"$context.status":                  fmt.Sprint(status),
+		"$context.responseLength":          fmt.Sprint(responseLength),
+		"$context.responseLatency":         "18",
+		"$context.integrationStatus":       fmt.Sprint(status),
+		"$context.integrationLatency":      "16",
+		"$context.integrationErrorMessage": "-",
+		"$context.authorizer.error":        "-",
+		"$context.error.message":           "-",
+	}
+	line := map[string]string{}
+	for k, v := range httpapi.GatewayAccessLogFormat {
+		val, ok := values[v]
+		if !ok {
+			return 0, fmt.Errorf("the cost model has no value for %s (field %s of the API's access log): add one to gatewayLine", v, k)
+		}
+		line[k] = val
+	}
+	data, err := json.Marshal(line)
+	if err != nil {
+		return 0, err
+	}
+	return len(data) + 1, nil
+}

@@ -1,0 +1,28 @@
+package groups
+
+import "github.com/bookplatform/backend/shared/httpapi"
+
+// How the deployed functions log and trace. The stack applies these
+// (infra) and the cost benchmark (local/bench cost) prices what they let
+// through, so the figure it prints is the deployment's.
+var Observability = struct {
+	// LogFormat is Lambda's log format of every function: "Text", or
+	// "JSON", which advanced logging needs to filter the system log.
+	LogFormat string
+	// SystemLogLevel is the level of the Lambda platform's own lines
+	// (START, END, REPORT are INFO) with the JSON format; "" with Text,
+	// where every platform line is written.
+	SystemLogLevel string
+	// TraceAuthorizer is whether the authorizer function is traced
+	// (X-Ray active tracing) like every other function.
+	TraceAuthorizer bool
+}{
+	LogFormat:       "Text",
+	TraceAuthorizer: true,
+}
+
+// AuthorizerInvoked reports whether API Gateway invokes the Lambda
+// authorizer before the function of a route of auth: on every route that
+// reads a token (Bearer or Optional). The stack attaches it by this rule
+// and the cost benchmark counts the invocations by it.
+func AuthorizerInvoked(auth httpapi.Auth) bool { return auth != httpapi.AuthNone }
