@@ -250,7 +250,7 @@ func TestCost(t *testing.T) {
 				lines[i].samples = append(lines[i].samples, costSample{
 					route: r.route, note: r.note, status: res.Status,
 					rru: capacity.Read(), wru: capacity.Write(), idxRRU: capacity.IndexRead, idxWRU: capacity.IndexWrite, calls: calls,
-					fnLogBytes: got.logBytes, fnLogEvents: got.logEvents, platformBytes: pBytes, platformLogs: pEvents, gatewayBytes: gw,
+					fnLogBytes: got.logBytes + lambdaAccessLineExtra, fnLogEvents: got.logEvents, platformBytes: pBytes, platformLogs: pEvents, gatewayBytes: gw,
 					authorized: invoked, authLogBytes: authBytes, authLogEvents: authEvents, fnBilledMs: fnMs, authBilledMs: authMs,
 				})
 				i++
@@ -296,6 +296,12 @@ func authorizerRequest(route, header string) events.APIGatewayV2CustomAuthorizer
 	}
 	return req
 }
+
+// lambdaAccessLineExtra is what the access line carries in Lambda beyond
+// what it carries here: the trace id (tracing is set up only in Lambda)
+// and a request id of 36 characters, the invocation's, for the 24 of a
+// local one (httpapi.NewRequestID).
+var lambdaAccessLineExtra = len(`,"traceId":"1-6746c1f0-2b7e4f1a9c3d5e6f7a8b9c0d"`) + 36 - 24
 
 // billedMs is a duration as Lambda bills it: whole milliseconds, rounded up.
 func billedMs(d time.Duration) float64 {
