@@ -414,12 +414,18 @@ func TestDeploys(t *testing.T) {
 	}
 }
 
-// Every function traces actively (Lambda samples and runs the daemon
-// shared/tracing sends to).
+// Every function but the authorizer traces actively (Lambda samples and
+// runs the daemon shared/tracing sends to); the authorizer is not traced
+// and may not send traces (groups.Observability).
 func TestTracing(t *testing.T) {
+	authorizerID, _ := function(t, "authorizer")
 	for id, fn := range resources(template, "AWS::Lambda::Function") {
-		if got := fmt.Sprint(props(fn)["TracingConfig"]); got != "map[Mode:Active]" {
-			t.Errorf("%s: tracing %s", id, got)
+		want := "map[Mode:Active]"
+		if id == authorizerID {
+			want = "<nil>"
+		}
+		if got := fmt.Sprint(props(fn)["TracingConfig"]); got != want {
+			t.Errorf("%s: tracing %s, want %s", id, got, want)
 		}
 	}
 	for _, f := range functions {
@@ -429,8 +435,20 @@ func TestTracing(t *testing.T) {
 				xray = true
 			}
 		}
-		if !xray {
-			t.Errorf("%s may not send traces", f.Name)
+		if xray == f.Authorizer {
+			t.Errorf("%s may send traces: %v", f.Name, xray)
+		}
+	}
+}
+
+// Every function logs JSON without Lambda's INFO platform lines (START,
+// END, REPORT), and its own lines pass whatever their level, LOG_LEVEL
+// filtering them: what the cost benchmark prices (groups.Observability).
+func TestLogging_NoPlatformLines(t *testing.T) {
+	for id, fn := range resources(template, "AWS::Lambda::Function") {
+		got := fmt.Sprint(props(fn)["LoggingConfig"])
+		if !strings.Contains(got, "LogFormat:JSON") || !strings.Contains(got, "SystemLogLevel:WARN") || !strings.Contains(got, "ApplicationLogLevel:DEBUG") {
+			t.Errorf("%s: logging %s", id, got)
 		}
 	}
 }

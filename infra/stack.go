@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
@@ -427,7 +428,8 @@ func newStoreDomains(scope constructs.Construct, origin string, logs awss3.IBuck
 // role and log group: the role has no managed policy (the default role's
 // AWSLambdaBasicExecutionRole allows logs on every group), only what
 // grant, the log group and tracing add. X-Ray active tracing is on: Lambda
-// samples invocations and runs the daemon shared/tracing sends to.
+// samples invocations and runs the daemon shared/tracing sends to (not on
+// the authorizer). Logs are JSON without the platform's INFO lines.
 func newFunction(scope constructs.Construct, f groups.Function, buildDir string, env map[string]*string, timeoutSeconds int, ops OpsProps) awslambda.Function {
 	id := func(suffix string) *string { return jsii.String(fmt.Sprintf("%sFunction%s", f.Name, suffix)) }
 	logs := awslogs.NewLogGroup(scope, id("Logs"), &awslogs.LogGroupProps{
@@ -439,6 +441,13 @@ func newFunction(scope constructs.Construct, f groups.Function, buildDir string,
 		Description: jsii.String("Runs the " + f.Name + " function"),
 	})
 	logs.GrantWrite(role)
+	// The authorizer is not traced: it verifies a signature, and a trace
+	// of its own per request (API Gateway's HTTP API joins none) doubled
+	// what X-Ray records for nothing a function's trace lacks.
+	tracing := awslambda.Tracing_ACTIVE
+	if f.Authorizer && !groups.Observability.TraceAuthorizer {
+		tracing = awslambda.Tracing_DISABLED
+	}
 	return awslambda.NewFunction(scope, id(""), &awslambda.FunctionProps{
 		Description:  jsii.String(FunctionDescription(f.Name)),
 		Runtime:      awslambda.Runtime_PROVIDED_AL2023(),
@@ -450,7 +459,15 @@ func newFunction(scope constructs.Construct, f groups.Function, buildDir string,
 		Environment:  &env,
 		LogGroup:     logs,
 		Role:         role,
-		Tracing:      awslambda.Tracing_ACTIVE,
+		Tracing:      tracing,
+		// JSON, so that Lambda's own START, END and REPORT lines (INFO)
+		// can be left out (groups.Observability): they are a third of
+		// the log bytes of a request, and the Lambda metrics already
+		// carry durations and memory. The functions' own lines are JSON
+		// already and pass as they are; LOG_LEVEL alone filters them.
+		LoggingFormat:         awslambda.LoggingFormat(strings.ToUpper(groups.Observability.LogFormat)),
+		SystemLogLevelV2:      awslambda.SystemLogLevel(groups.Observability.SystemLogLevel),
+		ApplicationLogLevelV2: awslambda.ApplicationLogLevel_DEBUG,
 	})
 }
 

@@ -17,8 +17,8 @@ var Observability = struct {
 	// (X-Ray active tracing) like every other function.
 	TraceAuthorizer bool
 }{
-	LogFormat:       "Text",
-	TraceAuthorizer: true,
+	LogFormat:      "JSON",
+	SystemLogLevel: "WARN",
 }
 
 // AuthorizerInvoked reports whether API Gateway invokes the Lambda
