@@ -52,11 +52,16 @@ func suppress(c constructs.IConstruct, id, reason string, appliesTo ...any) {
 // suppressKept records every finding the stack keeps, and why.
 func suppressKept(s nagSubjects) {
 	// APIG4: the spec's public routes take no token by design (sign-up,
-	// log-in, public profiles, the catalog's reference); $default answers
+	// log-in, public profiles, the catalog's reference); its Optional
+	// routes serve callers without one, and their function verifies a
+	// token it is sent (groups.AuthorizerInvoked); $default answers
 	// unknown paths with the envelope's 404/405 and runs no other group's
-	// handler. Every other route has the Lambda authorizer.
-	for _, route := range publicRoutes(s.routes, s.functions) {
+	// handler. Every Bearer route has the Lambda authorizer.
+	for _, route := range routesOf(s.routes, s.functions, httpapi.AuthNone) {
 		suppress(route, "APIG4", "A public route of the API specification ("+*route.Node().Id()+"): it takes no token by design")
+	}
+	for _, route := range routesOf(s.routes, s.functions, httpapi.AuthOptional) {
+		suppress(route, "APIG4", "An Optional route of the API specification ("+*route.Node().Id()+"): it serves callers without a token, and its function verifies a token it is sent as a Bearer route's does")
 	}
 	if def := s.api.Node().TryFindChild(jsii.String("DefaultRoute")); def != nil {
 		suppress(def, "APIG4", "API Gateway's $default route: the health function answers any unrouted request with the error envelope's 404 or 405 and runs no other group's handler")
@@ -124,16 +129,16 @@ func suppressKept(s nagSubjects) {
 	}
 }
 
-// publicRoutes are the API Gateway routes of the route-table entries
-// that take no token (a GET's ANY, or GET and HEAD).
-func publicRoutes(routes []awsapigatewayv2.HttpRoute, functions []groups.Function) []constructs.IConstruct {
+// routesOf are the API Gateway routes of the route-table entries of
+// auth level auth (a GET's ANY, or GET and HEAD).
+func routesOf(routes []awsapigatewayv2.HttpRoute, functions []groups.Function, auth httpapi.Auth) []constructs.IConstruct {
 	keys, err := gatewayRoutes(functions)
 	if err != nil {
 		panic("infra: " + err.Error())
 	}
 	public := map[string]bool{}
 	for _, r := range keys {
-		if r.Auth == httpapi.AuthNone {
+		if r.Auth == auth {
 			public[r.Key()] = true
 		}
 	}

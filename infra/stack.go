@@ -629,10 +629,10 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 			RouteKey:    awsapigatewayv2.HttpRouteKey_With(jsii.String(r.Path), awsapigatewayv2.HttpMethod(r.Method)),
 			Integration: integrations[r.Function],
 		}
-		// Optional routes get the authorizer too: with the empty
-		// identity source a request without a token still reaches the
-		// function (as anonymous), and a forged token is stopped at the
-		// edge exactly as on Bearer routes.
+		// Bearer routes alone get the authorizer
+		// (groups.AuthorizerInvoked): an Optional route's function
+		// verifies a token as a Bearer route's does, and the
+		// authorizer's invocation would double its Lambda requests.
 		if authorizer != nil && groups.AuthorizerInvoked(r.Auth) {
 			props.Authorizer = authorizer
 		}
