@@ -55,7 +55,9 @@ type Reply struct {
 type View = posts.View[*Line]
 
 // Ref names the line's author and book for a page's context.
-func (l *Line) Ref() posts.Ref { return posts.Ref{ID: l.ID, UserID: l.UserID, BookID: l.BookID} }
+func (l *Line) Ref() posts.Ref {
+	return posts.Ref{ID: l.ID, UserID: l.UserID, BookID: l.BookID, Unliked: l.LikeCount == 0}
+}
 
 // ReplyView is a reply with its author (nil when the account is gone).
 type ReplyView struct {

@@ -36,6 +36,13 @@ type Books interface {
 // Ref names one post of a page: its id, author and book.
 type Ref struct {
 	ID, UserID, BookID string
+	// Unliked is set when the post was read with a likeCount of 0:
+	// nobody likes it, the viewer included, so its like is not looked
+	// up. Most posts of a page have no like, and a like looked up costs
+	// a read whether it exists or not. The count and the like then
+	// agree even while the list's index has not caught up with a new
+	// like: both show it not there yet.
+	Unliked bool
 }
 
 // Context is what a page shows beside its posts. Unknown ids are absent.
@@ -69,14 +76,16 @@ type LikedBy func(ctx context.Context, viewerID string, ids []string) (map[strin
 
 // Load reads a page's context: one batch read for the authors and for the
 // books not in known (a book page has read its book already), and beside
-// it, concurrently, one for the viewer's likes.
+// it, concurrently, one for the viewer's likes of the posts someone likes
+// (Ref.Unliked); none when no post of the page has a like.
 func Load(ctx context.Context, r Reader, likedBy LikedBy, viewerID string, refs []Ref, known map[string]*books.Book) (Context, error) {
 	c := Context{Authors: map[string]*users.User{}, Books: map[string]*books.Book{}, Liked: map[string]bool{}}
 	if len(refs) > 0 {
-		ids := make([]string, len(refs))
-		var userIDs, bookIDs []string
-		for i, p := range refs {
-			ids[i] = p.ID
+		var ids, userIDs, bookIDs []string
+		for _, p := range refs {
+			if !p.Unliked {
+				ids = append(ids, p.ID)
+			}
 			userIDs = append(userIDs, p.UserID)
 			if known[p.BookID] == nil {
 				bookIDs = append(bookIDs, p.BookID)

@@ -49,7 +49,9 @@ type Review struct {
 type View = posts.View[*Review]
 
 // Ref names the review's author and book for a page's context.
-func (r *Review) Ref() posts.Ref { return posts.Ref{ID: r.ID, UserID: r.UserID, BookID: r.BookID} }
+func (r *Review) Ref() posts.Ref {
+	return posts.Ref{ID: r.ID, UserID: r.UserID, BookID: r.BookID, Unliked: r.LikeCount == 0}
+}
 
 // Sort is the order of a book's review list.
 type Sort string

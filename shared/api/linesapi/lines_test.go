@@ -1,6 +1,7 @@
 package linesapi_test
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -10,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/challenges"
@@ -792,7 +796,8 @@ func (w *world) readLines(t *testing.T, path, token string, limit int, between f
 }
 
 func TestLines_ListByBook(t *testing.T) {
-	w := newWorld(t)
+	markers := &likeLookups{}
+	w := newWorld(t, testenv.WithAPIOptions(markers.middleware))
 	ann, bob, cy := w.signup(t, "ann"), w.signup(t, "bob"), w.signup(t, "cyd")
 	book := w.books[0]
 	path := "/v1/books/" + book + "/lines"
@@ -841,6 +846,16 @@ func TestLines_ListByBook(t *testing.T) {
 		assert.Equal(t, map[string]bool{want[3]: true, want[4]: true}, liked(bob.Token))
 		assert.Empty(t, liked(ann.Token))
 		assert.Empty(t, liked(""))
+	})
+	t.Run("only the likes of liked lines are looked up", func(t *testing.T) {
+		markers.reset()
+		res := w.req("GET", path+"?limit=10", nil, ann.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Equal(t, 2, markers.count(), "the two lines bob likes, not the eight nobody likes")
+		markers.reset()
+		res = w.req("GET", path+"?limit=3", nil, bob.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Zero(t, markers.count(), "no line of the page has a like")
 	})
 	for _, limit := range []int{1, 5, 7, 25, 100} {
 		t.Run(fmt.Sprintf("pages of %d neither skip nor repeat", limit), func(t *testing.T) {
@@ -1143,4 +1158,41 @@ func TestLines_InChallenges(t *testing.T) {
 		testenv.AssertError(t, w.req("GET", "/v1/lines/challenge/x", nil, bob.Token), http.StatusNotFound, "NotFound", "Challenge not found")
 		testenv.AssertError(t, w.req("GET", "/v1/lines/challenge/"+id, nil, ""), http.StatusUnauthorized, "Unauthorized", "")
 	})
+}
+
+// likeLookups counts the like keys the service reads in batches
+// (dynamo.LikeKey): each costs a read whether the like exists or not.
+type likeLookups struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (l *likeLookups) middleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("LikeLookups",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if b, ok := in.Parameters.(*dynamodb.BatchGetItemInput); ok {
+				for _, ka := range b.RequestItems {
+					for _, k := range ka.Keys {
+						if sk, ok := k[dynamo.AttrSK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(sk.Value, dynamo.LikeKey(dynamo.Key{}, "").SK) {
+							l.mu.Lock()
+							l.n++
+							l.mu.Unlock()
+						}
+					}
+				}
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+}
+
+func (l *likeLookups) reset() {
+	l.mu.Lock()
+	l.n = 0
+	l.mu.Unlock()
+}
+
+func (l *likeLookups) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
 }
