@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awss3"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
 
@@ -46,6 +47,9 @@ func logAPIAccess(scope constructs.Construct, api awsapigatewayv2.HttpApi, ops O
 	logs := awslogs.NewLogGroup(scope, jsii.String("ApiAccessLogs"), &awslogs.LogGroupProps{
 		Retention:     ops.retention(),
 		RemovalPolicy: awscdk.RemovalPolicy_DESTROY,
+		// Read when following a request, never filtered or turned into
+		// metrics: the class at half the ingestion price will do.
+		LogGroupClass: awslogs.LogGroupClass(groups.Observability.AccessLogClass),
 	})
 	format, err := json.Marshal(httpapi.GatewayAccessLogFormat)
 	if err != nil {

@@ -87,6 +87,16 @@ func TestAccessLogs_API(t *testing.T) {
 			t.Errorf("access log field %s = %q, want %s", field, format[field], variable)
 		}
 	}
+	// AND nothing the function's line has (a request's bytes are billed)
+	for _, field := range []string{"path", "httpMethod", "requestTime"} {
+		if _, ok := format[field]; ok {
+			t.Errorf("access log field %s repeats the function's line", field)
+		}
+	}
+	// AND the group is of the class at half the ingestion price
+	must(t, "access log class", func() {
+		template.HasResourceProperties(jsii.String("AWS::Logs::LogGroup"), obj{"LogGroupClass": "INFREQUENT_ACCESS"})
+	})
 }
 
 // Every log group of both stacks keeps its events for the configured

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -36,6 +37,7 @@ const (
 	priceDynamoWRU         = 0.625 / 1e6       // on-demand write request unit
 	priceDynamoRRU         = 0.125 / 1e6       // on-demand read request unit
 	priceLogsIngestedGB    = 0.50 / (1 << 30)  // CloudWatch Logs standard ingestion, per byte
+	priceLogsIngestedIAGB  = 0.25 / (1 << 30)  // the Infrequent Access class's
 	priceXRayTrace         = 5.00 / 1e6        // X-Ray trace recorded
 	priceMetricMonth       = 0.30              // CloudWatch custom metric, first 10,000
 	functionMemoryGB       = 256.0 / 1024      // the stack's functionMemoryMB
@@ -60,9 +62,9 @@ type costSample struct {
 	platformBytes, platformLogs int
 	gatewayBytes                int
 	// authorizer: whether API Gateway invoked it, and what it logged.
-	authorized                   bool
-	authLogBytes, authLogEvents  int
-	fnBilledMs, authBilledMs     float64
+	authorized                  bool
+	authLogBytes, authLogEvents int
+	fnBilledMs, authBilledMs    float64
 }
 
 // costLine is one request of the mix with its weight (its share of all
@@ -127,8 +129,8 @@ func logBytes(bytes, events int) float64 { return float64(bytes + events*logEven
 func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	fmt.Fprintf(w, "   prices, us-east-1 on demand: HTTP API $%.2f/M requests; Lambda $%.2f/M invocations and $%.10f/GB-s arm64 at %.0f MB;\n",
 		priceHTTPAPIRequest*1e6, priceLambdaInvocation*1e6, priceLambdaARMGBSecond, functionMemoryGB*1024)
-	fmt.Fprintf(w, "   DynamoDB $%.3f/M WRU, $%.3f/M RRU; CloudWatch Logs $%.2f/GB ingested (+%d B an event); X-Ray $%.2f/M traces at %.0f%% sampled; metrics $%.2f/month each\n",
-		priceDynamoWRU*1e6, priceDynamoRRU*1e6, priceLogsIngestedGB*(1<<30), logEventOverhead, priceXRayTrace*1e6, xraySampledShare*100, priceMetricMonth)
+	fmt.Fprintf(w, "   DynamoDB $%.3f/M WRU, $%.3f/M RRU; CloudWatch Logs $%.2f/GB ingested, $%.2f infrequent access (+%d B an event); X-Ray $%.2f/M traces at %.0f%% sampled; metrics $%.2f/month each\n",
+		priceDynamoWRU*1e6, priceDynamoRRU*1e6, priceLogsIngestedGB*(1<<30), priceLogsIngestedIAGB*(1<<30), logEventOverhead, priceXRayTrace*1e6, xraySampledShare*100, priceMetricMonth)
 	obs := groups.Observability
 	fmt.Fprintf(w, "   deployment: Lambda log format %s, system log level %q; authorizer traced: %v; %d rounds of the mix\n",
 		obs.LogFormat, obs.SystemLogLevel, obs.TraceAuthorizer, rounds)
@@ -176,8 +178,8 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 		{"HTTP API", "1 request", priceHTTPAPIRequest},
 		{"Lambda requests", fmt.Sprintf("%.2f invocations (authorizer %.2f)", invocations, authorized), invocations * priceLambdaInvocation},
 		{"Lambda duration", fmt.Sprintf("%.1f ms function + %.1f ms authorizer billed (least of the rounds)", fnMs, authMs), (fnMs + authMs) / 1000 * functionMemoryGB * priceLambdaARMGBSecond},
-		{"CloudWatch Logs", fmt.Sprintf("%.0f B: function %.0f, API access %.0f, platform %.0f, authorizer %.0f", fnLog+gwLog+platformLog+authLog, fnLog, gwLog, platformLog, authLog),
-			(fnLog + gwLog + platformLog + authLog) * priceLogsIngestedGB},
+		{"CloudWatch Logs", fmt.Sprintf("%.0f B: function %.0f, API access %.0f (%s), platform %.0f, authorizer %.0f", fnLog+gwLog+platformLog+authLog, fnLog, gwLog, strings.ToLower(obs.AccessLogClass), platformLog, authLog),
+			(fnLog+platformLog+authLog)*priceLogsIngestedGB + gwLog*gatewayLogPrice(obs.AccessLogClass)},
 		{"X-Ray", fmt.Sprintf("%.3f traces (%.2f traced invocations)", traces, traced), traces * priceXRayTrace},
 	}
 	fmt.Fprintf(w, "   per request, mix-weighted:\n")
@@ -203,6 +205,15 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	perMillion := total * 1e6
 	fmt.Fprintf(w, "cost: $%.2f per million requests\n", math.Round(perMillion*100)/100)
 	return perMillion
+}
+
+// gatewayLogPrice is the ingestion price of a byte of the API's access
+// log in its log class.
+func gatewayLogPrice(class string) float64 {
+	if class == "INFREQUENT_ACCESS" {
+		return priceLogsIngestedIAGB
+	}
+	return priceLogsIngestedGB
 }
 
 func b2f(b bool) float64 {
