@@ -39,8 +39,11 @@ node_modules/.installed: package.json package-lock.json | check-node
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# tools/ is a module of its own (the pinned client generators, which the
+# contract test in local/clientgen runs): its modules are downloaded too.
 deps: check-go node_modules/.installed
 	$(GO) mod download
+	cd tools && $(GO) mod download
 
 # Built, then exec'd rather than `go run`: the server is then make's own
 # child, so a SIGTERM sent to make reaches it and it shuts down (stopping

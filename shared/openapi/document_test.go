@@ -297,3 +297,60 @@ func TestDocument_Roles(t *testing.T) {
 	}
 	assert.NotZero(t, n, "no route declares a role")
 }
+
+// A client generator sees one field per concept: the spec's Form B
+// spellings are aliases (x-aliases, and patternProperties on a closed
+// answer), not second properties whose Go names would clash; the refresh
+// body requires its token.
+func TestDocument_FormBAliasesAreNotProperties(t *testing.T) {
+	doc := document(t)
+	for name, aliases := range map[string]map[string]string{
+		"AuthTokenResponse":   {"refresh_token": "refreshToken", "access_token": "token"},
+		"AuthRefreshRequest":  {"refresh_token": "refreshToken"},
+		"AuthLogoutRequest":   {"refresh_token": "refreshToken"},
+		"AuthSignupRequest":   {"display_name": "displayName"},
+		"UserUpdateMeRequest": {"display_name": "displayName"},
+	} {
+		s := doc.Components.Schemas[name]
+		if s == nil {
+			t.Errorf("no component %s", name)
+			continue
+		}
+		ext, _ := s.Value.Extensions["x-aliases"].(map[string]any)
+		for alias, of := range aliases {
+			if s.Value.Properties[alias] != nil {
+				t.Errorf("%s: %s is a property", name, alias)
+			}
+			if ext[alias] != of {
+				t.Errorf("%s: x-aliases %v, want %s → %s", name, ext, alias, of)
+			}
+			if p := s.Value.Properties[of]; p == nil || !strings.Contains(p.Value.Description, "`"+alias+"`") {
+				t.Errorf("%s.%s does not name its alias %s", name, of, alias)
+			}
+		}
+	}
+	if pp := doc.Components.Schemas["AuthTokenResponse"].Value.PatternProperties; len(pp) != 1 || pp["^(access_token|refresh_token)$"] == nil {
+		t.Errorf("AuthTokenResponse patternProperties %v", pp)
+	}
+	assert.Equal(t, []string{"refreshToken"}, doc.Components.Schemas["AuthRefreshRequest"].Value.Required)
+	assert.Empty(t, doc.Components.Schemas["AuthLogoutRequest"].Value.Required)
+}
+
+// The 403 of a quota route is one envelope whose details, when present,
+// is the monthly-limit body: no oneOf of envelopes a generator cannot
+// tell apart.
+func TestDocument_MonthlyLimitIsOneEnvelope(t *testing.T) {
+	doc := document(t)
+	r := doc.Components.Responses["ForbiddenOrMonthlyLimit"].Value
+	schema := r.Content.Get("application/json").Schema
+	if schema.Ref != "#/components/schemas/MonthlyLimitError" {
+		t.Fatalf("ForbiddenOrMonthlyLimit is %s", schema.Ref)
+	}
+	inner := doc.Components.Schemas["MonthlyLimitError"].Value.Properties["error"].Value
+	if len(inner.OneOf)+len(inner.AllOf)+len(inner.AnyOf) != 0 {
+		t.Error("MonthlyLimitError.error combines schemas")
+	}
+	if inner.Properties["details"].Ref != "#/components/schemas/MonthlyLimitReached" || slices.Contains(inner.Required, "details") {
+		t.Errorf("details %+v required %v", inner.Properties["details"], inner.Required)
+	}
+}

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -40,6 +41,7 @@ const (
 	hMonthlyReset       = "X-Monthly-Reset"
 	hRetryAfter         = "Retry-After"
 	hReplayed           = httpapi.ReplayedHeader
+	hAllow              = "Allow"
 )
 
 // headerComponents are the response headers the router sets; every one is
@@ -57,10 +59,12 @@ func headerComponents() openapi3.Headers {
 		hMonthlyRemaining:   integer("Free tier: posts left this month (on POST /v1/reviews, reviews), as this request left them."),
 		hMonthlyReset:       header("Free tier: when the monthly count resets (RFC 3339).", &openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}),
 		hRetryAfter:         integer("Seconds to wait before retrying."),
+		hAllow:              header("The methods the path answers, comma-separated.", &openapi3.Schema{Type: types(openapi3.TypeString), MinLength: 1}),
 		hReplayed: header("Present when this is the kept answer of an earlier request with the same Idempotency-Key.",
 			&openapi3.Schema{Type: types(openapi3.TypeString), Enum: []any{"true"}}),
 	}
 	out[hRequestID].Value.Required = true
+	out[hAllow].Value.Required = true // the router sets it on every 405
 	return out
 }
 
@@ -72,10 +76,24 @@ func headerRef(name string) *openapi3.HeaderRef {
 	return &openapi3.HeaderRef{Ref: "#/components/headers/" + name}
 }
 
-// errorHeaders are the headers any error answer may carry: an error is
-// answered after admission, so the rate-limit and quota headers come
-// along; a replayed answer can be an error.
-var errorHeaders = []string{hRequestID, hRateLimitLimit, hRateLimitRemaining, hRateLimitReset, hMonthlyLimit, hMonthlyRemaining, hMonthlyReset, hRetryAfter, hReplayed}
+// errorHeaders are the headers the error answers document, by status
+// (0: every one). The rate-limit and quota headers of the request's
+// admission, and Idempotent-Replayed, may come along on any error too (the
+// overview says so), but each is documented only where it says something
+// about the refusal: a generator writes a decoder for every header of every
+// status of every operation, and nine headers on each error status made
+// the ogen client ten times its size.
+var errorHeaders = map[int][]string{
+	0:                             {hRequestID},
+	http.StatusMethodNotAllowed:   {hAllow},
+	http.StatusTooManyRequests:    {hRetryAfter, hRateLimitLimit, hRateLimitRemaining, hRateLimitReset},
+	http.StatusServiceUnavailable: {hRetryAfter},
+	monthlyStatus:                 {hMonthlyLimit, hMonthlyRemaining, hMonthlyReset},
+}
+
+// monthlyStatus keys the headers of the monthly quota's 403 in
+// errorHeaders (not an HTTP status).
+const monthlyStatus = -http.StatusForbidden
 
 // errorSchemas adds the envelope and the stated special bodies to s.
 func errorSchemas(s *schemas) error {
@@ -120,24 +138,27 @@ func errorSchemas(s *schemas) error {
 		"resetsAt":   inline(&openapi3.Schema{Type: types(openapi3.TypeString), Format: "date-time"}),
 		"upgradeUrl": str(),
 	}))
-	s.components[rateLimitedError] = envelopeWith("The envelope of a 429: details is the RateLimitExceeded body.", apperr.CodeRateLimited, rateLimitExceeded)
-	s.components[monthlyLimitError] = envelopeWith("The envelope of the monthly limit: details is the MonthlyLimitReached body.", apperr.CodeForbidden, monthlyLimitReached)
+	s.components[rateLimitedError] = envelopeWith(obj.Value, "The envelope of a 429: details is the RateLimitExceeded body.", apperr.CodeRateLimited, rateLimitExceeded, true)
+	s.components[monthlyLimitError] = envelopeWith(obj.Value, "The envelope of a 403 of a route that charges a monthly quota: "+
+		"when the free tier's monthly limit is reached, details is the MonthlyLimitReached body; any other refusal has no details.", apperr.CodeForbidden, monthlyLimitReached, false)
 	return nil
 }
 
-// envelopeWith is the envelope of one code whose details is a component.
-func envelopeWith(about string, code apperr.Code, details string) *openapi3.SchemaRef {
-	inner := &openapi3.Schema{
-		Type:     types(openapi3.TypeObject),
-		Required: []string{"details"},
-		Properties: openapi3.Schemas{
-			"code":    constant(openapi3.TypeString, string(code)),
-			"details": openapi3.NewSchemaRef(componentRef(details), nil),
-		},
+// envelopeWith is the envelope whose details is a component: a closed
+// copy of ErrorObject with details narrowed, rather than an allOf or a
+// oneOf of envelopes, so that a client generator sees one plain type with
+// one details type (ogen cannot tell the variants of a oneOf of two
+// envelopes apart, and merges an allOf of closed objects poorly).
+func envelopeWith(errObj *openapi3.Schema, about string, code apperr.Code, details string, required bool) *openapi3.SchemaRef {
+	inner := *errObj
+	inner.Properties = maps.Clone(errObj.Properties)
+	inner.Properties["code"] = constant(openapi3.TypeString, string(code))
+	inner.Properties["details"] = openapi3.NewSchemaRef(componentRef(details), nil)
+	inner.Required = slices.DeleteFunc(slices.Clone(errObj.Required), func(n string) bool { return n == "details" })
+	if required {
+		inner.Required = append(inner.Required, "details")
 	}
-	return inline(closedObject(about, openapi3.Schemas{
-		"error": inline(&openapi3.Schema{AllOf: openapi3.SchemaRefs{openapi3.NewSchemaRef(componentRef(errorObject), nil), inline(inner)}}),
-	}))
+	return inline(closedObject(about, openapi3.Schemas{"error": inline(&inner)}))
 }
 
 func constant(typ string, v any) *openapi3.SchemaRef {
@@ -193,33 +214,13 @@ func errorResponses() openapi3.ResponseBodies {
 		if status == http.StatusTooManyRequests {
 			schema = rateLimitedError
 		}
-		r := errorResponse(status, fmt.Sprintf("%s: code %s.", http.StatusText(status), strings.Join(codes, " or ")),
+		out[responseName(status)] = errorResponse(status, fmt.Sprintf("%s: code %s.", http.StatusText(status), strings.Join(codes, " or ")),
 			openapi3.NewSchemaRef(componentRef(schema), nil))
-		if status == http.StatusTooManyRequests {
-			r.Value.Headers[hRetryAfter] = headerRef(hRetryAfter)
-		}
-		out[responseName(status)] = r
 	}
-	// The two forms exclude each other, so that a monthly-limit body that
-	// strays from its stated shape fails rather than passing as a plain
-	// 403.
-	monthly := object(openapi3.Schemas{"error": object(openapi3.Schemas{"details": object(openapi3.Schemas{
-		"error": constant(openapi3.TypeString, "monthly_limit_reached"),
-	}, "error")}, "details")}, "error")
-	other := inline(&openapi3.Schema{
-		Description: "Any other refusal.",
-		AllOf:       openapi3.SchemaRefs{openapi3.NewSchemaRef(componentRef(errorBody), nil), inline(&openapi3.Schema{Not: monthly})},
-	})
-	out[monthlyLimitResponse] = errorResponse(http.StatusForbidden,
+	out[monthlyLimitResponse] = errorResponse(monthlyStatus,
 		"Forbidden: code FORBIDDEN (Forbidden); when the free tier's monthly limit is reached, details is the MonthlyLimitReached body.",
-		inline(&openapi3.Schema{OneOf: openapi3.SchemaRefs{openapi3.NewSchemaRef(componentRef(monthlyLimitError), nil), other}}))
+		openapi3.NewSchemaRef(componentRef(monthlyLimitError), nil))
 	return out
-}
-
-// object is an open object schema with the given properties, the named
-// ones required.
-func object(props openapi3.Schemas, required ...string) *openapi3.SchemaRef {
-	return inline(&openapi3.Schema{Type: types(openapi3.TypeObject), Properties: props, Required: required})
 }
 
 // monthlyLimitResponse is the 403 of a route that charges a monthly quota.
@@ -228,7 +229,7 @@ const monthlyLimitResponse = "ForbiddenOrMonthlyLimit"
 func errorResponse(status int, about string, schema *openapi3.SchemaRef) *openapi3.ResponseRef {
 	r := openapi3.NewResponse().WithDescription(about).WithJSONSchemaRef(schema)
 	r.Headers = openapi3.Headers{}
-	for _, h := range errorHeaders {
+	for _, h := range append(errorHeaders[0], errorHeaders[status]...) {
 		r.Headers[h] = headerRef(h)
 	}
 	return &openapi3.ResponseRef{Value: r}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path"
 	"reflect"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -174,7 +176,12 @@ func (s *schemas) object(t reflect.Type, obj *openapi3.Schema) error {
 	response := s.response[t]
 	obj.Type = types(openapi3.TypeObject)
 	obj.Properties = make(openapi3.Schemas, len(fields))
+	var aliases []jsonField
 	for _, f := range fields {
+		if f.alias != "" {
+			aliases = append(aliases, f)
+			continue
+		}
 		prop, err := s.field(f, response)
 		if err != nil {
 			return fmt.Errorf("%s.%s: %w", t, f.goName, err)
@@ -186,6 +193,47 @@ func (s *schemas) object(t reflect.Type, obj *openapi3.Schema) error {
 	}
 	if response {
 		obj.AdditionalProperties = openapi3.AdditionalProperties{Has: new(false)}
+	}
+	return s.aliases(t, obj, aliases, response)
+}
+
+// aliases documents the fields tagged alias:"<name>": the spec's second
+// spelling (Form B) of the property <name>. A client generator must see
+// one field per concept (two properties refreshToken and refresh_token
+// are one Go field name twice), so an alias is not a property: the
+// property it stands for says it is accepted (or written) too, the
+// object lists its aliases in x-aliases, and a closed (response) object
+// admits them by name in patternProperties, so that the answers the
+// server writes, which carry both spellings, still validate.
+func (s *schemas) aliases(t reflect.Type, obj *openapi3.Schema, aliases []jsonField, response bool) error {
+	if len(aliases) == 0 {
+		return nil
+	}
+	ext := map[string]any{}
+	var names []string
+	for _, f := range aliases {
+		target := obj.Properties[f.alias]
+		if target == nil || target.Ref != "" {
+			return fmt.Errorf("%s.%s: alias of %q, which is no inline property", t, f.goName, f.alias)
+		}
+		if f.typ != reflect.TypeOf("") && f.typ != reflect.TypeOf(new(string)) {
+			return fmt.Errorf("%s.%s: an alias must be a string", t, f.goName)
+		}
+		verb := "is accepted in its place"
+		if response {
+			verb = "carries the same value"
+		}
+		target.Value.Description = strings.TrimSpace(target.Value.Description + fmt.Sprintf(" Form B: `%s` %s.", f.name, verb))
+		ext[f.name] = f.alias
+		names = append(names, regexp.QuoteMeta(f.name))
+	}
+	if obj.Extensions == nil {
+		obj.Extensions = map[string]any{}
+	}
+	obj.Extensions["x-aliases"] = ext
+	if response {
+		slices.Sort(names)
+		obj.PatternProperties = openapi3.Schemas{"^(" + strings.Join(names, "|") + ")$": inline(&openapi3.Schema{Type: types(openapi3.TypeString)})}
 	}
 	return nil
 }
@@ -233,6 +281,7 @@ type jsonField struct {
 	optional bool   // omitempty or omitzero: left out when empty
 	asString bool   // the ",string" option
 	openapi  string // the openapi tag: the field's JSON types
+	alias    string // the alias tag: the property this one is a second spelling of
 	depth    int
 }
 
@@ -274,6 +323,7 @@ func jsonFields(t reflect.Type) ([]jsonField, error) {
 				optional: hasOpt(opts, "omitempty") || hasOpt(opts, "omitzero"),
 				asString: hasOpt(opts, "string") && stringable(ft),
 				openapi:  sf.Tag.Get("openapi"),
+				alias:    sf.Tag.Get("alias"),
 			}
 			i, dup := index[name]
 			switch {

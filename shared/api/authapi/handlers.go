@@ -10,12 +10,13 @@ import (
 )
 
 // tokenResponse carries both stated forms of the token fields
-// (docs/decisions.md, "Two token forms").
+// (docs/decisions.md, "Two token forms"). The alias tags document Form
+// B's spellings as aliases, not as second properties (shared/openapi).
 type tokenResponse struct {
 	Token         string        `json:"token"`
-	AccessToken   string        `json:"access_token"`
+	AccessToken   string        `json:"access_token" alias:"token"`
 	RefreshToken  string        `json:"refreshToken"`
-	RefreshTokenB string        `json:"refresh_token"`
+	RefreshTokenB string        `json:"refresh_token" alias:"refreshToken"`
 	TokenType     string        `json:"tokenType"`
 	ExpiresIn     int64         `json:"expiresIn"`
 	User          *userjson.Own `json:"user,omitempty"`
@@ -41,7 +42,7 @@ type signupRequest struct {
 	Email        string `json:"email"`
 	Password     string `json:"password"`
 	DisplayName  string `json:"displayName,omitempty"`
-	DisplayNameB string `json:"display_name,omitempty"`
+	DisplayNameB string `json:"display_name,omitempty" alias:"displayName"`
 }
 
 func (s signupRequest) input() users.SignupInput {
@@ -52,17 +53,31 @@ func (s signupRequest) input() users.SignupInput {
 	return users.SignupInput{Username: s.Username, Email: s.Email, Password: s.Password, DisplayName: name}
 }
 
-// refreshRequest accepts refreshToken or refresh_token.
+// refreshRequest accepts refreshToken or refresh_token. refreshToken has
+// no omitempty (the type is only decoded) so that the reference marks it
+// required: a body without either is 400.
 type refreshRequest struct {
-	RefreshToken  string `json:"refreshToken,omitempty"`
-	RefreshTokenB string `json:"refresh_token,omitempty"`
+	RefreshToken  string `json:"refreshToken"`
+	RefreshTokenB string `json:"refresh_token,omitempty" alias:"refreshToken"`
 }
 
-func (r refreshRequest) token() string {
-	if r.RefreshToken != "" {
-		return r.RefreshToken
+func (r refreshRequest) token() string { return either(r.RefreshToken, r.RefreshTokenB) }
+
+// logoutRequest is the optional body of POST /v1/auth/logout: {} or a
+// refresh token (either spelling) whose session ends too.
+type logoutRequest struct {
+	RefreshToken  string `json:"refreshToken,omitempty"`
+	RefreshTokenB string `json:"refresh_token,omitempty" alias:"refreshToken"`
+}
+
+func (r logoutRequest) token() string { return either(r.RefreshToken, r.RefreshTokenB) }
+
+// either is a, or b when a is empty.
+func either(a, b string) string {
+	if a != "" {
+		return a
 	}
-	return r.RefreshTokenB
+	return b
 }
 
 // guestRequest is the body of POST /v1/auth/guest: {} or Form B's
@@ -149,7 +164,7 @@ func (h *handler) migrateGuest(w http.ResponseWriter, r *http.Request) error {
 // logout serves POST /v1/auth/logout. Body {} ends this session; a
 // refresh_token in the body (Form B) ends that token's session too.
 func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
-	var req refreshRequest
+	var req logoutRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}

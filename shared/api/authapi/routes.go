@@ -36,7 +36,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/migrate-guest"), Auth: httpapi.AuthBearer, Handler: h.migrateGuest,
 				Doc: httpapi.Doc{Summary: "Turn the calling guest into a full account", Body: signupRequest{}, Response: tokenResponse{}, Errors: []int{400, 409}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/auth/logout"), Auth: httpapi.AuthBearer, Handler: h.logout,
-				Doc: httpapi.Doc{Summary: "End this session (and a refresh token's)", Body: refreshRequest{}, OptionalBody: true, Response: httpapi.Success{}}},
+				Doc: httpapi.Doc{Summary: "End this session (and a refresh token's)", Body: logoutRequest{}, OptionalBody: true, Response: httpapi.Success{}}},
 		},
 	}
 }

@@ -20,7 +20,7 @@ func (h *handler) getMe(w http.ResponseWriter, r *http.Request) error {
 // display_name accepted for Form B's name.
 type updateMeRequest struct {
 	DisplayName  *string `json:"displayName,omitempty"`
-	DisplayNameB *string `json:"display_name,omitempty"`
+	DisplayNameB *string `json:"display_name,omitempty" alias:"displayName"`
 	Bio          *string `json:"bio,omitempty"`
 	Username     *string `json:"username,omitempty"`
 }
