@@ -37,6 +37,11 @@ func (rt *Router) finish(w *statusWriter, r *http.Request, route *Route, st *req
 		rt.refundActions(r.Context(), &a, route, st)
 	}
 	setRateHeaders(w.Header(), a.results, st.now)
+	if a.err != nil {
+		setRefusalHeaders(w.Header(), a.err, st.now)
+	} else {
+		setRefusalHeaders(w.Header(), herr, st.now)
+	}
 	if a.user != nil && a.err == nil {
 		// The route's quota in the caller's record as read; a refusal
 		// of the monthly limit reports the count that refused it, and a

@@ -1,12 +1,14 @@
 package httpapi
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/quota"
 	"github.com/bookplatform/backend/shared/ratelimit"
 )
@@ -54,6 +56,33 @@ func setRateHeaders(h http.Header, results []ratelimit.Result, now time.Time) {
 	h.Set("X-RateLimit-Limit", strconv.FormatInt(t.Rule.Limit, 10))
 	h.Set("X-RateLimit-Remaining", strconv.FormatInt(t.Remaining, 10))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(t.Reset.Unix(), 10))
+}
+
+// setRefusalHeaders makes the X-RateLimit headers of a 429 describe the
+// limit that refused the request, as its body does (ratelimit.Exceeded):
+// that limit, none remaining, reset when its window ends. It may be no
+// limit the router counted (an account's password attempts, which the
+// users service counts), and the tightest of those the router counted
+// would then contradict the body (limit 60, remaining 6 beside limit 10,
+// remaining 0). Any other error leaves the headers as they are.
+func setRefusalHeaders(h http.Header, err error, now time.Time) {
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Code != apperr.CodeRateLimited {
+		return
+	}
+	limit, ok := ae.Details["limit"].(int64)
+	if !ok {
+		return
+	}
+	h.Set("X-RateLimit-Limit", strconv.FormatInt(limit, 10))
+	h.Set("X-RateLimit-Remaining", "0")
+	// Rounded up, as Retry-After is: a client that waits until then is
+	// past the window.
+	reset := now.Add(ae.RetryAfter)
+	if reset.Truncate(time.Second).Before(reset) {
+		reset = reset.Truncate(time.Second).Add(time.Second)
+	}
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(reset.Unix(), 10))
 }
 
 // addressScope is the identity of a caller without an account of its

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -726,4 +727,38 @@ func TestAuth_StoredRecordsExpireByTTL(t *testing.T) {
 	rl := env.Item(t, dynamo.RateBucketKey("ip:127.0.0.1", hour))
 	require.NotNil(t, rl)
 	assert.Equal(t, float64(hour.Add(time.Hour+time.Minute).Unix()), rl["expiresAt"])
+}
+
+// The rate-limit headers of a 429 describe the limit that refused it, as
+// its body does: a login refused for the account's password attempts
+// says limit 10, none remaining, reset when that window ends, not the
+// tier rate the request also counted against (limit 60, 48 remaining).
+func TestAuth_PasswordAttemptsHeadersDescribeTheRefusingLimit(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 30, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithRateLimits())
+	signup(t, env, "headers", "headers@example.com")
+	login := func() *testenv.Response {
+		return env.Do("POST", "/v1/auth/login", map[string]any{"email": "headers@example.com", "password": "wrong-password"}, "")
+	}
+	limit := env.Config.PasswordAttempts
+	for range limit {
+		require.Equal(t, http.StatusUnauthorized, login().Status)
+	}
+	res := login()
+	require.Equal(t, http.StatusTooManyRequests, res.Status, "%s", res)
+	details := testenv.ErrorOf(t, res)["details"].(map[string]any)
+	require.Equal(t, "password_attempts", details["action"])
+	assert.Equal(t, strconv.Itoa(limit), res.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, fmt.Sprint(details["limit"]), res.Header.Get("X-RateLimit-Limit"))
+	assert.Equal(t, "0", res.Header.Get("X-RateLimit-Remaining"))
+	retry, err := strconv.Atoi(res.Header.Get("Retry-After"))
+	require.NoError(t, err)
+	assert.Equal(t, strconv.FormatInt(clock.Now().Unix()+int64(retry), 10), res.Header.Get("X-RateLimit-Reset"),
+		"the window ends when Retry-After says")
+
+	// An answer that is not a refusal still reports the tightest limit
+	// the router counted.
+	ok := env.Do("GET", "/v1/books?q=dune", nil, "")
+	require.Equal(t, http.StatusOK, ok.Status, "%s", ok)
+	assert.NotEqual(t, "0", ok.Header.Get("X-RateLimit-Remaining"))
 }
