@@ -138,6 +138,21 @@ func TestDocs_PageLoadsTheDocumentAndTheScript(t *testing.T) {
 	if n := strings.Count(page, "http"); n != 0 {
 		t.Errorf("page names %d other sites; it must work offline: %s", n, page)
 	}
+	// No request for /favicon.ico (no route: a 404 in the console).
+	if !strings.Contains(page, `<link rel="icon" href="data:,">`) {
+		t.Error("page has no inline icon: the browser asks for /favicon.ico")
+	}
+	// The renderer's own reach for its CDN logo is blocked: images, like
+	// everything else, come from the service alone.
+	csp := rec.Header().Get("Content-Security-Policy")
+	for _, directive := range []string{"default-src 'self'", "img-src 'self' data:", "connect-src 'self'"} {
+		if !strings.Contains(csp, directive) {
+			t.Errorf("Content-Security-Policy %q lacks %q", csp, directive)
+		}
+	}
+	if strings.Contains(csp, "http") {
+		t.Errorf("Content-Security-Policy %q allows another site", csp)
+	}
 }
 
 func TestDocs_ScriptIsTheEmbeddedRenderer(t *testing.T) {
