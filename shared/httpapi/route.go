@@ -9,6 +9,8 @@
 package httpapi
 
 import (
+	"fmt"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/quota"
 	"net/http"
 	"strings"
@@ -101,6 +103,11 @@ type Doc struct {
 	// (400 for a malformed query string, 401 on token routes, 429 on
 	// metered routes, 500) are added by the reference itself.
 	Errors []int
+	// Why says, per status, which situation gives it where the codes
+	// alone do not tell (following someone twice is 400, not the 409 the
+	// route also lists): the reference lists it in the operation's
+	// description.
+	Why map[int]string
 }
 
 // Param is a query parameter.
@@ -110,7 +117,32 @@ type Param struct {
 	Required bool
 	Enum     []string
 	About    string
+	// Minimum and Maximum are the bounds the handler enforces on a
+	// number (nil: none); Default is the value when it is left out (nil:
+	// none stated). The reference states them, so that a generated client
+	// checks them before it sends.
+	Minimum, Maximum *float64
+	Default          any
 }
+
+// LimitParam is the limit of a list: 1 to max, default def. about, when
+// given, says more after the bounds.
+func LimitParam(def, max int, about ...string) Param {
+	text := fmt.Sprintf("%d-%d, default %d", 1, max, def)
+	if len(about) > 0 {
+		text += ": " + strings.Join(about, " ")
+	}
+	return Param{Name: "limit", Type: "integer", About: text, Minimum: bound(1), Maximum: bound(max), Default: def}
+}
+
+// OffsetParam is the offset of an offset list: 0 to page.MaxOffset
+// (OffsetPage answers 400 beyond it), default 0.
+func OffsetParam() Param {
+	return Param{Name: "offset", Type: "integer", About: fmt.Sprintf("0-%d, default 0: beyond that, narrow the list with its filters", page.MaxOffset),
+		Minimum: bound(0), Maximum: bound(page.MaxOffset), Default: 0}
+}
+
+func bound[N int | float64](n N) *float64 { f := float64(n); return &f }
 
 // early reports whether the handler starts before admission (a GET not
 // marked AfterAdmission).

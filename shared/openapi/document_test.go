@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,8 +62,16 @@ func TestDocument_IsValidOpenAPI31(t *testing.T) {
 	if doc.Info.Title == "" || doc.Info.Version != "1" {
 		t.Errorf("info %+v", doc.Info)
 	}
-	if len(doc.Servers) != 1 || doc.Servers[0].URL != "/" {
-		t.Errorf("servers %v, want /", doc.Servers)
+	if len(doc.Servers) != 2 || doc.Servers[0].URL != "http://127.0.0.1:8080" || doc.Servers[1].URL != "https://{apiDomain}" {
+		t.Errorf("servers %v, want the local run and production", doc.Servers)
+	}
+	if doc.Info.Contact == nil || doc.Info.License == nil {
+		t.Errorf("info has no contact or license: %+v", doc.Info)
+	}
+	for _, tag := range doc.Tags {
+		if tag.Description == "" {
+			t.Errorf("tag %s has no description", tag.Name)
+		}
 	}
 	bearer := doc.Components.SecuritySchemes["bearerAuth"]
 	if bearer == nil || bearer.Value.Type != "http" || bearer.Value.Scheme != "bearer" {
@@ -156,7 +165,7 @@ func TestDocument_Operations(t *testing.T) {
 		if got := security(o); got != "[]" {
 			t.Errorf("security %s", got)
 		}
-		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "500", "503"}) {
+		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "405", "431", "500", "503"}) {
 			t.Errorf("statuses %v: an unmetered route without a token is never 401 or 429", got)
 		}
 		if _, ok := o.Responses.Status(200).Value.Headers["X-RateLimit-Limit"]; ok {
@@ -171,7 +180,7 @@ func TestDocument_Operations(t *testing.T) {
 		if got := security(o); got != `[{},{"bearerAuth":[]}]` {
 			t.Errorf("security %s", got)
 		}
-		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "401", "429", "500", "503"}) {
+		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "401", "405", "429", "431", "500", "503"}) {
 			t.Errorf("statuses %v", got)
 		}
 		b, _ := json.Marshal(o.Extensions["x-rate-limit-actions"])
@@ -194,7 +203,7 @@ func TestDocument_Operations(t *testing.T) {
 		if got := security(o); got != `[{"bearerAuth":[]}]` {
 			t.Errorf("security %s", got)
 		}
-		if got := statuses(o); !slices.Equal(got, []string{"201", "400", "401", "403", "404", "409", "413", "415", "422", "429", "500", "503"}) {
+		if got := statuses(o); !slices.Equal(got, []string{"201", "400", "401", "403", "404", "405", "409", "413", "415", "422", "429", "431", "500", "503"}) {
 			t.Errorf("statuses %v", got)
 		}
 		if ref := o.Responses.Status(403).Ref; ref != "#/components/responses/ForbiddenOrMonthlyLimit" {
@@ -352,5 +361,47 @@ func TestDocument_MonthlyLimitIsOneEnvelope(t *testing.T) {
 	}
 	if inner.Properties["details"].Ref != "#/components/schemas/MonthlyLimitReached" || slices.Contains(inner.Required, "details") {
 		t.Errorf("details %+v required %v", inner.Properties["details"], inner.Required)
+	}
+}
+
+// Every operation has a description that says, per status it lists,
+// which situation gives it; a GET says it answers HEAD too.
+func TestDocument_EveryOperationSaysItsStatuses(t *testing.T) {
+	doc := document(t)
+	for _, r := range groups.Routes() {
+		op := doc.Paths.Value(r.Path).GetOperation(r.Method)
+		if op.Description == "" {
+			t.Errorf("%s %s has no description", r.Method, r.Path)
+			continue
+		}
+		// A status is said either on the operation (its own situation)
+		// or by its response component (the router's, the same on
+		// every route).
+		for _, code := range op.Responses.Keys() {
+			ref := op.Responses.Value(code).Ref
+			if code[0] < '4' || strings.Contains(op.Description, "- "+code+": ") {
+				continue
+			}
+			name := strings.TrimPrefix(ref, "#/components/responses/")
+			status, _ := strconv.Atoi(code)
+			if !slices.Contains(r.Doc.Errors, status) && len(*doc.Components.Responses[name].Value.Description) < 60 {
+				t.Errorf("%s %s lists %s without its situation", r.Method, r.Path, code)
+			}
+		}
+		if r.Method == http.MethodGet && !strings.Contains(op.Description, "HEAD") {
+			t.Errorf("GET %s does not say it answers HEAD", r.Path)
+		}
+	}
+	follow := doc.Paths.Value("/v1/follows/users/{userId}").Post
+	assert.Contains(t, follow.Description, "- 400: following oneself, or a reader the caller already follows")
+	assert.Contains(t, follow.Description, "- 409: a request with the same `Idempotency-Key`")
+	assert.Contains(t, *doc.Components.Responses["RequestHeaderFieldsTooLarge"].Value.Description, "10,240 bytes")
+	allow := doc.Components.Responses["MethodNotAllowed"].Value.Headers["Allow"]
+	if allow == nil {
+		t.Fatal("405 does not document Allow")
+	}
+	retry := doc.Components.Responses["ServiceUnavailable"].Value.Headers["Retry-After"]
+	if retry == nil {
+		t.Error("503 does not document Retry-After")
 	}
 }

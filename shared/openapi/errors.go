@@ -214,7 +214,11 @@ func errorResponses() openapi3.ResponseBodies {
 		if status == http.StatusTooManyRequests {
 			schema = rateLimitedError
 		}
-		out[responseName(status)] = errorResponse(status, fmt.Sprintf("%s: code %s.", http.StatusText(status), strings.Join(codes, " or ")),
+		about := fmt.Sprintf("%s: code %s.", http.StatusText(status), strings.Join(codes, " or "))
+		if why := routerSituations[status]; why != "" {
+			about += " " + why
+		}
+		out[responseName(status)] = errorResponse(status, about,
 			openapi3.NewSchemaRef(componentRef(schema), nil))
 	}
 	out[monthlyLimitResponse] = errorResponse(monthlyStatus,

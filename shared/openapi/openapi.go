@@ -96,8 +96,14 @@ func Load(data []byte) (*openapi3.T, error) {
 
 // build assembles the document.
 func build(groups []api.Group) (*openapi3.T, error) {
+	doc, _, err := buildWith(groups)
+	return doc, err
+}
+
+// buildWith is build, returning the schemas too (their tests).
+func buildWith(groups []api.Group) (*openapi3.T, *schemas, error) {
 	if _, err := operationIDs(); err != nil {
-		return nil, fmt.Errorf("openapi: %w", err)
+		return nil, nil, fmt.Errorf("openapi: %w", err)
 	}
 	s := newSchemas()
 	// Every response type is marked before any schema is built: whether a
@@ -111,7 +117,7 @@ func build(groups []api.Group) (*openapi3.T, error) {
 	}
 	markEvents(s, groups)
 	if err := errorSchemas(s); err != nil {
-		return nil, fmt.Errorf("openapi: error envelope: %w", err)
+		return nil, nil, fmt.Errorf("openapi: error envelope: %w", err)
 	}
 	doc := &openapi3.T{
 		OpenAPI: Version,
@@ -119,8 +125,10 @@ func build(groups []api.Group) (*openapi3.T, error) {
 			Title:       "Book platform API",
 			Version:     "1",
 			Description: overview(),
+			Contact:     &openapi3.Contact{Name: "Book platform backend team", URL: "https://github.com/bookplatform/backend/issues"},
+			License:     &openapi3.License{Name: "Proprietary: for the book platform's own clients", URL: "https://github.com/bookplatform/backend"},
 		},
-		Servers: openapi3.Servers{{URL: "/"}},
+		Servers: servers(),
 		Paths:   openapi3.NewPaths(),
 		Components: &openapi3.Components{
 			Schemas: s.components,
@@ -133,14 +141,14 @@ func build(groups []api.Group) (*openapi3.T, error) {
 	}
 	ids := map[string]string{}
 	for _, g := range groups {
-		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: g.Name})
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: g.Name, Description: tagDescriptions[g.Name]})
 		for _, r := range g.Routes {
 			op, err := operation(s, g.Name, r)
 			if err != nil {
-				return nil, fmt.Errorf("openapi: %s %s: %w", r.Method, r.Path, err)
+				return nil, nil, fmt.Errorf("openapi: %s %s: %w", r.Method, r.Path, err)
 			}
 			if other, dup := ids[op.OperationID]; dup {
-				return nil, fmt.Errorf("openapi: %s %s and %s have one operationId %q", r.Method, r.Path, other, op.OperationID)
+				return nil, nil, fmt.Errorf("openapi: %s %s and %s have one operationId %q", r.Method, r.Path, other, op.OperationID)
 			}
 			ids[op.OperationID] = r.Method + " " + r.Path
 			item := doc.Paths.Value(r.Path)
@@ -149,17 +157,39 @@ func build(groups []api.Group) (*openapi3.T, error) {
 				doc.Paths.Set(r.Path, item)
 			}
 			if item.GetOperation(r.Method) != nil {
-				return nil, fmt.Errorf("openapi: %s %s is in the route tables twice", r.Method, r.Path)
+				return nil, nil, fmt.Errorf("openapi: %s %s is in the route tables twice", r.Method, r.Path)
 			}
 			item.SetOperation(r.Method, op)
 		}
 	}
 	hooks, err := webhooks(s, groups)
 	if err != nil {
-		return nil, fmt.Errorf("openapi: webhooks: %w", err)
+		return nil, nil, fmt.Errorf("openapi: webhooks: %w", err)
 	}
 	doc.Webhooks = hooks
-	return doc, nil
+	pruneResponses(doc)
+	return doc, s, nil
+}
+
+// pruneResponses drops the error response components no operation
+// refers to (402 and 408 are in the code table, but no route answers
+// them: 408 is the local server's, before any route): a component nobody
+// uses is noise to a reader and a linter. 404 and 405 stay, the router's
+// own answers to any path.
+func pruneResponses(doc *openapi3.T) {
+	used := map[string]bool{responseName(http.StatusNotFound): true, responseName(http.StatusMethodNotAllowed): true}
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			for _, r := range op.Responses.Map() {
+				used[strings.TrimPrefix(r.Ref, "#/components/responses/")] = true
+			}
+		}
+	}
+	for name := range doc.Components.Responses {
+		if !used[name] {
+			delete(doc.Components.Responses, name)
+		}
+	}
 }
 
 // mediaTyped is a body that is not JSON (see the package comment).
@@ -232,7 +262,11 @@ func parameters(op *openapi3.Operation, r httpapi.Route) error {
 				return fmt.Errorf("path parameter %q twice", name)
 			}
 			seen[name] = true
-			op.AddParameter(openapi3.NewPathParameter(name).WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString)}))
+			schema := &openapi3.Schema{Type: types(openapi3.TypeString)}
+			if pathIsUUID(name) {
+				schema.Format = "uuid"
+			}
+			op.AddParameter(openapi3.NewPathParameter(name).WithSchema(schema))
 		}
 	}
 	for _, q := range r.Doc.Query {
@@ -243,7 +277,13 @@ func parameters(op *openapi3.Operation, r httpapi.Route) error {
 			return fmt.Errorf("query parameter %q twice", q.Name)
 		}
 		seen["?"+q.Name] = true
-		schema := &openapi3.Schema{Type: types(q.Type), Enum: anys(q.Enum)}
+		schema := &openapi3.Schema{Type: types(q.Type), Enum: anys(q.Enum), Min: q.Minimum, Max: q.Maximum, Default: q.Default}
+		switch {
+		case q.Type == openapi3.TypeNumber:
+			schema.Format = "double"
+		case q.Type == openapi3.TypeString && strings.HasSuffix(q.Name, "Id"):
+			schema.Format = "uuid"
+		}
 		op.AddParameter(openapi3.NewQueryParameter(q.Name).WithRequired(q.Required).WithDescription(q.About).WithSchema(schema))
 	}
 	if r.Idempotent {
@@ -252,6 +292,15 @@ func parameters(op *openapi3.Operation, r httpapi.Route) error {
 			WithSchema(&openapi3.Schema{Type: types(openapi3.TypeString), MinLength: 1, MaxLength: new(uint64(255))}))
 	}
 	return nil
+}
+
+// pathIsUUID reports whether a path parameter holds a UUID: an {id} or
+// {...Id} does (users, books, lines, reviews, notes, wishlists, clubs,
+// challenges and stores carry UUIDs, shared/ids; a wishlist item and a
+// club book are named by their book's id, a member by the user's), but
+// a reply's id orders replies by time (lines.NewReplyID).
+func pathIsUUID(name string) bool {
+	return (name == "id" || strings.HasSuffix(name, "Id")) && name != "replyId"
 }
 
 // requestBody documents a JSON or multipart body.
@@ -333,10 +382,15 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 }
 
 // errorStatuses are the route's error statuses: its handler's and the
-// router's (see the package comment), in ascending order.
+// router's (see the package comment), in ascending order. 405 is the
+// path's answer to a method it has no operation for (HEAD of a path
+// without GET, say), listed on each operation of the path so that a
+// client generator knows its body; 431 a request line or header block
+// over the limit, whatever the route.
 func errorStatuses(r httpapi.Route) []int {
-	out := append([]int{http.StatusBadRequest, http.StatusInternalServerError, http.StatusServiceUnavailable}, r.Doc.Errors...)
-	if r.Doc.Body != nil {
+	out := append([]int{http.StatusBadRequest, http.StatusMethodNotAllowed, http.StatusRequestHeaderFieldsTooLarge,
+		http.StatusInternalServerError, http.StatusServiceUnavailable}, r.Doc.Errors...)
+	if r.Doc.Body != nil || r.Doc.Multipart != "" {
 		out = append(out, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if r.Auth != httpapi.AuthNone {
@@ -408,7 +462,77 @@ func describe(r httpapi.Route) string {
 	if r.Idempotent {
 		parts = append(parts, "Honours `Idempotency-Key`.")
 	}
-	return strings.Join(parts, " ")
+	if r.Method == http.MethodGet {
+		parts = append(parts, "Also answers HEAD: the same status and headers, without the body.")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "No token needed.")
+	}
+	text := strings.Join(parts, " ")
+	if why := situations(r); len(why) > 0 {
+		text += "\n\n**Statuses**\n\n" + strings.Join(why, "\n")
+	}
+	return text
+}
+
+// situations says, per error status of the route, which situation gives
+// it where that is the route's own: its Doc.Why, its role's and quota's
+// 403, the 409 and 422 of Idempotency-Key. What gives the router's other
+// statuses (400, 401, 405, 413, 415, 429, 431, 500, 503) is the same on
+// every route: their response components say it, once.
+func situations(r httpapi.Route) []string {
+	var out []string
+	for _, code := range errorStatuses(r) {
+		why := r.Doc.Why[code]
+		if why == "" {
+			why = routeSituation(r, code)
+		}
+		if why != "" {
+			out = append(out, fmt.Sprintf("- %d: %s", code, why))
+		}
+	}
+	return out
+}
+
+// routeSituation is what gives code on route r when it depends on the
+// route's table entry; "" otherwise.
+func routeSituation(r httpapi.Route, code int) string {
+	switch {
+	case code == http.StatusConflict && r.Idempotent:
+		return "a request with the same `Idempotency-Key` is still being processed (retry after `Retry-After`)" + handlerToo(r, code)
+	case code == http.StatusUnprocessableEntity && r.Idempotent:
+		return "the `Idempotency-Key` was used with another request" + handlerToo(r, code)
+	case code == http.StatusForbidden && r.Quota != "":
+		return "the free tier's monthly limit is reached (`details` is the MonthlyLimitReached body), or the caller may not do this."
+	case code == http.StatusForbidden && r.Role.Need != httpapi.NeedNone:
+		return "the caller lacks the route's role (see Role above)" + handlerToo(r, code)
+	case code == http.StatusNotFound && r.Role.Store != (httpapi.StoreRef{}):
+		return "no such store" + handlerToo(r, code)
+	}
+	return ""
+}
+
+// routerSituations say what gives each status the router answers, in
+// the response components.
+var routerSituations = map[int]string{
+	http.StatusBadRequest:                  "A malformed query string or a parameter out of its bounds; a body that is not one JSON object (empty, not UTF-8, a key twice) or whose fields fail validation (VALIDATION_ERROR, details.fields); or the handler's refusal (the message says why).",
+	http.StatusUnauthorized:                "No bearer token where one is required, or one that is not valid or has expired (where a token is optional, only a token that is sent and not valid); on sign-in, wrong credentials.",
+	http.StatusMethodNotAllowed:            "A method the path has no operation for; Allow lists the ones it has.",
+	http.StatusRequestEntityTooLarge:       "A body over the limit (1 MiB for JSON; an upload has its own).",
+	http.StatusUnsupportedMediaType:        "A Content-Type other than the operation's (JSON, or multipart/form-data for an upload).",
+	http.StatusTooManyRequests:             "A rate limit refused the request: Retry-After and the X-RateLimit-* headers describe that limit, details is the RateLimitExceeded body.",
+	http.StatusRequestHeaderFieldsTooLarge: "A request line or header block over 10,240 bytes.",
+	http.StatusInternalServerError:         "A fault of the service; the log line with the answer's X-Request-Id says which.",
+	http.StatusServiceUnavailable:          "Contention on the data, a dependency down, or the request's deadline; retry after Retry-After.",
+}
+
+// handlerToo ends a router situation: "." when only the router answers
+// the status, or a note that the handler does too.
+func handlerToo(r httpapi.Route, code int) string {
+	if slices.Contains(r.Doc.Errors, code) {
+		return "; or the handler's own refusal (see the code)."
+	}
+	return "."
 }
 
 // roleSentence says a route's role in prose, as x-role says it in data.
@@ -437,13 +561,41 @@ func window(d time.Duration) string {
 	return d.String()
 }
 
+// servers are the local run and production. Every path carries its
+// version (/v1), so the production base is the API's domain alone.
+func servers() openapi3.Servers {
+	return openapi3.Servers{
+		{URL: "http://127.0.0.1:8080", Description: "The local run (`make run`), demo data loaded."},
+		{URL: "https://{apiDomain}", Description: "Production: the API's domain (the stack's apiDomainName, or its HTTP API's execute-api address); the paths carry `/v1`, so a call is `https://{apiDomain}/v1/...`.",
+			Variables: map[string]*openapi3.ServerVariable{"apiDomain": {Default: "api.bookplatform.app", Description: "The API's domain name."}}},
+	}
+}
+
+// tagDescriptions describe the groups, one tag each.
+var tagDescriptions = map[string]string{
+	"health":     "Whether the service runs; no token, not rate limited.",
+	"auth":       "Accounts and sessions: guests, sign-up, sign-in, token refresh, logout. Tokens come in both of the spec's forms (`token`/`access_token`, `refreshToken`/`refresh_token`).",
+	"users":      "The caller's own profile, password, avatar and home store, and readers' public profiles.",
+	"books":      "The catalog: search by title, author or ISBN, and one book by id or ISBN.",
+	"lines":      "Lines: short posts about a book (a quote, a thought), with replies and likes; in a club or a challenge too.",
+	"reviews":    "Reviews: a rating (1-5) and text per reader and book, with likes; a book's reviews carry its rating statistics.",
+	"clubs":      "Reading clubs: a directory, membership with roles (host, moderator, member), a reading list and the club's lines.",
+	"challenges": "Reading challenges: a goal of books in a period, participants and their progress.",
+	"wishlists":  "Wishlists of books, private or public, with priorities and notes.",
+	"follows":    "Following readers and stores, and the lists of who follows whom.",
+	"notes":      "Private notes on books, seen by their author alone.",
+	"reports":    "Reports of lines, replies, reviews and clubs to moderation.",
+	"stores":     "Bookstores: profiles, staff, branding images, custom domains and the stores near a position.",
+	"docs":       "This reference: the OpenAPI document and the page that renders it.",
+}
+
 // overview is the document's description: what applies to every route.
 func overview() string {
 	var b strings.Builder
 	b.WriteString("The book platform's HTTP API. Paths carry the version (`/v1`); `/health` and the reference itself do not.\n\n")
 	b.WriteString("**Paths.** Where two paths could match one address, a literal segment beats a parameter, left to right: `/v1/users/username/ann` is `/v1/users/username/{username}`, never `/v1/users/{username}/lines`. A trailing slash matches nothing.\n\n")
 	b.WriteString("**Authentication.** `Authorization: Bearer <access token>`. Routes marked with the bearerAuth requirement answer 401 without a valid token; on routes where it is optional, a token that is sent must be valid.\n\n")
-	b.WriteString("**Errors.** Every error, including the router's own 404 (no route) and 405 (method not allowed, with `Allow`), is the `ErrorBody` envelope: `{error: {code, name, message, details?, requestId}}`.\n\n")
+	b.WriteString("**Errors.** Every error, including the router's own 404 (no route) and 405 (method not allowed, with `Allow`), is the `ErrorBody` envelope: `{error: {code, name, message, details?, requestId}}`. Each operation lists every status it can answer and says which situation gives which; an error answer documents the headers that explain it, and may also carry the rate-limit and monthly headers of its request, as a success does.\n\n")
 	b.WriteString("**Rate limits.** Requests count against the caller's tier rate per minute (")
 	tiers := make([]string, 0, len(ratelimit.TierRates))
 	for t := range ratelimit.TierRates {

@@ -34,6 +34,7 @@ type schemas struct {
 	names      map[reflect.Type]string // struct type → component name
 	owners     map[string]reflect.Type // component name → struct type, to catch two types with one name
 	response   map[reflect.Type]bool   // struct types reachable from a response body
+	used       map[string]bool         // the constraint table entries applied (constraints.go)
 }
 
 func newSchemas() *schemas {
@@ -42,6 +43,7 @@ func newSchemas() *schemas {
 		names:      map[reflect.Type]string{},
 		owners:     map[string]reflect.Type{},
 		response:   map[reflect.Type]bool{},
+		used:       map[string]bool{},
 	}
 }
 
@@ -102,8 +104,12 @@ func (s *schemas) ref(t reflect.Type) (*openapi3.SchemaRef, error) {
 		return inline(&openapi3.Schema{Type: types(openapi3.TypeInteger)}), nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return inline(&openapi3.Schema{Type: types(openapi3.TypeInteger), Min: new(0.0)}), nil
-	case reflect.Float32, reflect.Float64:
-		return inline(&openapi3.Schema{Type: types(openapi3.TypeNumber)}), nil
+	case reflect.Float32:
+		return inline(&openapi3.Schema{Type: types(openapi3.TypeNumber), Format: "float"}), nil
+	case reflect.Float64:
+		// Said, so that a generator does not pick float32 (oapi-codegen's
+		// default for a bare number).
+		return inline(&openapi3.Schema{Type: types(openapi3.TypeNumber), Format: "double"}), nil
 	case reflect.String:
 		return inline(&openapi3.Schema{Type: types(openapi3.TypeString)}), nil
 	case reflect.Interface:
@@ -194,6 +200,7 @@ func (s *schemas) object(t reflect.Type, obj *openapi3.Schema) error {
 	if response {
 		obj.AdditionalProperties = openapi3.AdditionalProperties{Has: new(false)}
 	}
+	s.constrain(s.names[t], obj)
 	return s.aliases(t, obj, aliases, response)
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/getkin/kin-openapi/openapi3"
@@ -30,9 +31,18 @@ type Validator struct {
 	options  *openapi3filter.Options
 }
 
+// uuidFormat defines the uuid format once per process (kin-openapi keeps
+// formats in a package variable).
+var uuidFormat sync.Once
+
 // NewValidator returns a validator of answers against doc, which must be
 // valid (Document and Load return valid documents).
 func NewValidator(doc *openapi3.T) (*Validator, error) {
+	// The reference states format uuid (constraints.go); kin-openapi
+	// checks date and date-time itself, uuid only once defined.
+	uuidFormat.Do(func() {
+		openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC4122))
+	})
 	v := &Validator{doc: doc, options: &openapi3filter.Options{IncludeResponseStatus: true}}
 	// kin-openapi's default message appends the whole schema and value,
 	// pages long for a list: the place and the reason are what a failing

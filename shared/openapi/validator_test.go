@@ -37,7 +37,7 @@ func with(h http.Header, kv ...string) http.Header {
 	return out
 }
 
-const publicProfile = `{"id":"u1","username":"ann","displayName":"Ann","bio":"","avatarUrl":null,"tier":"free","createdAt":"2026-01-01T00:00:00.000Z","followerCount":1,"followingCount":2}`
+const publicProfile = `{"id":"0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b","username":"ann","displayName":"Ann","bio":"","avatarUrl":null,"tier":"free","createdAt":"2026-01-01T00:00:00.000Z","followerCount":1,"followingCount":2}`
 
 func TestValidator_Check(t *testing.T) {
 	v := validator(t)
@@ -68,7 +68,11 @@ func TestValidator_Check(t *testing.T) {
 		{"error_envelope_without_request_id", "GET", "/v1/users/u1", 404, jsonHeader, `{"error":{"code":"NOT_FOUND","name":"NotFound","message":"No user"}}`, "requestId"},
 		{"error_with_unknown_code", "GET", "/v1/users/u1", 404, jsonHeader, `{"error":{"code":"GONE","name":"NotFound","message":"x","requestId":"r"}}`, "/error/code"},
 		{"nested_item_wrong", "GET", "/v1/lines/l1/replies", 200, jsonHeader,
-			`{"items":[{"id":"r","lineId":"l","userId":"u","user":{"id":"u"},"content":"c","createdAt":"t"}],"nextCursor":null,"hasMore":false}`, "/items/0/user"},
+			`{"items":[{"id":"r","lineId":"0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b","userId":"0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b","user":{"id":"0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b"},"content":"c","createdAt":"2026-01-01T00:00:00.000Z"}],"nextCursor":null,"hasMore":false}`, "/items/0/user"},
+		// The constraints are checked: an id that is no UUID, a timestamp
+		// that is no date-time.
+		{"id_not_uuid", "GET", "/v1/users/u1", 200, jsonHeader, strings.Replace(publicProfile, `"0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b"`, `"u1"`, 1), "/id"},
+		{"timestamp_not_date_time", "GET", "/v1/users/u1", 200, jsonHeader, strings.Replace(publicProfile, `"2026-01-01T00:00:00.000Z"`, `"yesterday"`, 1), "/createdAt"},
 		{"unrouted_404", "GET", "/v1/nothing", 404, jsonHeader, `{"error":{"code":"NOT_FOUND","name":"NotFound","message":"No route","requestId":"r"}}`, ""},
 		{"unrouted_200", "GET", "/v1/nothing", 200, jsonHeader, `{}`, "must be 404"},
 		{"trailing_slash_is_unrouted", "GET", "/v1/users/me/", 200, jsonHeader, `{}`, "must be 404"},

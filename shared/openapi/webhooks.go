@@ -72,6 +72,9 @@ func webhook(s *schemas, group string, d events.Declaration) (*openapi3.Operatio
 		Summary:     d.Summary,
 		Description: fmt.Sprintf("Event `%s`, version %d: recorded in the transaction of the change it reports and delivered at least once.", d.Type, d.Version),
 		Tags:        []string{group},
+		// Said explicitly, as on every operation: the receiver's own
+		// security is not this API's.
+		Security:    &openapi3.SecurityRequirements{},
 		RequestBody: &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchema(envelope)},
 		Responses:   openapi3.NewResponses(openapi3.WithStatus(200, &openapi3.ResponseRef{Value: openapi3.NewResponse().WithDescription("The receiver took the event")})),
 	}

@@ -33,7 +33,7 @@ func TestDocument_webhooks(t *testing.T) {
 	require.Positive(t, declared)
 
 	at := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-	ev, err := follows.UserFollowed.New(at, follows.UserFollowedData{FollowerID: "a", UserID: "b", FollowedAt: at})
+	ev, err := follows.UserFollowed.New(at, follows.UserFollowedData{FollowerID: "0b7e3c2a-1f4d-4c8e-9a6b-2d5f7e9c1a3b", UserID: "5c1d9e2f-7a3b-4e6c-8d1f-0a2b4c6d8e0f", FollowedAt: at})
 	require.NoError(t, err)
 	body, err := json.Marshal(ev)
 	require.NoError(t, err)

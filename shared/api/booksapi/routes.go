@@ -30,8 +30,8 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Search the catalog by title, author or ISBN", Response: searchPage{}, Errors: []int{400},
 					Query: []httpapi.Param{
 						{Name: "q", Type: "string", Required: true, About: "title or author words (the last one a prefix), or an ISBN-10 or ISBN-13"},
-						{Name: "limit", Type: "integer", About: "1-50, default 20"},
-						{Name: "offset", Type: "integer", About: "0 or more, default 0"},
+						httpapi.LimitParam(books.DefaultSearchLimit, books.MaxSearchLimit),
+						httpapi.OffsetParam(),
 					}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}"), Auth: httpapi.AuthOptional, Handler: h.get,
 				Doc: httpapi.Doc{Summary: "A book by id", Response: bookjson.Full{}, Errors: []int{404}}},

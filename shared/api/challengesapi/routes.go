@@ -8,6 +8,7 @@
 package challengesapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -35,16 +36,16 @@ func Group(d api.Deps) api.Group {
 	h := &handler{challenges: Service(d)}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 	}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 100"},
+		httpapi.LimitParam(page.MaxLimit, page.MaxLimit),
 	}
 	list := []httpapi.Param{
 		{Name: "storeId", Type: "string", About: "one store's challenges"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
-		{Name: "offset", Type: "integer", About: "0 or more, default 0"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
+		httpapi.OffsetParam(),
 	}
 	return api.Group{
 		Name: "challenges",

@@ -7,6 +7,7 @@
 package clubsapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -34,14 +35,14 @@ func Group(d api.Deps) api.Group {
 	h := &handler{clubs: Service(d)}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 100"},
+		httpapi.LimitParam(page.MaxLimit, page.MaxLimit),
 	}
 	list := []httpapi.Param{
 		{Name: "scope", Type: "string", Enum: []string{"all", "store", "user"}, About: "all clubs (default), store-hosted ones, or reader-hosted ones"},
 		{Name: "storeId", Type: "string", About: "one store's clubs (implies scope=store)"},
 		{Name: "isPublic", Type: "boolean", About: "only public (true) or only private (false) clubs"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
-		{Name: "offset", Type: "integer", About: "0 or more, default 0"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
+		httpapi.OffsetParam(),
 	}
 	storeList := append([]httpapi.Param{
 		{Name: "isPublic", Type: "boolean", About: "only public (true) or only private (false) clubs"},

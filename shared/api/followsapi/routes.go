@@ -7,6 +7,7 @@
 package followsapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -39,7 +40,7 @@ func Group(d api.Deps) api.Group {
 	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 	}
 	f := h.follows
 	return api.Group{
@@ -50,19 +51,23 @@ func Group(d api.Deps) api.Group {
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/follows/users/{userId}"), Auth: httpapi.AuthBearer, Actions: followActions, Idempotent: true,
 				Handler: change(f.FollowUser, "userId", newChanged),
-				Doc:     httpapi.Doc{Summary: "Follow a reader", Response: changed{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Follow a reader", Response: changed{}, Errors: []int{400, 404},
+					Why: map[int]string{400: "following oneself, or a reader the caller already follows (VALIDATION_ERROR); not a 409.", 404: "no reader has this id."}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/follows/users/{userId}"), Auth: httpapi.AuthBearer, Actions: followActions,
 				Handler: change(f.UnfollowUser, "userId", newChanged),
-				Doc:     httpapi.Doc{Summary: "Stop following a reader", Response: changed{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Stop following a reader", Response: changed{}, Errors: []int{400, 404},
+					Why: map[int]string{400: "unfollowing oneself, or a reader the caller does not follow (VALIDATION_ERROR).", 404: "no reader has this id."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/follows/users/{userId}"), Auth: httpapi.AuthBearer,
 				Handler: state(f, follows.KindUser, "userId", newStatus),
 				Doc:     httpapi.Doc{Summary: "Whether the caller follows a reader, and the reader's follower count", Response: status{}, Errors: []int{404}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/follows/stores/{storeId}"), Auth: httpapi.AuthBearer, Actions: followActions, Idempotent: true,
 				Handler: change(f.FollowStore, "storeId", newStoreChanged),
-				Doc:     httpapi.Doc{Summary: "Follow a store", Response: storeChanged{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Follow a store", Response: storeChanged{}, Errors: []int{400, 404},
+					Why: map[int]string{400: "a store the caller already follows (VALIDATION_ERROR); not a 409.", 404: "no store has this id."}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/follows/stores/{storeId}"), Auth: httpapi.AuthBearer, Actions: followActions,
 				Handler: change(f.UnfollowStore, "storeId", newStoreChanged),
-				Doc:     httpapi.Doc{Summary: "Stop following a store", Response: storeChanged{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Stop following a store", Response: storeChanged{}, Errors: []int{400, 404},
+					Why: map[int]string{400: "a store the caller does not follow (VALIDATION_ERROR).", 404: "no store has this id."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/follows/stores/{storeId}"), Auth: httpapi.AuthBearer,
 				Handler: state(f, follows.KindStore, "storeId", newStoreStatus),
 				Doc:     httpapi.Doc{Summary: "Whether the caller follows a store, and the store's follower count", Response: storeStatus{}, Errors: []int{404}}},

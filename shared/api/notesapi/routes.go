@@ -6,6 +6,7 @@
 package notesapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -40,7 +41,7 @@ func Group(d api.Deps) api.Group {
 					Query: []httpapi.Param{
 						{Name: "bookId", Type: "string", About: "only the notes on this book"},
 						{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-						{Name: "limit", Type: "integer", About: "1-100, default 20"},
+						httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 					}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/notes/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
 				Doc: httpapi.Doc{Summary: "One of the caller's notes", Response: note{}, Errors: []int{404}}},

@@ -6,6 +6,7 @@
 package reviewsapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -45,7 +46,7 @@ func Group(d api.Deps) api.Group {
 	})}
 	cursor := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 	}
 	return api.Group{
 		Name:  "reviews",

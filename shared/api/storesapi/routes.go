@@ -9,6 +9,7 @@
 package storesapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -131,14 +132,14 @@ func (h *handler) imageRoutes(k images.Kind) []httpapi.Route {
 // Query parameters.
 var (
 	listQuery = []httpapi.Param{
-		{Name: "latitude", Type: "number", About: "with longitude: list the stores within radius of this point, nearest first, with their distance"},
-		{Name: "longitude", Type: "number", About: "with latitude"},
-		{Name: "radius", Type: "number", About: "miles, more than 0 and at most 12450 (the whole globe); default 25; needs latitude and longitude"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
-		{Name: "offset", Type: "integer", About: "default 0"},
+		{Name: "latitude", Type: "number", Minimum: new(-90.0), Maximum: new(90.0), About: "with longitude: list the stores within radius of this point, nearest first, with their distance"},
+		{Name: "longitude", Type: "number", Minimum: new(-180.0), Maximum: new(180.0), About: "with latitude"},
+		{Name: "radius", Type: "number", Maximum: new(float64(stores.MaxRadius)), About: "miles, more than 0 and at most 12450 (the whole globe); default 25; needs latitude and longitude"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
+		httpapi.OffsetParam(),
 	}
 	cursorQuery = []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 20"},
+		httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 	}
 )

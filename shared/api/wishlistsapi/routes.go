@@ -6,6 +6,7 @@
 package wishlistsapi
 
 import (
+	"github.com/bookplatform/backend/shared/page"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -30,7 +31,7 @@ func Group(d api.Deps) api.Group {
 	h := &handler{wishlists: service(d)}
 	array := []httpapi.Param{
 		{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
-		{Name: "limit", Type: "integer", About: "1-100, default 100: one call returns every wishlist of all but the longest lists"},
+		httpapi.LimitParam(page.MaxLimit, page.MaxLimit, "one call returns every wishlist of all but the longest lists"),
 	}
 	return api.Group{
 		Name: "wishlists",

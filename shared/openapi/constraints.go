@@ -1,0 +1,140 @@
+package openapi
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/reports"
+	"github.com/bookplatform/backend/shared/stores"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// Constraints the handlers enforce that a field's Go type does not say
+// (a string that holds a UUID, a timestamp, one of a few values; an int
+// from 1 to 5). The reference states them so that a generated client
+// types and checks them (uuid.UUID, time.Time, an enum type). They are
+// given by property name, the way the API names its fields, with
+// exceptions and per-component rules in tables; the build fails when a
+// table names a property no component has, so a rename cannot drop one
+// silently.
+
+// notUUID are the string properties named like an id that are none.
+var notUUID = map[string]bool{
+	"ErrorObject.requestId":        true, // the router's request id
+	"LineReply.id":                 true, // a reply id orders replies by time (lines.NewReplyID)
+	"Report.targetId":              true, // a reply's id when the target is a reply
+	"ReportCreateRequest.targetId": true,
+}
+
+// enums are the values a property takes, keyed "Component.property"
+// ("*.property": in every component). Each list is the domain's own
+// constants.
+var enums = map[string][]string{
+	"*.tier":                           strs(users.TierFree, users.TierPremium, users.TierBookstore),
+	"ClubMember.role":                  strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
+	"ClubMembership.role":              strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
+	"JoinedClub.memberRole":            strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
+	"ClubView.memberRole":              strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
+	"ClubRoleRequest.role":             strs(clubs.RoleModerator, clubs.RoleMember), // the host is not a role to give
+	"ClubBook.status":                  strs(clubs.StatusUpcoming, clubs.StatusCurrent, clubs.StatusCompleted),
+	"EditedClubBook.status":            strs(clubs.StatusUpcoming, clubs.StatusCurrent, clubs.StatusCompleted),
+	"ClubAddBookRequest.status":        strs(clubs.StatusUpcoming, clubs.StatusCurrent, clubs.StatusCompleted),
+	"ClubUpdateBookRequest.status":     strs(clubs.StatusUpcoming, clubs.StatusCurrent, clubs.StatusCompleted),
+	"Report.targetType":                strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
+	"ReportCreateRequest.targetType":   strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
+	"Report.status":                    strs(reports.StatusOpen),
+	"StoreDomainStatusResponse.status": strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
+	"StoreSiteDomain.status":           strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
+}
+
+// ranges are the bounds of a number property, keyed as enums.
+var ranges = map[string][2]float64{
+	"*.rating":    {1, 5},
+	"*.latitude":  {-90, 90},
+	"*.longitude": {-180, 180},
+}
+
+// dates are the string properties that hold a calendar date
+// (YYYY-MM-DD), keyed as enums; a property named ...At holds a date-time.
+var dates = map[string]bool{"*.startDate": true, "*.endDate": true}
+
+func strs[S ~string](ss ...S) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = string(s)
+	}
+	return out
+}
+
+// constraintsUsed records which table entries matched a property.
+type constraintsUsed map[string]bool
+
+// constrain applies the tables to the properties of component (its name;
+// "" for an inline object).
+func (s *schemas) constrain(component string, obj *openapi3.Schema) {
+	for name, prop := range obj.Properties {
+		if prop.Ref != "" || prop.Value == nil {
+			continue
+		}
+		v := prop.Value
+		lookup := func(m func(string) bool) (string, bool) {
+			for _, key := range []string{component + "." + name, "*." + name} {
+				if m(key) {
+					s.used[key] = true
+					return key, true
+				}
+			}
+			return "", false
+		}
+		isString := v.Type.Includes(openapi3.TypeString)
+		if isString && (name == "id" || strings.HasSuffix(name, "Id")) && v.Format == "" {
+			if _, skip := lookup(func(k string) bool { return notUUID[k] }); !skip {
+				v.Format = "uuid"
+			}
+		}
+		if isString && strings.HasSuffix(name, "At") && v.Format == "" {
+			v.Format = "date-time"
+		}
+		if _, ok := lookup(func(k string) bool { return dates[k] }); ok && isString {
+			v.Format = "date"
+		}
+		if key, ok := lookup(func(k string) bool { return enums[k] != nil }); ok {
+			v.Enum = anys(enums[key])
+			if v.Type.Includes(openapi3.TypeNull) {
+				v.Enum = append(v.Enum, nil)
+			}
+		}
+		if key, ok := lookup(func(k string) bool { _, ok := ranges[k]; return ok }); ok {
+			r := ranges[key]
+			v.Min, v.Max = new(r[0]), new(r[1])
+		}
+	}
+}
+
+// unusedConstraints names the table entries no property matched.
+func (s *schemas) unusedConstraints() error {
+	var unused []string
+	for _, table := range []map[string]bool{keys(notUUID), keys(enums), keys(ranges), keys(dates)} {
+		for k := range table {
+			if !s.used[k] {
+				unused = append(unused, k)
+			}
+		}
+	}
+	if len(unused) == 0 {
+		return nil
+	}
+	sort.Strings(unused)
+	return fmt.Errorf("constraints name properties no component has (renamed?): %s", strings.Join(unused, ", "))
+}
+
+func keys[V any](m map[string]V) map[string]bool {
+	out := make(map[string]bool, len(m))
+	for k := range m {
+		out[k] = true
+	}
+	return out
+}
