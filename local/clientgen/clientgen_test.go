@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -141,4 +142,87 @@ func copyFile(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// nodeBin returns the path of an npm package's command in the
+// repository's node_modules (make deps installs them from the lockfile),
+// or skips the test when it is not there. CLIENTGEN_NODE_MODULES names
+// another node_modules (a worktree whose node_modules is another's).
+func nodeBin(t *testing.T, name string) (bin, modules string) {
+	t.Helper()
+	modules = os.Getenv("CLIENTGEN_NODE_MODULES")
+	if modules == "" {
+		modules = filepath.Join("..", "..", "node_modules")
+	}
+	modules, err := filepath.Abs(modules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin = filepath.Join(modules, ".bin", name)
+	if !fileExists(bin) {
+		t.Skipf("%s is not installed (make deps installs the npm packages of package-lock.json)", bin)
+	}
+	return bin, modules
+}
+
+// run runs a command in dir and fails the test with its output.
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s (%s)", filepath.Base(name), time.Since(start).Round(time.Second))
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, tail(string(out), 80))
+	}
+	return string(out)
+}
+
+// The committed reference, as a TypeScript client team uses it:
+// openapi-typescript generates its types and tsc --strict compiles them
+// with openapi-fetch calls (tools/testdata/ts/client.ts).
+func TestTypeScriptClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs openapi-typescript and tsc: not in -short")
+	}
+	generate, modules := nodeBin(t, "openapi-typescript")
+	tsc, _ := nodeBin(t, "tsc")
+	work := t.TempDir()
+	if err := os.Symlink(modules, filepath.Join(work, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	copyFile(t, filepath.Join(toolsDir, "testdata", "ts", "client.ts"), filepath.Join(work, "client.ts"))
+	copyFile(t, filepath.Join("..", "..", "docs", "openapi.json"), filepath.Join(work, "openapi.json"))
+	tsconfig := `{"compilerOptions": {"strict": true, "noEmit": true, "target": "es2022", "module": "esnext",
+  "moduleResolution": "bundler", "lib": ["es2022", "dom"]}, "files": ["client.ts", "schema.d.ts"]}`
+	if err := os.WriteFile(filepath.Join(work, "tsconfig.json"), []byte(tsconfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run(t, work, generate, "openapi.json", "-o", "schema.d.ts")
+	run(t, work, tsc, "-p", "tsconfig.json")
+}
+
+// Redocly's recommended rules and Spectral's OpenAPI ruleset pass on the
+// committed reference with no error and no warning; the one rule turned
+// off is in redocly.yaml with its reason.
+func TestReferenceLints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Redocly CLI and Spectral: not in -short")
+	}
+	redocly, _ := nodeBin(t, "redocly")
+	spectral, _ := nodeBin(t, "spectral")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, root, redocly, "lint", "docs/openapi.json", "--config", "redocly.yaml", "--format", "summary")
+	// The summary lists each rule that reports as "warning <rule>: <n>"
+	// (Node's own deprecation notice also says "warning", not at a line's
+	// start).
+	if regexp.MustCompile(`(?m)^\s*(warning|error)\s+\S+: \d+`).MatchString(out) {
+		t.Errorf("redocly lint reports:\n%s", out)
+	}
+	run(t, root, spectral, "lint", "docs/openapi.json", "--ruleset", ".spectral.yaml", "--fail-severity", "warn")
 }
