@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // Book is a catalog entry. The catalog fields come from an import; the
@@ -43,6 +45,29 @@ type Book struct {
 	// stored under, as last written; an update deletes the ones no longer
 	// produced.
 	SearchTokens []string
+	// SearchRank is the popularity bucket (RankOf) the postings were
+	// written with: their sort keys hold it, so it finds them again.
+	SearchRank int
+	// IndexVersion is the index layout the postings were written in
+	// (IndexVersion; 0 for the first layout).
+	IndexVersion int
+}
+
+// NewBook is a book to create with its index entry.
+type NewBook struct {
+	Book  *Book
+	Index Indexing
+}
+
+// bookNamespace names the ids BookIDOf derives (a version 5 UUID space).
+var bookNamespace = uuid.MustParse("6f1c2a4e-3b7d-5e8f-9a0b-1c2d3e4f5a6b")
+
+// BookIDOf is the id a new book of an ISBN-13 gets: a name-based UUID, so
+// an import that is resumed, repeated or raced writes the same book again
+// instead of a second one. Books created before ids were derived keep
+// their random ids (the ISBN claim names them).
+func BookIDOf(isbn13 string) string {
+	return uuid.NewSHA1(bookNamespace, []byte(isbn13)).String()
 }
 
 // ISBN is the form the API shows as "isbn": the ISBN-13, which every book

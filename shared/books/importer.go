@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/ids"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -73,23 +73,26 @@ func (s *Service) ImportFile(ctx context.Context, r io.Reader, f Format) (Import
 	return res, err
 }
 
-// importBatch is how many records are looked up at once (one BatchGetItem
-// of ISBN claims, one of books).
-const importBatch = 100
+// importBatch is how many records are looked up at once (BatchGetItems
+// of ISBN claims and books) and whose new books are written together:
+// large enough that a batch's writes keep every write worker busy.
+const importBatch = 500
 
 // maxImportAttempts bounds the retries of one record that loses a race
 // against another import of the same book.
 const maxImportAttempts = 4
 
-// Import upserts records by ISBN-13. A new ISBN creates a book; a known
-// one keeps its id, createdAt and counters while its catalog fields and
-// index items are replaced (words no longer in its title or authors leave
-// the index); an identical record changes nothing. Each book is written
-// with its ISBN claim and index items in one transaction, so a book is
-// never half-written. Invalid records are reported and skipped; when the
+// Import upserts records by ISBN-13. A new ISBN creates a book whose id
+// derives from the ISBN (BookIDOf); new books are written in batches,
+// many at once, so a large catalog loads at thousands of books a second.
+// A known one keeps its id, createdAt and counters while its catalog
+// fields and index items are replaced (words no longer in its title or
+// authors leave the index) in one transaction; an identical record
+// changes nothing. Invalid records are reported and skipped; when the
 // same ISBN appears twice the later record wins and the earlier is
 // reported. The error is for a storage failure: the records written until
-// then stay written (re-running the import is safe).
+// then stay written, and re-running the import is safe (a new book
+// written again is the same items, a stored one is found by its claim).
 func (s *Service) Import(ctx context.Context, records []Record) (ImportResult, error) {
 	res := ImportResult{Errors: []ImportError{}}
 	type item struct {
@@ -126,13 +129,32 @@ func (s *Service) Import(ctx context.Context, records []Record) (ImportResult, e
 		if err != nil {
 			return s.finish(res), fmt.Errorf("import: look up ISBNs: %w", err)
 		}
-		// Each book is written by its own goroutine, ImportConcurrency at
-		// a time. A record's own problem is reported and the import goes
+		var creates []NewBook
+		var updates []item
+		for _, it := range chunk {
+			if existing[it.book.ISBN13] == nil {
+				creates = append(creates, s.newBook(it.book))
+			} else {
+				updates = append(updates, it)
+			}
+		}
+		if err := s.recordWords(ctx, creates); err != nil {
+			return s.finish(res), fmt.Errorf("import: %w", err)
+		}
+		if len(creates) > 0 {
+			if err := s.d.Store.CreateBooks(ctx, creates); err != nil {
+				return s.finish(res), fmt.Errorf("import: create %d books: %w", len(creates), err)
+			}
+			res.Created += len(creates)
+		}
+		// Each changed book is written by its own goroutine (a
+		// transaction conditional on its version), ImportConcurrency at a
+		// time. A record's own problem is reported and the import goes
 		// on; a storage failure stops it (the group's context ends the
 		// other writes).
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(s.d.ImportConcurrency)
-		for _, it := range chunk {
+		for _, it := range updates {
 			g.Go(func() error {
 				outcome, err := s.importOne(gctx, it.book, existing[it.book.ISBN13])
 				if err != nil && apperr.CodeOf(err) == apperr.CodeInternal {
@@ -208,15 +230,25 @@ func (s *Service) importOne(ctx context.Context, in, prev *Book) (outcome, error
 	}
 }
 
-func (s *Service) create(ctx context.Context, in *Book) error {
+// newBook is in as a new book: its derived id, timestamps, version 1 and
+// index entry.
+func (s *Service) newBook(in *Book) NewBook {
 	b := *in
-	b.ID = ids.New()
+	b.ID = BookIDOf(b.ISBN13)
 	b.CreatedAt = s.d.Now().UTC()
 	b.UpdatedAt = b.CreatedAt
 	b.Version = 1
 	ix := IndexingOf(&b)
-	b.SearchTokens = ix.Tokens
-	return s.d.Store.CreateBook(ctx, &b, ix)
+	b.SearchTokens, b.SearchRank, b.IndexVersion = ix.Tokens, ix.Rank, IndexVersion
+	return NewBook{Book: &b, Index: ix}
+}
+
+func (s *Service) create(ctx context.Context, in *Book) error {
+	nb := s.newBook(in)
+	if err := s.recordWords(ctx, []NewBook{nb}); err != nil {
+		return err
+	}
+	return s.d.Store.CreateBooks(ctx, []NewBook{nb})
 }
 
 // update writes in's catalog fields over prev; it reports false when
@@ -228,17 +260,62 @@ func (s *Service) update(ctx context.Context, prev, in *Book) (bool, error) {
 	next.Publisher, next.PublishedDate, next.Description = in.Publisher, in.PublishedDate, in.Description
 	next.PageCount, next.Language, next.Categories = in.PageCount, in.Language, in.Categories
 	ix := IndexingOf(&next)
-	prevIx := IndexingOf(prev)
-	sameIndex := slices.Equal(prev.SearchTokens, ix.Tokens) && prevIx.TitleKey == ix.TitleKey && prevIx.AuthorKey == ix.AuthorKey
+	prevIx := PriorIndexing(prev)
+	sameIndex := prevIx != nil && slices.Equal(prev.SearchTokens, ix.Tokens) && prevIx.TitleKey == ix.TitleKey &&
+		prevIx.AuthorKey == ix.AuthorKey && prevIx.Rank == ix.Rank
 	if sameCatalog(prev, &next) && sameIndex {
 		return false, nil
 	}
 	next.UpdatedAt = s.d.Now().UTC()
 	next.Version = prev.Version + 1
-	next.SearchTokens = ix.Tokens
 	var ixp *Indexing
 	if !sameIndex {
 		ixp = &ix
+		next.SearchTokens, next.SearchRank, next.IndexVersion = ix.Tokens, ix.Rank, IndexVersion
+		if err := s.recordWords(ctx, []NewBook{{Book: &next, Index: ix}}); err != nil {
+			return false, err
+		}
 	}
 	return true, s.d.Store.UpdateBook(ctx, prev, &next, ixp)
 }
+
+// recordWords stores the words of the books' indexes that Completions may
+// need to find (PrefixRunes or longer) and this service has not stored
+// yet. Words are written before the books, so a posting's word is always
+// there to be completed; a word left over by a failed write is harmless
+// (its list is empty).
+func (s *Service) recordWords(ctx context.Context, bs []NewBook) error {
+	var fresh []string
+	s.wordsMu.Lock()
+	if len(s.words) > maxKnownWords {
+		s.words = nil
+	}
+	if s.words == nil {
+		s.words = map[string]bool{}
+	}
+	for _, nb := range bs {
+		for _, w := range nb.Index.Tokens {
+			if utf8.RuneCountInString(w) >= PrefixRunes && !s.words[w] {
+				s.words[w] = true
+				fresh = append(fresh, w)
+			}
+		}
+	}
+	s.wordsMu.Unlock()
+	if len(fresh) == 0 {
+		return nil
+	}
+	if err := s.d.Store.PutWords(ctx, fresh); err != nil {
+		s.wordsMu.Lock()
+		for _, w := range fresh {
+			delete(s.words, w)
+		}
+		s.wordsMu.Unlock()
+		return fmt.Errorf("record %d index words: %w", len(fresh), err)
+	}
+	return nil
+}
+
+// maxKnownWords bounds the words a service remembers having stored: a
+// catalog of a million books has a few hundred thousand distinct words.
+const maxKnownWords = 1 << 20

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -32,8 +33,15 @@ type Storer interface {
 	// GetBooks reads books by id in one batch, in the order of ids;
 	// unknown ids are left out.
 	GetBooks(ctx context.Context, ids []string) ([]*Book, error)
-	// Postings reads one posting list of the search index, whole.
-	Postings(ctx context.Context, t Term) ([]Posting, error)
+	// RankedPostings reads up to limit postings of word's list in rank
+	// order (Indexing.SortKey), starting after the sort key after ("": from
+	// the start); more is false when the list has nothing after them.
+	RankedPostings(ctx context.Context, word, after string, limit int) (ps []Posting, more bool, err error)
+	// Completions returns up to limit indexed words that start with
+	// prefix, in word order.
+	Completions(ctx context.Context, prefix string, limit int) ([]string, error)
+	// PutWords records indexed words for Completions (idempotent).
+	PutWords(ctx context.Context, words []string) error
 
 	// FindBooksByISBN reads, consistently, the stored books of bare
 	// ISBN-13s, keyed by ISBN-13; unknown ones are absent.
@@ -41,11 +49,17 @@ type Storer interface {
 	// CreateBook stores a new book, claims its ISBN-13 and writes its
 	// index items, all or nothing. Errors: ErrChanged (the ISBN is claimed).
 	CreateBook(ctx context.Context, b *Book, ix Indexing) error
-	// UpdateBook writes next's catalog fields, timestamps, version and
-	// search tokens over prev, never the counters, if the stored version
-	// is still prev.Version (else ErrChanged). With ix set it also rewrites
-	// the book's index items to ix and deletes those of prev.SearchTokens
-	// that ix no longer has, in the same transaction.
+	// CreateBooks stores new books, their ISBN claims and index items with
+	// batched unconditional writes, many at once. The ids derive from the
+	// ISBNs (BookIDOf), so writing a book again (a resumed or concurrent
+	// import) writes the same items, never a second book.
+	CreateBooks(ctx context.Context, bs []NewBook) error
+	// UpdateBook writes next's catalog fields, timestamps, version, search
+	// tokens, rank and index version over prev, never the counters, if the
+	// stored version is still prev.Version (else ErrChanged). With ix set it
+	// also writes the book's index items for ix and deletes those of
+	// prev's index (PriorIndexing, or prev.SearchTokens under the old
+	// layout) whose keys ix does not have, in the same transaction.
 	UpdateBook(ctx context.Context, prev, next *Book, ix *Indexing) error
 }
 
@@ -67,6 +81,11 @@ type Deps struct {
 // Service is the catalog: reading books, searching, importing.
 type Service struct {
 	d Deps
+
+	// words are the index words this service has stored for Completions
+	// (recordWords), so an import writes each word once.
+	wordsMu sync.Mutex
+	words   map[string]bool
 }
 
 // NewService returns the catalog service.
@@ -108,20 +127,27 @@ func (s *Service) GetByISBN(ctx context.Context, isbn string) (*Book, error) {
 	return b, nil
 }
 
-// SearchResult is one page of a search and the number of all matches.
+// SearchResult is one page of a search and the number of matches.
 type SearchResult struct {
 	Items []*Book
 	Total int
+	// TotalIsLowerBound is set when the search stopped reading before the
+	// end of its candidate list: Total counts the matches it read, and
+	// there may be more (docs/decisions.md, "Catalog search at size").
+	TotalIsLowerBound bool
 }
 
 // Search finds books by title, author or ISBN (docs/decisions.md,
-// "Catalog search"). A query that is a valid ISBN answers that book only.
-// Otherwise every query word must match a word of the title or authors,
-// case and accents aside, the last one as a prefix; results are ranked
-// exact title, title starting with the query, all words in the title,
-// matches in authors, then by title and id. Total counts every match.
-// Errors: BadRequest for an empty or over-long q, limit outside 1-50,
-// a negative offset.
+// "Catalog search" and "Catalog search at size"). A query that is a valid
+// ISBN answers that book only. Otherwise every query word must match a
+// word of the title or authors, case and accents aside, the last one as a
+// prefix; results come in the rank order of the list the search reads:
+// title matches (the title's first word first) before author matches,
+// then popularity, then title, then id. It reads only as much of that list
+// as the page needs, so its cost does not grow with the catalog; Total is
+// exact when the list was read to its end and a lower bound otherwise.
+// Errors: BadRequest for an empty or over-long q, limit outside 1-50, a
+// negative offset.
 func (s *Service) Search(ctx context.Context, q string, limit, offset int) (SearchResult, error) {
 	q = strings.TrimSpace(q)
 	switch {
@@ -152,69 +178,18 @@ func (s *Service) Search(ctx context.Context, q string, limit, offset int) (Sear
 	if len(qu.words) == 0 {
 		return SearchResult{Items: []*Book{}}, nil
 	}
-	candidates, err := s.firstList(ctx, qu.sources)
+	found, err := s.collect(ctx, qu, offset+limit)
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search %q: %w", q, err)
 	}
-	matches := qu.rank(candidates)
-	res := SearchResult{Items: []*Book{}, Total: len(matches)}
-	if offset >= len(matches) {
+	res := SearchResult{Items: []*Book{}, Total: len(found.ids), TotalIsLowerBound: !found.complete}
+	if offset >= len(found.ids) {
 		return res, nil
 	}
-	page := matches[offset:min(offset+limit, len(matches))]
-	ids := make([]string, len(page))
-	for i, m := range page {
-		ids[i] = m.id
-	}
-	found, err := s.d.Store.GetBooks(ctx, ids)
+	page, err := s.d.Store.GetBooks(ctx, found.ids[offset:min(offset+limit, len(found.ids))])
 	if err != nil {
 		return SearchResult{}, fmt.Errorf("search %q: read page: %w", q, err)
 	}
-	res.Items = found
+	res.Items = page
 	return res, nil
-}
-
-// firstList reads the posting lists of terms at once and returns the
-// first one read whole; the others are cancelled. Any list is a complete
-// candidate set (parseQuery), so the result does not depend on which one
-// wins, and the search waits only for the quickest (usually the shortest)
-// list. It returns only after every read has stopped, so no call of this
-// request outlives it.
-func (s *Service) firstList(ctx context.Context, terms []Term) ([]Posting, error) {
-	if len(terms) == 1 {
-		return s.d.Store.Postings(ctx, terms[0])
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		postings []Posting
-		err      error
-	}
-	results := make(chan result, len(terms))
-	for _, t := range terms {
-		go func() {
-			p, err := s.d.Store.Postings(ctx, t)
-			results <- result{p, err}
-		}()
-	}
-	var (
-		winner   []Posting
-		won      bool
-		firstErr error
-	)
-	for range terms {
-		r := <-results
-		switch {
-		case won:
-		case r.err == nil:
-			winner, won = r.postings, true
-			cancel()
-		case firstErr == nil || errors.Is(firstErr, context.Canceled):
-			firstErr = r.err
-		}
-	}
-	if won {
-		return winner, nil
-	}
-	return nil, firstErr
 }

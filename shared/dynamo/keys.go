@@ -129,32 +129,37 @@ func ISBNClaimKey(isbn13 string) Key { return Key{"ISBN#" + isbn13, "ISBN"} }
 // by ISBN in one Query.
 func bookISBNIndexKey(isbn13 string) Key { return Key{ISBNClaimKey(isbn13).PK, BookKey("").SK} }
 
-// PostingKey is one word of one book in the search index: the partition
-// is the word's first books.PartitionRunes characters, so that a prefix
-// of that length or longer is one Query (begins_with on the sort key);
-// "#" never occurs in a word.
-func PostingKey(word, bookID string) Key {
-	end, n := len(word), 0
-	for i := range word {
-		if n == books.PartitionRunes {
-			end = i
-			break
-		}
-		n++
-	}
-	return Key{"TOK#" + word[:end], word + "#" + bookID}
+// PostingKey is one word of one book in the search index: the word's own
+// partition, sorted by rank (books.Indexing.SortKey: class, popularity,
+// title, book id), so a page of a word's best matches is the first items
+// of one Query.
+func PostingKey(word, sortKey string) Key { return Key{PostingPartition(word), sortKey} }
+
+// PostingPartition is the partition key of a word's postings.
+func PostingPartition(word string) string { return "TERM#" + word }
+
+// legacyPostingKey is a posting of the first index layout (index version
+// 0): PK TOK#<first 3 characters>, SK <word>#<bookId>. Only deleted, when
+// such a book is next imported.
+func legacyPostingKey(word, bookID string) Key {
+	return Key{"TOK#" + firstRunes(word, 3), word + "#" + bookID}
 }
 
-// postingBookID reads the book id back from a posting's sort key.
-func postingBookID(sk string) string { return sk[strings.LastIndexByte(sk, '#')+1:] }
+// WordKey records an indexed word for prefix completion: the partition is
+// its first books.PrefixRunes characters, so the words starting with a
+// prefix of that length or longer are one Query (begins_with on the sort
+// key).
+func WordKey(word string) Key { return Key{"TERMS#" + firstRunes(word, books.PrefixRunes), word} }
 
-// postingRange is the sort-key prefix of a term: the word and the
-// separator for an exact word, the bare word for a prefix.
-func postingRange(t books.Term) string {
-	if t.Prefix {
-		return t.Word
+// firstRunes is s cut after n characters.
+func firstRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
 	}
-	return t.Word + "#"
+	return s
 }
 
 // timeKey is a creation time as a sort key: UTC with nanoseconds and a

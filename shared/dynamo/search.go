@@ -6,14 +6,14 @@ import (
 
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // postingItem is one word of one book in the search index: PK
-// TOK#<first three characters of the word>, SK <word>#<bookId>. It carries
-// the folded title and author text so that a search matches and ranks
-// candidates from the posting list alone, and nothing else (no type
-// attribute either): the lists of common words are long, and a Query pays
-// for every byte of every item it reads.
+// TERM#<word>, SK the rank order of books.Indexing.SortKey. It carries the
+// folded title and author text so that a search verifies the other query
+// words from the posting alone, and nothing else (no type attribute
+// either): a Query pays for every byte of every item it reads.
 type postingItem struct {
 	PK        string `dynamo:"PK"`
 	SK        string `dynamo:"SK"`
@@ -24,29 +24,86 @@ type postingItem struct {
 func postingItems(bookID string, ix books.Indexing) []postingItem {
 	out := make([]postingItem, len(ix.Tokens))
 	for i, w := range ix.Tokens {
-		k := PostingKey(w, bookID)
+		k := PostingKey(w, ix.SortKey(i, bookID))
 		out[i] = postingItem{PK: k.PK, SK: k.SK, TitleKey: ix.TitleKey, AuthorKey: ix.AuthorKey}
 	}
 	return out
 }
 
-// Postings reads one posting list whole: a Query of the word's partition
-// with begins_with on the sort key (the word and "#" for an exact word,
-// the bare word for a prefix), projected to the sort key and the two text
-// attributes, paged until done. Eventually consistent: a book imported a
-// moment ago may be missing from a search for that moment.
-func (s *Books) Postings(ctx context.Context, t books.Term) ([]books.Posting, error) {
+// wordItem is an indexed word, for prefix completion (WordKey).
+type wordItem struct {
+	PK string `dynamo:"PK"`
+	SK string `dynamo:"SK"`
+}
+
+// RankedPostings reads up to limit postings of a word in rank order: one
+// Query of the word's partition with Limit, starting after the sort key
+// after, projected to the sort key and the two text attributes.
+// Eventually consistent: a book imported a moment ago may be missing from
+// a search for that moment.
+func (s *Books) RankedPostings(ctx context.Context, word, after string, limit int) ([]books.Posting, bool, error) {
+	q := s.t.table.Get(AttrPK, PostingPartition(word)).Project(AttrSK, "titleKey", "authorKey")
+	if after != "" {
+		q = q.Range(AttrSK, dynamo.Greater, after)
+	}
 	var items []postingItem
-	err := s.t.table.Get(AttrPK, PostingKey(t.Word, "").PK).
-		Range(AttrSK, dynamo.BeginsWith, postingRange(t)).
-		Project(AttrSK, "titleKey", "authorKey").
-		All(ctx, &items)
+	next, err := q.Limit(limit).AllWithLastEvaluatedKey(ctx, &items)
 	if err != nil {
-		return nil, fmt.Errorf("query postings of %q (prefix %t): %w", t.Word, t.Prefix, err)
+		return nil, false, fmt.Errorf("query postings of %q after %q: %w", word, after, err)
 	}
 	out := make([]books.Posting, len(items))
 	for i, it := range items {
-		out[i] = books.Posting{BookID: postingBookID(it.SK), TitleKey: it.TitleKey, AuthorKey: it.AuthorKey}
+		out[i] = books.Posting{SortKey: it.SK, TitleKey: it.TitleKey, AuthorKey: it.AuthorKey}
+	}
+	return out, next != nil && len(items) == limit, nil
+}
+
+// Completions reads the indexed words starting with prefix: one Query of
+// the prefix's word partition, begins_with on the sort key.
+func (s *Books) Completions(ctx context.Context, prefix string, limit int) ([]string, error) {
+	var items []wordItem
+	k := WordKey(prefix)
+	err := s.t.table.Get(AttrPK, k.PK).Range(AttrSK, dynamo.BeginsWith, prefix).Project(AttrSK).Limit(limit).All(ctx, &items)
+	if err != nil {
+		return nil, fmt.Errorf("query words starting %q: %w", prefix, err)
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.SK
 	}
 	return out, nil
 }
+
+// PutWords writes word items (idempotent puts) in batches.
+func (s *Books) PutWords(ctx context.Context, words []string) error {
+	items := make([]any, len(words))
+	for i, w := range words {
+		k := WordKey(w)
+		items[i] = wordItem{PK: k.PK, SK: k.SK}
+	}
+	return s.t.putItems(ctx, items)
+}
+
+// putItems writes items with BatchWriteItem, 25 a call (the call's
+// limit; guregu/dynamo retries unprocessed items), up to
+// writeConcurrency calls at once.
+func (t *table) putItems(ctx context.Context, items []any) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(writeConcurrency)
+	for start := 0; start < len(items); start += 25 {
+		chunk := items[start:min(start+25, len(items))]
+		g.Go(func() error {
+			if _, err := t.table.Batch(AttrPK, AttrSK).Write().Put(chunk...).Run(gctx); err != nil {
+				return fmt.Errorf("write %d items: %w", len(chunk), err)
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// writeConcurrency bounds the BatchWriteItem calls putItems has in
+// flight: enough to keep a bulk import's writes overlapping, few enough
+// not to trip a provisioned table's throttling all at once (throttled
+// items come back unprocessed and are retried).
+const writeConcurrency = 16

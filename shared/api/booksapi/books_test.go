@@ -67,6 +67,30 @@ func (c *catalog) importFile(t *testing.T, content string, f books.Format) books
 	return res
 }
 
+// posting reads the postings of word (a consistent Query of its
+// partition) and returns the one of book id, nil when there is none; it
+// fails the test when the book has two postings of one word.
+func (c *catalog) posting(t *testing.T, word, id string) map[string]any {
+	t.Helper()
+	out, err := c.App.DB.Query(t.Context(), &dynamodb.QueryInput{
+		TableName:                 aws.String(c.Config.TableName),
+		KeyConditionExpression:    aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: dynamo.PostingPartition(word)}},
+		ConsistentRead:            aws.Bool(true),
+	})
+	require.NoError(t, err)
+	var found map[string]any
+	for _, it := range out.Items {
+		sk := it[dynamo.AttrSK].(*types.AttributeValueMemberS).Value
+		if books.BookIDOfSortKey(sk) != id {
+			continue
+		}
+		require.Nil(t, found, "two postings of %q for book %s", word, id)
+		found = c.Item(t, dynamo.Key{PK: dynamo.PostingPartition(word), SK: sk})
+	}
+	return found
+}
+
 // byISBN reads a book through the API and returns its JSON.
 func (c *catalog) byISBN(t *testing.T, isbn string) map[string]any {
 	t.Helper()
@@ -244,7 +268,7 @@ func TestBooks_Import(t *testing.T) {
 		assert.Equal(t, dynamo.ISBNClaimKey("9780306406157").PK, item["GSI1PK"])
 		assert.Equal(t, id, c.Item(t, dynamo.ISBNClaimKey("9780306406157"))["bookId"])
 		for _, w := range []string{"the", "quiet", "orchard", "mara", "lind"} {
-			assert.NotNil(t, c.Item(t, dynamo.PostingKey(w, id)), w)
+			assert.NotNil(t, c.posting(t, w, id), w)
 		}
 	})
 	t.Run("invalid records wrote nothing", func(t *testing.T) {
@@ -284,10 +308,10 @@ func TestBooks_Import(t *testing.T) {
 		assert.Equal(t, 9.0, item["ratingSum"])
 	})
 	t.Run("the index follows: the old word is gone, the new one finds it", func(t *testing.T) {
-		assert.Nil(t, c.Item(t, dynamo.PostingKey("quiet", id)), "stale index item deleted")
+		assert.Nil(t, c.posting(t, "quiet", id), "stale index item deleted")
 		assert.Equal(t, 0.0, c.search(t, "q", "quiet orchard").JSON["total"])
 		assert.Equal(t, []string{"The Loud Orchard"}, titles(t, c.search(t, "q", "loud orch")))
-		posting := c.Item(t, dynamo.PostingKey("orchard", id))
+		posting := c.posting(t, "orchard", id)
 		assert.Equal(t, "the loud orchard", posting["titleKey"], "kept words carry the new title")
 	})
 	t.Run("no duplicate book or claim", func(t *testing.T) {
@@ -341,7 +365,7 @@ func TestBooks_Import(t *testing.T) {
 		err = dynamo.NewBooks(c.App.Table).UpdateBook(ctx, &stale, &next, &ix)
 		assert.ErrorIs(t, err, books.ErrChanged)
 		assert.Equal(t, "The Loud Orchard", c.Item(t, dynamo.BookKey(id))["title"])
-		assert.Nil(t, c.Item(t, dynamo.PostingKey("vanishing", id)))
+		assert.Nil(t, c.posting(t, "vanishing", id))
 
 		// A second book claiming a taken ISBN: neither it nor its postings exist.
 		dup := next
@@ -350,7 +374,7 @@ func TestBooks_Import(t *testing.T) {
 		err = dynamo.NewBooks(c.App.Table).CreateBook(ctx, &dup, dix)
 		assert.ErrorIs(t, err, books.ErrChanged)
 		assert.Nil(t, c.Item(t, dynamo.BookKey(dup.ID)))
-		assert.Nil(t, c.Item(t, dynamo.PostingKey("duplicate", dup.ID)))
+		assert.Nil(t, c.posting(t, "duplicate", dup.ID))
 		assert.Equal(t, id, c.Item(t, dynamo.ISBNClaimKey("9780306406157"))["bookId"])
 	})
 
@@ -592,4 +616,172 @@ func TestBooks_Search_paging(t *testing.T) {
 			assert.Equal(t, total, c.search(t, "q", q).JSON["total"], q)
 		}
 	})
+}
+
+// ids returns the ids of a search page's items.
+func ids(t *testing.T, res *testenv.Response) []string {
+	t.Helper()
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	var out []string
+	for _, it := range res.JSON["items"].([]any) {
+		out = append(out, it.(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+// Popularity (reviews plus lines) orders matches of one class, title
+// matches stay before author matches whatever their popularity, and a
+// book whose popularity bucket changed moves when its rank is refreshed
+// (books.Service.RefreshRank), only then.
+func TestBooks_Search_popularityRank(t *testing.T) {
+	c := newCatalog(t)
+	res := c.importRecords(t,
+		books.Record{Line: 1, ISBN: isbn13(1), Title: "Quokka Days", Authors: []string{"Ann A"}},
+		books.Record{Line: 2, ISBN: isbn13(2), Title: "Quokka Nights", Authors: []string{"Ben B"}},
+		books.Record{Line: 3, ISBN: isbn13(3), Title: "A Quokka Year", Authors: []string{"Cy C"}},
+		books.Record{Line: 4, ISBN: isbn13(4), Title: "Marsupials", Authors: []string{"Quokka Jones"}},
+	)
+	require.Equal(t, 4, res.Created, "%+v", res.Errors)
+	nights := c.byISBN(t, isbn13(2))["id"].(string)
+	year, jones := c.byISBN(t, isbn13(3))["id"].(string), c.byISBN(t, isbn13(4))["id"].(string)
+	before := []string{"Quokka Days", "Quokka Nights", "A Quokka Year", "Marsupials"}
+	assert.Equal(t, before, titles(t, c.search(t, "q", "quokka")))
+
+	// Reviews and lines land behind the index's back (the social
+	// features change only the counters).
+	setCounters(t, c, nights, map[string]int{"totalReviews": 3, "totalLines": 2})
+	setCounters(t, c, year, map[string]int{"totalReviews": 40})
+	setCounters(t, c, jones, map[string]int{"totalReviews": 900})
+	old := c.posting(t, "quokka", nights)["SK"]
+	assert.Equal(t, before, titles(t, c.search(t, "q", "quokka")), "a search writes nothing")
+
+	for _, id := range []string{nights, year, jones} {
+		moved, err := c.App.Books.RefreshRank(t.Context(), id)
+		require.NoError(t, err)
+		assert.True(t, moved)
+	}
+	now := c.posting(t, "quokka", nights)
+	require.NotNil(t, now, "the moved posting replaced the old one")
+	assert.NotEqual(t, old, now["SK"])
+	assert.Equal(t, 3.0, c.Item(t, dynamo.BookKey(nights))["searchRank"], "5 reviews and lines: bucket 3")
+	assert.Equal(t, []string{"Quokka Nights", "Quokka Days", "A Quokka Year", "Marsupials"}, titles(t, c.search(t, "q", "quokka")),
+		"first words of titles by popularity, then a later title word, then the author match however popular")
+
+	t.Run("a count within its bucket rewrites nothing", func(t *testing.T) {
+		setCounters(t, c, nights, map[string]int{"totalReviews": 4, "totalLines": 2}) // 6: still bucket 3
+		moved, err := c.App.Books.RefreshRank(t.Context(), nights)
+		require.NoError(t, err)
+		assert.False(t, moved)
+		assert.Equal(t, now["SK"], c.posting(t, "quokka", nights)["SK"])
+		assert.Equal(t, 2.0, c.Item(t, dynamo.BookKey(nights))["catalogVersion"], "created, then re-ranked once")
+	})
+	t.Run("an import refreshes the rank too", func(t *testing.T) {
+		setCounters(t, c, jones, map[string]int{"totalReviews": 2000})
+		res := c.importRecords(t, books.Record{Line: 4, ISBN: isbn13(4), Title: "Marsupials", Authors: []string{"Quokka Jones"}})
+		assert.Equal(t, 1, res.Updated)
+		assert.Equal(t, 11.0, c.Item(t, dynamo.BookKey(jones))["searchRank"])
+	})
+}
+
+// A list longer than one read: pages are slices of one order, whatever
+// the page size, and total is a lower bound flagged as such until the
+// search has read the list to its end.
+func TestBooks_Search_pagingBeyondOneRead(t *testing.T) {
+	c := newCatalog(t)
+	var recs []books.Record
+	const n = 130
+	for i := range n {
+		recs = append(recs, books.Record{Line: i + 1, ISBN: isbn13(i), Title: fmt.Sprintf("Wombat Stories %03d", i%40), Authors: []string{"Dee Writer"}})
+	}
+	recs = append(recs, books.Record{Line: 999, ISBN: isbn13(999), Title: "Wombat Stories 001", Authors: []string{"Other Hand"}})
+	res := c.importRecords(t, recs...)
+	require.Equal(t, n+1, res.Created, "%+v", res.Errors)
+
+	all := map[string]bool{}
+	var want []string
+	for offset := 0; offset < n+1; offset += 50 {
+		page := c.search(t, "q", "wombat", "limit", "50", "offset", fmt.Sprint(offset))
+		want = append(want, ids(t, page)...)
+	}
+	for _, id := range want {
+		assert.False(t, all[id], "repeated %s", id)
+		all[id] = true
+	}
+	require.Len(t, want, n+1, "every match once")
+
+	first := c.search(t, "q", "wombat", "limit", "20")
+	assert.Equal(t, true, first.JSON["totalIsLowerBound"], "the first read is not the whole list")
+	assert.GreaterOrEqual(t, first.JSON["total"], 20.0)
+	assert.Less(t, first.JSON["total"], float64(n+1))
+	last := c.search(t, "q", "wombat", "limit", "50", "offset", "100")
+	assert.Equal(t, float64(n+1), last.JSON["total"], "read to the end: exact")
+	assert.NotContains(t, last.JSON, "totalIsLowerBound")
+
+	for _, limit := range []int{7, 20} {
+		t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
+			var got []string
+			for offset := 0; offset < n+1; offset += limit {
+				got = append(got, ids(t, c.search(t, "q", "wombat", "limit", fmt.Sprint(limit), "offset", fmt.Sprint(offset)))...)
+			}
+			assert.Equal(t, want, got, "pages neither skip nor repeat")
+		})
+	}
+	t.Run("a second word verified while reading", func(t *testing.T) {
+		res := c.search(t, "q", "wombat other")
+		assert.Len(t, ids(t, res), 1)
+		assert.Equal(t, 1.0, res.JSON["total"])
+		// "stories" and "001" both drive nothing rarer than the 001
+		// titles: 5 books, found whatever list drives.
+		assert.Equal(t, 5.0, c.search(t, "q", "stories 001 wombat").JSON["total"])
+	})
+}
+
+// A lone prefix merges the ranked lists of its completions: each book
+// once, in one rank order.
+func TestBooks_Search_typeAheadMergesCompletions(t *testing.T) {
+	c := newCatalog(t)
+	res := c.importRecords(t,
+		books.Record{Line: 1, ISBN: isbn13(1), Title: "Harriet the Spy", Authors: []string{"Louise Fitzhugh"}},
+		books.Record{Line: 2, ISBN: isbn13(2), Title: "Harry and Harriet", Authors: []string{"Sam Harris"}},
+		books.Record{Line: 3, ISBN: isbn13(3), Title: "Tea", Authors: []string{"Ann Harrison"}},
+		books.Record{Line: 4, ISBN: isbn13(4), Title: "Harbour Lights", Authors: []string{"Ben Coe"}},
+	)
+	require.Equal(t, 4, res.Created, "%+v", res.Errors)
+	got := c.search(t, "q", "harr")
+	assert.Equal(t, []string{"Harriet the Spy", "Harry and Harriet", "Tea"}, titles(t, got))
+	assert.Equal(t, 3.0, got.JSON["total"])
+	assert.Equal(t, []string{"Harbour Lights", "Harriet the Spy", "Harry and Harriet", "Tea"}, titles(t, c.search(t, "q", "har")))
+}
+
+// A book indexed under the first layout (postings TOK#<3 letters>,
+// <word>#<id>, no searchIndex on the book) is re-indexed by the next
+// import of it, which deletes the old postings.
+func TestBooks_Import_rewritesFirstLayoutIndex(t *testing.T) {
+	c := newCatalog(t)
+	rec := books.Record{Line: 1, ISBN: isbn13(7), Title: "Old Layout", Authors: []string{"Ida Index"}}
+	require.Equal(t, 1, c.importRecords(t, rec).Created)
+	id := c.byISBN(t, isbn13(7))["id"].(string)
+	_, err := c.App.DB.UpdateItem(t.Context(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(c.Config.TableName),
+		Key: map[string]types.AttributeValue{
+			dynamo.AttrPK: &types.AttributeValueMemberS{Value: dynamo.BookKey(id).PK}, dynamo.AttrSK: &types.AttributeValueMemberS{Value: dynamo.BookKey(id).SK},
+		},
+		UpdateExpression: aws.String("REMOVE searchIndex, searchRank"),
+	})
+	require.NoError(t, err)
+	legacy := dynamo.Key{PK: "TOK#lay", SK: "layout#" + id}
+	_, err = c.App.DB.PutItem(t.Context(), &dynamodb.PutItemInput{
+		TableName: aws.String(c.Config.TableName),
+		Item: map[string]types.AttributeValue{
+			dynamo.AttrPK: &types.AttributeValueMemberS{Value: legacy.PK}, dynamo.AttrSK: &types.AttributeValueMemberS{Value: legacy.SK},
+		},
+	})
+	require.NoError(t, err)
+
+	res := c.importRecords(t, rec)
+	assert.Equal(t, 1, res.Updated, "an old layout is a change")
+	assert.Nil(t, c.Item(t, legacy), "old posting deleted")
+	assert.Equal(t, 2.0, c.Item(t, dynamo.BookKey(id))["searchIndex"])
+	assert.Equal(t, []string{"Old Layout"}, titles(t, c.search(t, "q", "layout")))
+	assert.Equal(t, 1, c.importRecords(t, rec).Unchanged, "and then it is current")
 }

@@ -13,6 +13,11 @@ import (
 type searchPage struct {
 	Items []bookjson.SearchItem `json:"items"`
 	httpapi.OffsetMeta
+	// TotalIsLowerBound is present (true) when the search stopped reading
+	// candidates before their end: total counts the matches read and more
+	// may exist (docs/decisions.md, "Catalog search at size"). Beside the
+	// spec's fields, which keep their meaning otherwise.
+	TotalIsLowerBound bool `json:"totalIsLowerBound,omitempty"`
 }
 
 // searchLimits: the spec's search limit (1-50, default 20); a bad value
@@ -30,7 +35,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page := searchPage{Items: make([]bookjson.SearchItem, len(res.Items)), OffsetMeta: httpapi.NewOffsetMeta(o, res.Total)}
+	page := searchPage{Items: make([]bookjson.SearchItem, len(res.Items)), OffsetMeta: httpapi.NewOffsetMeta(o, res.Total), TotalIsLowerBound: res.TotalIsLowerBound}
 	for i, b := range res.Items {
 		page.Items[i] = bookjson.NewSearchItem(b)
 	}

@@ -1,0 +1,257 @@
+package books
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// How much of its ranked lists a search reads (docs/decisions.md, "Catalog
+// search at size"). A list is read probeSize postings first, then in
+// chunks of what the page still needs (at least probeSize, at most
+// maxChunk); once the page is full the search stops at the end of what it
+// has read, and it never reads more than maxScan postings past the page,
+// however few of them match the other query words.
+const (
+	probeSize = 50
+	maxChunk  = 500
+	maxScan   = 1000
+	// completionsRead is how many words of a prefix Completions returns,
+	// of which the maxCompletions shortest are read.
+	completionsRead = 200
+)
+
+// collected is what a search read: the matching book ids in rank order,
+// at least the page's worth when there are that many, and whether the
+// candidate list was read to its end (so len(ids) is the exact total).
+type collected struct {
+	ids      []string
+	complete bool
+}
+
+// collect reads the plan's lists in rank order, verifying each posting
+// against every query word, until need matches are found and the postings
+// already read are used up, the lists end, or maxScan postings past need
+// were read. A book found twice (under two completions of a prefix) counts
+// once, at its first (best) place.
+func (s *Service) collect(ctx context.Context, q query, need int) (collected, error) {
+	src, err := s.source(ctx, q, need)
+	if err != nil || src == nil {
+		return collected{complete: true}, err
+	}
+	var out collected
+	seen := map[string]bool{}
+	for scanned := 0; ; {
+		if src.done() {
+			out.complete = true
+			return out, nil
+		}
+		if !src.ready() {
+			if len(out.ids) >= need || scanned >= need+maxScan {
+				return out, nil
+			}
+			if err := src.fill(ctx, s.d.Store, min(maxChunk, max(probeSize, need-len(out.ids)))); err != nil {
+				return out, err
+			}
+			continue
+		}
+		p := src.pop()
+		scanned++
+		id := p.BookID()
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if q.match(p) {
+			out.ids = append(out.ids, id)
+		}
+	}
+}
+
+// source opens the lists of q's plan and reads their first postings. With
+// several exact words it drives from one list: a list read to its end
+// within the probe (the shortest such), else the one whose probe matched
+// the most postings, ties to the longer word. Every probe has the same
+// size whatever the page, so one query drives from the same list on every
+// page while the catalog is unchanged. A prefix reads its completions'
+// lists merged. It returns nil when there is nothing to read.
+func (s *Service) source(ctx context.Context, q query, need int) (postingSource, error) {
+	pl := q.plan()
+	var words []string
+	switch {
+	case pl.prefix != "":
+		all, err := s.d.Store.Completions(ctx, pl.prefix, completionsRead)
+		if err != nil {
+			return nil, err
+		}
+		words = shortestWords(all, maxCompletions)
+	default:
+		words = pl.exact
+	}
+	if len(words) == 0 {
+		return nil, nil
+	}
+	first := probeSize
+	if len(words) == 1 {
+		first = min(maxChunk, max(probeSize, need))
+	}
+	cursors := make([]*cursor, len(words))
+	for i, w := range words {
+		cursors[i] = &cursor{word: w, more: true}
+	}
+	if err := fillAll(ctx, s.d.Store, cursors, first); err != nil {
+		return nil, err
+	}
+	if pl.prefix != "" || len(cursors) == 1 {
+		return &merged{cursors: cursors}, nil
+	}
+	best, bestScore := 0, [2]int{}
+	for i, c := range cursors {
+		score := [2]int{0, len(c.buf)} // a complete list: the shorter the better
+		if c.more {
+			hits := 0
+			for _, p := range c.buf {
+				if q.match(p) {
+					hits++
+				}
+			}
+			score = [2]int{1, -hits}
+		}
+		if i == 0 || score[0] < bestScore[0] || score[0] == bestScore[0] && score[1] < bestScore[1] {
+			best, bestScore = i, score
+		}
+	}
+	return &merged{cursors: cursors[best : best+1]}, nil
+}
+
+// shortestWords keeps the n shortest words (ties in word order): a reader
+// typing "lov" more likely means love than lovecraftian.
+func shortestWords(words []string, n int) []string {
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int {
+		return cmp.Or(cmp.Compare(utf8.RuneCountInString(a), utf8.RuneCountInString(b)), cmp.Compare(a, b))
+	})
+	return words[:min(n, len(words))]
+}
+
+// postingSource is a stream of postings in rank order.
+type postingSource interface {
+	done() bool  // nothing left, read or unread
+	ready() bool // pop needs no read
+	fill(ctx context.Context, st Storer, n int) error
+	pop() Posting
+}
+
+// cursor is one ranked list being read: the postings read and not yet
+// used, and where the next read starts.
+type cursor struct {
+	word  string
+	buf   []Posting
+	after string
+	more  bool
+}
+
+func (c *cursor) read(ctx context.Context, st Storer, n int) error {
+	ps, more, err := st.RankedPostings(ctx, c.word, c.after, n)
+	if err != nil {
+		return err
+	}
+	c.buf, c.more = ps, more
+	if len(ps) > 0 {
+		c.after = ps[len(ps)-1].SortKey
+	}
+	return nil
+}
+
+// fillAll reads the next n postings of every cursor that has none left
+// and may have more, all at once.
+func fillAll(ctx context.Context, st Storer, cs []*cursor, n int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	for _, c := range cs {
+		if len(c.buf) == 0 && c.more {
+			g.Go(func() error { return c.read(gctx, st, n) })
+		}
+	}
+	return g.Wait()
+}
+
+// merged merges ranked lists by sort key (one list is the plain case).
+// The sort keys of different words' lists compare alike (class,
+// popularity, title, id), so the merge is one rank order.
+type merged struct{ cursors []*cursor }
+
+func (m *merged) done() bool {
+	for _, c := range m.cursors {
+		if len(c.buf) > 0 || c.more {
+			return false
+		}
+	}
+	return true
+}
+
+// ready: the smallest head is known only when every list that may go on
+// has a posting in hand.
+func (m *merged) ready() bool {
+	for _, c := range m.cursors {
+		if len(c.buf) == 0 && c.more {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *merged) fill(ctx context.Context, st Storer, n int) error {
+	return fillAll(ctx, st, m.cursors, n)
+}
+
+func (m *merged) pop() Posting {
+	var best *cursor
+	for _, c := range m.cursors {
+		if len(c.buf) > 0 && (best == nil || c.buf[0].SortKey < best.buf[0].SortKey) {
+			best = c
+		}
+	}
+	p := best.buf[0]
+	best.buf = best.buf[1:]
+	return p
+}
+
+// RefreshRank moves a book's postings to its current popularity bucket
+// when that differs from the one they were written with, and reports
+// whether it did. Reviews and lines change a book's counters without
+// touching its postings (their transactions are theirs); a bucket changes
+// only when reviews plus lines cross a power of two, so calling this
+// after each counted review or line rewrites a book's postings about
+// twenty times in a lifetime of a million readers, never on the way
+// between. Searches cannot do it themselves: a GET may not write
+// (shared/effects). An import refreshes the rank of every book it
+// touches too. A lost race with an import (ErrChanged) is left to the
+// import, which writes the current rank.
+func (s *Service) RefreshRank(ctx context.Context, id string) (bool, error) {
+	b, err := s.d.Store.GetBook(ctx, id)
+	if err != nil {
+		return false, fmt.Errorf("refresh rank of %s: %w", id, err)
+	}
+	if b.IndexVersion == IndexVersion && RankOf(b) == b.SearchRank {
+		return false, nil
+	}
+	next := *b
+	next.Version = b.Version + 1
+	ix := IndexingOf(&next)
+	next.SearchTokens, next.SearchRank, next.IndexVersion = ix.Tokens, ix.Rank, IndexVersion
+	if err := s.recordWords(ctx, []NewBook{{Book: &next, Index: ix}}); err != nil {
+		return false, fmt.Errorf("refresh rank of %s: %w", id, err)
+	}
+	if err := s.d.Store.UpdateBook(ctx, b, &next, &ix); err != nil {
+		if errors.Is(err, ErrChanged) {
+			return false, nil
+		}
+		return false, fmt.Errorf("refresh rank of %s: %w", id, err)
+	}
+	return true, nil
+}
