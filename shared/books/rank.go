@@ -13,8 +13,8 @@ import (
 
 // How much of its ranked lists a search reads (docs/decisions.md, "Catalog
 // search at size"). A list is read probeSize postings first, then in
-// chunks of what the page still needs (at least probeSize, at most
-// maxChunk); once the page is full the search stops at the end of what it
+// chunks of what the page still needs, each at least twice the last, at
+// most maxChunk; once the page is full the search stops at the end of what it
 // has read, and it never reads more than maxScan postings past the page,
 // however few of them match the other query words.
 const (
@@ -46,6 +46,7 @@ func (s *Service) collect(ctx context.Context, q query, need int) (collected, er
 	}
 	var out collected
 	seen := map[string]bool{}
+	chunk := probeSize
 	for scanned := 0; ; {
 		if src.done() {
 			out.complete = true
@@ -55,7 +56,10 @@ func (s *Service) collect(ctx context.Context, q query, need int) (collected, er
 			if len(out.ids) >= need || scanned >= need+maxScan {
 				return out, nil
 			}
-			if err := src.fill(ctx, s.d.Store, min(maxChunk, max(probeSize, need-len(out.ids)))); err != nil {
+			// Each read at least doubles the last: a query whose other
+			// words rarely match reaches maxScan in a few reads.
+			chunk = min(maxChunk, max(2*chunk, need-len(out.ids)))
+			if err := src.fill(ctx, s.d.Store, chunk); err != nil {
 				return out, err
 			}
 			continue
@@ -156,8 +160,11 @@ type cursor struct {
 	more  bool
 }
 
+// read reads the next n postings, and one more: a list that ends right
+// after n is then known to end (DynamoDB answers a read that stops
+// exactly at the end with a key to go on from).
 func (c *cursor) read(ctx context.Context, st Storer, n int) error {
-	ps, more, err := st.RankedPostings(ctx, c.word, c.after, n)
+	ps, more, err := st.RankedPostings(ctx, c.word, c.after, n+1)
 	if err != nil {
 		return err
 	}
