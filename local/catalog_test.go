@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/bookplatform/backend/local/catalog"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -100,6 +102,72 @@ func TestImportFile_repeatedISBNAcrossBatches(t *testing.T) {
 	b, err := env.App.Books.GetByISBN(ctx, repeated)
 	require.NoError(t, err)
 	assert.Equal(t, "Second edition", b.Title)
+}
+
+// crashAfter imports through the service until n batches are done, then
+// writes half of the next batch and fails, as a process killed mid-batch.
+type crashAfter struct {
+	catalog.Importer
+	n int
+}
+
+func (c *crashAfter) Import(ctx context.Context, recs []books.Record) (books.ImportResult, error) {
+	if c.n == 0 {
+		_, _ = c.Importer.Import(ctx, recs[:len(recs)/2])
+		return books.ImportResult{}, errors.New("killed")
+	}
+	c.n--
+	return c.Importer.Import(ctx, recs)
+}
+
+// An import stopped mid-batch resumes from its checkpoint: the batches
+// done are skipped, the cut one is imported again whole, and every book
+// exists once; the checkpoint is gone at the end.
+func TestImportFileWith_resumesFromCheckpoint(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	ctx := context.Background()
+	var lines []string
+	for i := 1; i <= 250; i++ {
+		b, err := json.Marshal(map[string]any{"isbn": isbn13(i), "title": fmt.Sprintf("Resumable %d", i), "authors": []string{"Test Author"}})
+		require.NoError(t, err)
+		lines = append(lines, string(b))
+	}
+	lines = append(lines, "not json")
+	path := filepath.Join(t.TempDir(), "books.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	cp := path + ".checkpoint"
+	opt := catalog.Options{BatchSize: 100, Checkpoint: cp}
+
+	_, err := catalog.ImportFileWith(ctx, &crashAfter{Importer: env.App.Books, n: 1}, path, opt)
+	require.Error(t, err)
+	assert.Equal(t, 100, catalog.ResumedFrom(cp), "one batch done")
+
+	var dones []int
+	opt.Progress = func(done, total int) { dones = append(dones, done) }
+	res, err := catalog.ImportFileWith(ctx, env.App.Books, path, opt)
+	require.NoError(t, err)
+	assert.Equal(t, []int{100, 200, 250}, dones, "the first batch is not imported again")
+	assert.Equal(t, 200, res.Created, "the first batch's 100 (from the checkpoint) and the 100 never written")
+	assert.Equal(t, 50, res.Unchanged, "the half batch written before the crash is found")
+	assert.Equal(t, 1, res.Failed, "the unreadable line, counted once")
+	assert.NoFileExists(t, cp)
+
+	for _, i := range []int{99, 150, 250} {
+		found, err := env.App.Books.Search(ctx, fmt.Sprintf("resumable %d", i), 50, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 1, found.Total, "book %d once", i)
+	}
+	all, err := env.App.Books.Search(ctx, "resumable", 50, 200)
+	require.NoError(t, err)
+	assert.Equal(t, 250, all.Total, "no book twice")
+	assert.False(t, all.TotalIsLowerBound)
+
+	t.Run("a checkpoint of another file is refused", func(t *testing.T) {
+		require.NoError(t, os.WriteFile(cp, []byte(`{"file":{"size":1,"modTime":1,"batchSize":100},"batches":1}`), 0o600))
+		_, err := catalog.ImportFileWith(ctx, env.App.Books, path, opt)
+		assert.ErrorContains(t, err, "another file")
+	})
 }
 
 // isbn13 is a valid ISBN-13 numbered n.

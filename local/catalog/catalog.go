@@ -8,8 +8,11 @@ package catalog
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -45,19 +48,45 @@ func ImportFile(ctx context.Context, imp Importer, path string) (books.ImportRes
 	return ImportFileProgress(ctx, imp, path, nil)
 }
 
-// ImportFileProgress imports the catalog file at path, JSON lines or CSV
-// by its extension (books.FormatOf), BatchSize records at a time, calling
-// progress (when not nil) as it goes. The result is the one a single
-// books.Service.ImportFile call would give: lines that cannot be read
-// count as Failed beside invalid records, errors in line order. The error
-// is for a file that cannot be read or a storage failure; the batches
-// written until then stay written.
+// ImportFileProgress imports the catalog file at path as ImportFileWith
+// with progress only.
 //
 // The batching is here because books.Service.Import reports nothing until
 // it is done, which leaves a first `make run` silent for 10-25 s.
 func ImportFileProgress(ctx context.Context, imp Importer, path string, progress Progress) (books.ImportResult, error) {
+	return ImportFileWith(ctx, imp, path, Options{Progress: progress})
+}
+
+// Options of ImportFileWith.
+type Options struct {
+	// Progress, when set, is told of each batch done.
+	Progress Progress
+	// BatchSize is how many records one Import call gets (default
+	// BatchSize); a bulk load wants more, to keep the service's parallel
+	// writes busy.
+	BatchSize int
+	// Checkpoint, when set, is a file where the import notes each batch
+	// done and the result so far, so that a run stopped by a crash or
+	// Ctrl-C resumes after the last batch done (see Checkpoint). It is
+	// deleted when the import finishes.
+	Checkpoint string
+}
+
+// ImportFileWith imports the catalog file at path, JSON lines or CSV by
+// its extension (books.FormatOf), opt.BatchSize records at a time. The
+// result is the one a single books.Service.ImportFile call would give:
+// lines that cannot be read count as Failed beside invalid records,
+// errors in line order. The error is for a file that cannot be read, a
+// checkpoint that does not fit the file, or a storage failure; the
+// batches written until then stay written (and noted in the checkpoint).
+func ImportFileWith(ctx context.Context, imp Importer, path string, opt Options) (books.ImportResult, error) {
+	progress := opt.Progress
 	if progress == nil {
 		progress = func(int, int) {}
+	}
+	size := opt.BatchSize
+	if size <= 0 {
+		size = BatchSize
 	}
 	format, err := books.FormatOf(path)
 	if err != nil {
@@ -68,15 +97,35 @@ func ImportFileProgress(ctx context.Context, imp Importer, path string, progress
 		return books.ImportResult{}, fmt.Errorf("open catalog: %w", err)
 	}
 	defer f.Close()
+	id, err := fileIdentity(f, size)
+	if err != nil {
+		return books.ImportResult{}, fmt.Errorf("read %s: %w", path, err)
+	}
 	records, unread, err := books.Parse(f, format)
 	if err != nil {
 		return books.ImportResult{}, fmt.Errorf("read %s: %w", path, err)
 	}
 
 	res := books.ImportResult{Errors: append([]books.ImportError{}, unread...), Failed: len(unread)}
+	all := batches(records, size)
+	skip := 0
+	if opt.Checkpoint != "" {
+		cp, found, err := readCheckpoint(opt.Checkpoint)
+		switch {
+		case err != nil:
+			return books.ImportResult{}, err
+		case found && cp.File != id:
+			return books.ImportResult{}, fmt.Errorf("checkpoint %s is of another file or batch size (%+v, not %+v): delete it to start over", opt.Checkpoint, cp.File, id)
+		case found:
+			skip, res = min(cp.Batches, len(all)), cp.Result
+		}
+	}
 	done := 0
+	for _, b := range all[:skip] {
+		done += len(b)
+	}
 	progress(done, len(records))
-	for _, batch := range batches(records, BatchSize) {
+	for i, batch := range all[skip:] {
 		r, err := imp.Import(ctx, batch)
 		res.Created += r.Created
 		res.Updated += r.Updated
@@ -88,10 +137,94 @@ func ImportFileProgress(ctx context.Context, imp Importer, path string, progress
 			return res, fmt.Errorf("import %s: %w", path, err)
 		}
 		done += len(batch)
+		if opt.Checkpoint != "" {
+			cp := Checkpoint{File: id, Batches: skip + i + 1, Records: done, Result: res}
+			if err := cp.write(opt.Checkpoint); err != nil {
+				return res, err
+			}
+		}
 		progress(done, len(records))
 	}
 	sortErrors(res.Errors)
+	if opt.Checkpoint != "" {
+		if err := os.Remove(opt.Checkpoint); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("remove checkpoint: %w", err)
+		}
+	}
 	return res, nil
+}
+
+// Checkpoint is how far an import of a file got: the batches done (in
+// the order batches cuts them, the same for the same file and batch size)
+// and the result until then. Resuming skips those batches. A batch cut
+// short by a crash is imported again whole: its books already written
+// are found by their ISBN claims (unchanged), and a new book written
+// again has the same id (books.BookIDOf), so no book is written twice.
+type Checkpoint struct {
+	File    FileIdentity       `json:"file"`
+	Batches int                `json:"batches"`
+	Records int                `json:"records"`
+	Result  books.ImportResult `json:"result"`
+}
+
+// FileIdentity tells whether a checkpoint is of this file, unchanged, cut
+// into batches of this size.
+type FileIdentity struct {
+	Size      int64 `json:"size"`
+	ModTime   int64 `json:"modTime"` // Unix nanoseconds
+	BatchSize int   `json:"batchSize"`
+}
+
+func fileIdentity(f *os.File, batchSize int) (FileIdentity, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return FileIdentity{}, err
+	}
+	return FileIdentity{Size: st.Size(), ModTime: st.ModTime().UnixNano(), BatchSize: batchSize}, nil
+}
+
+// readCheckpoint reads a checkpoint file; found is false when there is
+// none.
+func readCheckpoint(path string) (Checkpoint, bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Checkpoint{}, false, nil
+	}
+	if err != nil {
+		return Checkpoint{}, false, fmt.Errorf("read checkpoint: %w", err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return Checkpoint{}, false, fmt.Errorf("checkpoint %s: %w (delete it to start over)", path, err)
+	}
+	return cp, true, nil
+}
+
+// write replaces the checkpoint file atomically (a temporary file
+// renamed over it), so a crash while writing leaves the previous one.
+func (cp Checkpoint) write(path string) error {
+	b, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write checkpoint: %w", err)
+	}
+	return nil
+}
+
+// ResumedFrom reports how many records of a file a checkpoint says are
+// done, for the person who restarts an import (0 without one).
+func ResumedFrom(path string) int {
+	cp, found, err := readCheckpoint(path)
+	if err != nil || !found {
+		return 0
+	}
+	return cp.Records
 }
 
 // batches cuts records into batches of about size records in file order,
