@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/guregu/dynamo/v2"
@@ -92,15 +94,41 @@ func (t *table) putItems(ctx context.Context, items []any) error {
 	g.SetLimit(writeConcurrency)
 	for start := 0; start < len(items); start += 25 {
 		chunk := items[start:min(start+25, len(items))]
-		g.Go(func() error {
-			if _, err := t.table.Batch(AttrPK, AttrSK).Write().Put(chunk...).Run(gctx); err != nil {
-				return fmt.Errorf("write %d items: %w", len(chunk), err)
-			}
-			return nil
-		})
+		g.Go(func() error { return t.putBatch(gctx, chunk) })
 	}
 	return g.Wait()
 }
+
+// putBatch writes up to 25 items with one BatchWriteItem (and its
+// retries of unprocessed items), each attempt bounded by
+// batchWriteTimeout and tried again when it runs out: a request that
+// hangs (seen with DynamoDB Local under heavy load; the SDK's HTTP client
+// has no timeout of its own) would otherwise stop a bulk import for good.
+// Puts are idempotent, so an attempt that did land is harmless to repeat.
+func (t *table) putBatch(ctx context.Context, items []any) error {
+	var err error
+	for attempt := 0; attempt < batchWriteAttempts; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, batchWriteTimeout)
+		_, err = t.table.Batch(AttrPK, AttrSK).Write().Put(items...).Run(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %d items: %w", len(items), err)
+	}
+	return nil
+}
+
+// batchWriteTimeout bounds one BatchWriteItem attempt of putBatch: a call
+// takes milliseconds, or seconds when throttled items are retried or
+// DynamoDB Local's one writer thread is starved; only a hung one takes
+// minutes.
+const (
+	batchWriteTimeout  = 2 * time.Minute
+	batchWriteAttempts = 3
+)
 
 // writeConcurrency bounds the BatchWriteItem calls putItems has in
 // flight: enough to keep a bulk import's writes overlapping, few enough
