@@ -13,8 +13,14 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/bookplatform/backend/local/catalog"
 	"github.com/bookplatform/backend/local/devserver"
@@ -26,7 +32,7 @@ import (
 
 var (
 	catalogOut   = flag.String("catalog-out", "", "write the catalog import and search tables to this file")
-	catalogSizes = flag.String("catalog-sizes", "1000,2000,5000,10000", "synthetic catalog sizes to import into fresh tables; search runs on the largest")
+	catalogSizes = flag.String("catalog-sizes", "10000", "synthetic catalog sizes, each imported into a fresh table and searched")
 	searchRounds = flag.Int("search-rounds", 40, "rounds of the query mix through the book service")
 	httpRounds   = flag.Int("search-http-rounds", 10, "rounds of the query mix through HTTP")
 )
@@ -73,16 +79,40 @@ type searchSample struct {
 	took         time.Duration
 	calls, depth int
 	total        int
+	// rcu is the read capacity the search's DynamoDB calls consumed
+	// (ReturnConsumedCapacity TOTAL), through the service only.
+	rcu float64
 }
 
-// TestCatalogBench measures how import time grows with the catalog
-// (1,000 to 10,000 synthetic books, each size into a fresh table) and,
-// on the largest table plus the demo catalog, the latency of a query mix
-// through the book service and through HTTP, with the DynamoDB calls of
-// each search. It writes its tables to -catalog-out for the report.
+// catalogRow is one catalog size's line of the summary table, the layout
+// of issue 23.
+type catalogRow struct {
+	books               int
+	importRate          float64
+	loveP50, loveP99    time.Duration
+	loveMatches         int
+	loveLowerBound      bool
+	pagesP50, pagesP99  time.Duration
+	harrP99             time.Duration
+	serviceP99, httpP99 time.Duration
+	rcuMean, rcuMax     float64
+}
+
+// readRequestPrice is DynamoDB on-demand's price of a million read
+// request units (us-east-1, since November 2024): an eventually
+// consistent read of up to 4 KB is half a unit, as ConsumedCapacity
+// reports it.
+const readRequestPrice = 0.125
+
+// TestCatalogBench imports each catalog size into a fresh table (after
+// one unrecorded warm-up import), adds the demo catalog, and runs the
+// query mix through the book service (with the DynamoDB calls and read
+// units of each search) and through HTTP. It writes each size's tables
+// and a summary (issue 23's layout, read units and cost per million
+// searches) to -catalog-out for the report.
 func TestCatalogBench(t *testing.T) {
 	if os.Getenv(EnvBenchSearch) == "" {
-		t.Skipf("set %s=1 to run (about 5 minutes; `go run ./local/bench catalog` does)", EnvBenchSearch)
+		t.Skipf("set %s=1 to run (minutes; `go run ./local/bench catalog` does)", EnvBenchSearch)
 	}
 	var sizes []int
 	for _, s := range strings.Split(*catalogSizes, ",") {
@@ -93,42 +123,90 @@ func TestCatalogBench(t *testing.T) {
 		sizes = append(sizes, n)
 	}
 	slices.Sort(sizes)
-	largest := sizes[len(sizes)-1]
-	ctx := context.Background()
 	quiet := testenv.WithLogger(slog.New(slog.DiscardHandler))
 	var report strings.Builder
 
-	fmt.Fprintf(&report, "   import: books.Service.Import of synthetic 979 books (local/bench/synthetic_test.go), a fresh table each, as the app wires it, after one unrecorded warm-up import\n")
-	fmt.Fprintf(&report, "   %8s %10s %9s %12s\n", "books", "total s", "books/s", "ms per book")
-	importRow := func(n int, took time.Duration) {
-		fmt.Fprintf(&report, "   %8d %10.2f %9.0f %12.2f\n", n, took.Seconds(),
-			float64(n)/took.Seconds(), float64(took.Milliseconds())/float64(n))
-	}
-	importInto := func(t *testing.T, a *app.App, n int) time.Duration {
-		t.Helper()
-		recs := syntheticBooks(n)
-		start := time.Now()
-		res, err := a.Books.Import(ctx, recs)
-		took := time.Since(start)
-		if err != nil || res.Created != n || res.Failed != 0 {
-			t.Fatalf("import %d books: %v (created %d, failed %d: %+v)", n, err, res.Created, res.Failed, res.Errors[:min(3, len(res.Errors))])
-		}
-		progress("catalog: imported %d books in %s", n, took.Round(100*time.Millisecond))
-		return took
-	}
+	fmt.Fprintf(&report, "   import: books.Service.Import of synthetic 979 books (local/bench/synthetic_test.go), a fresh table each (its stream off: see streamOff), as the app wires it, after one unrecorded warm-up import\n")
 	// The first import into a fresh DynamoDB Local runs on a cold JVM (its
 	// JIT compiles as it goes) and would make the smallest size look slow:
 	// one unrecorded import warms it.
-	t.Run("warm_up", func(t *testing.T) { importInto(t, testenv.New(t, quiet).App, min(500, largest)) })
-	for _, n := range sizes[:len(sizes)-1] {
-		t.Run(fmt.Sprintf("import_%d", n), func(t *testing.T) {
-			importRow(n, importInto(t, testenv.New(t, quiet).App, n))
+	t.Run("warm_up", func(t *testing.T) { importSynthetic(t, streamOff(t, testenv.New(t, quiet)).App, min(2000, sizes[0])) })
+	var rows []catalogRow
+	for _, n := range sizes {
+		t.Run(fmt.Sprintf("size_%d", n), func(t *testing.T) {
+			rows = append(rows, benchCatalogSize(t, n, quiet, &report))
 		})
+		if t.Failed() {
+			return
+		}
 	}
 
-	// The largest table stays for the searches.
-	env := testenv.New(t, quiet)
-	importRow(largest, importInto(t, env.App, largest))
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "   summary (issue 23's layout; read units: ReturnConsumedCapacity of the service's searches, cost: on-demand reads at $%.3f per million units)\n", readRequestPrice)
+	fmt.Fprintf(&sum, "   | books | import | \"love\" p50 / p99 | pages 1-5 of \"love\" p50 / p99 | type-ahead \"harr\" p99 | overall p99 (service) | overall p99 (HTTP) | read units per search mean / max | $ per million searches |\n")
+	fmt.Fprintf(&sum, "   |---|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		bound := ""
+		if r.loveLowerBound {
+			bound = "+"
+		}
+		fmt.Fprintf(&sum, "   | %s | %.0f books/s | %s / %s (%s%s matches) | %s / %s | %s | %s | %s | %.1f / %.1f | %.2f |\n",
+			thousands(r.books), r.importRate, ms(r.loveP50), ms(r.loveP99), thousands(r.loveMatches), bound,
+			ms(r.pagesP50), ms(r.pagesP99), ms(r.harrP99), ms(r.serviceP99), ms(r.httpP99), r.rcuMean, r.rcuMax, r.rcuMean*readRequestPrice)
+	}
+	out := sum.String() + "\n" + report.String()
+	t.Logf("catalog benchmark:\n%s", out)
+	if *catalogOut != "" {
+		if err := os.WriteFile(*catalogOut, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// streamOff turns the table's stream off. DynamoDB Local writes a stream
+// record for every item in its one SQLite writer thread, looking up the
+// stream's description each time: with the stream on, a bulk import
+// measures that (a tenth of the rate or less, and falling as the stream
+// grows), where DynamoDB in AWS writes the stream beside the table at no
+// cost to the write. Nothing in the benchmark reads the stream.
+func streamOff(t *testing.T, env *testenv.Env) *testenv.Env {
+	t.Helper()
+	_, err := env.App.DB.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{
+		TableName:           &env.Config.TableName,
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
+	})
+	if err != nil {
+		t.Fatalf("turn the stream off: %v", err)
+	}
+	return env
+}
+
+// importSynthetic imports the first n synthetic books and returns the
+// time it took.
+func importSynthetic(t *testing.T, a *app.App, n int) time.Duration {
+	t.Helper()
+	recs := syntheticBooks(n)
+	start := time.Now()
+	res, err := a.Books.Import(context.Background(), recs)
+	took := time.Since(start)
+	if err != nil || res.Created != n || res.Failed != 0 {
+		t.Fatalf("import %d books: %v (created %d, failed %d: %+v)", n, err, res.Created, res.Failed, res.Errors[:min(3, len(res.Errors))])
+	}
+	progress("catalog: imported %d books in %s (%.0f books/s)", n, took.Round(100*time.Millisecond), float64(n)/took.Seconds())
+	return took
+}
+
+// benchCatalogSize imports n books and the demo catalog into a fresh
+// table, runs the query mix, writes the size's tables to report and
+// returns its summary row.
+func benchCatalogSize(t *testing.T, n int, quiet testenv.Option, report *strings.Builder) catalogRow {
+	ctx := context.Background()
+	env := streamOff(t, testenv.New(t, quiet))
+	took := importSynthetic(t, env.App, n)
+	row := catalogRow{importRate: float64(n) / took.Seconds()}
+	fmt.Fprintf(report, "\n   == %s synthetic books ==\n", thousands(n))
+	fmt.Fprintf(report, "   %8s %10s %9s %12s\n", "books", "total s", "books/s", "ms per book")
+	fmt.Fprintf(report, "   %8d %10.2f %9.0f %12.2f\n", n, took.Seconds(), row.importRate, float64(took.Milliseconds())/float64(n))
 	root, err := dynamodblocal.ModuleRoot("")
 	if err != nil {
 		t.Fatal(err)
@@ -138,28 +216,29 @@ func TestCatalogBench(t *testing.T) {
 	if err != nil || demo.Failed > 0 {
 		t.Fatalf("import the demo catalog: %v %+v", err, demo.Errors)
 	}
-	fmt.Fprintf(&report, "   then the demo catalog (%s) on top: %d books in %s\n",
+	fmt.Fprintf(report, "   then the demo catalog (%s) on top: %d books in %s\n",
 		catalog.DemoFile, demo.Created, time.Since(start).Round(10*time.Millisecond))
-	if t.Failed() {
-		return
-	}
+	row.books = n + demo.Created
 
 	// A second app over the same table, as runScenario builds it: JSON
-	// access log to read, and every AWS operation noted.
+	// access log to read, every AWS operation noted, read capacity asked
+	// for and summed.
 	logs := newAccessLog()
 	ops := &opLog{}
+	rcu := &capacityLog{}
 	awsCfg := env.AWS.Copy()
-	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
+	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware, rcu.middleware)
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
-	catalogSize := largest + demo.Created
 
-	mix := searchMix(largest)
+	mix := searchMix(n)
 	kinds := kindsOf(mix)
 	direct := map[string][]searchSample{}
 	totals := map[string]int{}
+	bounds := map[string]bool{}
 	for round := -1; round < *searchRounds; round++ { // round -1 warms up, unrecorded
 		for _, c := range mix {
 			ops.reset()
+			rcu.reset()
 			start := time.Now()
 			res, err := a.Books.Search(ctx, c.q, c.limit, c.offset)
 			took := time.Since(start)
@@ -175,15 +254,16 @@ func TestCatalogBench(t *testing.T) {
 					calls++
 				}
 			}
-			direct[c.kind] = append(direct[c.kind], searchSample{took: took, calls: calls, total: res.Total})
-			totals[c.q] = res.Total
+			direct[c.kind] = append(direct[c.kind], searchSample{took: took, calls: calls, total: res.Total, rcu: rcu.total()})
+			if c.offset == 0 {
+				totals[c.q], bounds[c.q] = res.Total, res.TotalIsLowerBound
+			}
 		}
 	}
 	progress("catalog: %d searches through the service", *searchRounds*len(mix))
-
-	fmt.Fprintf(&report, "\n   search through the book service (App.Books.Search: no HTTP, no rate limit), %d books, one search at a time, rounds of the mix: %d\n",
-		catalogSize, *searchRounds)
-	writeSearchTable(&report, kinds, mix, direct, totals, false)
+	fmt.Fprintf(report, "\n   search through the book service (App.Books.Search: no HTTP, no rate limit), %d books, one search at a time, rounds of the mix: %d; read units: ReturnConsumedCapacity, mean (max); \"+\": total is a lower bound\n",
+		row.books, *searchRounds)
+	writeSearchTable(report, kinds, mix, direct, totals, bounds, false)
 
 	// End to end: real HTTP through the router, signed-in users (GET
 	// /v1/books allows 60 searches a minute per user, so requests are
@@ -206,14 +286,14 @@ func TestCatalogBench(t *testing.T) {
 		tokens = append(tokens, tok)
 	}
 	viaHTTP := map[string][]searchSample{}
-	n := 0
+	k := 0
 	for round := -1; round < *httpRounds; round++ {
 		for _, sc := range mix {
 			path := fmt.Sprintf("/v1/books?q=%s&limit=%d&offset=%d", url.QueryEscape(sc.q), sc.limit, sc.offset)
 			start := time.Now()
-			res := c.Do("GET", path, nil, tokens[n/perUser%len(tokens)])
+			res := c.Do("GET", path, nil, tokens[k/perUser%len(tokens)])
 			took := time.Since(start)
-			n++
+			k++
 			if res.Status != 200 {
 				t.Fatalf("GET %s: HTTP %d %s", path, res.Status, res.Body)
 			}
@@ -226,16 +306,121 @@ func TestCatalogBench(t *testing.T) {
 			}
 		}
 	}
-	fmt.Fprintf(&report, "\n   search end to end (GET /v1/books over HTTP through the router, signed in; client-side time; calls and depth from the access log, rate-limit counters included), rounds of the mix: %d\n",
+	fmt.Fprintf(report, "\n   search end to end (GET /v1/books over HTTP through the router, signed in; client-side time; calls and depth from the access log, rate-limit counters included), rounds of the mix: %d\n",
 		*httpRounds)
-	writeSearchTable(&report, kinds, mix, viaHTTP, nil, true)
+	writeSearchTable(report, kinds, mix, viaHTTP, nil, nil, true)
 
-	t.Logf("catalog benchmark:\n%s", report.String())
-	if *catalogOut != "" {
-		if err := os.WriteFile(*catalogOut, []byte(report.String()), 0o644); err != nil {
-			t.Fatal(err)
+	// The summary row.
+	love := nthOfKind(mix, direct, "single common word", "love")
+	harr := nthOfKind(mix, direct, "prefix type-ahead", "harr")
+	var pages []time.Duration
+	for _, s := range direct["pages 1-5 of a common word"] {
+		pages = append(pages, s.took)
+	}
+	pages = sortedCopy(pages)
+	row.loveP50, row.loveP99 = percentile(love, 0.5), percentile(love, 0.99)
+	row.loveMatches, row.loveLowerBound = totals["love"], bounds["love"]
+	row.pagesP50, row.pagesP99 = percentile(pages, 0.5), percentile(pages, 0.99)
+	row.harrP99 = percentile(harr, 0.99)
+	var all, allHTTP []time.Duration
+	var units []float64
+	for _, kind := range kinds {
+		for _, s := range direct[kind] {
+			all = append(all, s.took)
+			units = append(units, s.rcu)
+		}
+		for _, s := range viaHTTP[kind] {
+			allHTTP = append(allHTTP, s.took)
 		}
 	}
+	row.serviceP99, row.httpP99 = percentile(sortedCopy(all), 0.99), percentile(sortedCopy(allHTTP), 0.99)
+	for _, u := range units {
+		row.rcuMean += u / float64(len(units))
+		row.rcuMax = max(row.rcuMax, u)
+	}
+	return row
+}
+
+// nthOfKind returns the sorted durations of query q's samples of a kind:
+// a kind's samples are its queries in mix order, round after round.
+func nthOfKind(mix []searchCase, samples map[string][]searchSample, kind, q string) []time.Duration {
+	var qs []string
+	for _, c := range mix {
+		if c.kind == kind {
+			qs = append(qs, c.q)
+		}
+	}
+	var ds []time.Duration
+	for i, s := range samples[kind] {
+		if qs[i%len(qs)] == q {
+			ds = append(ds, s.took)
+		}
+	}
+	return sortedCopy(ds)
+}
+
+// thousands writes n with comma separators.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// capacityLog asks every DynamoDB read for its consumed capacity
+// (ReturnConsumedCapacity TOTAL) and sums what the answers report.
+type capacityLog struct {
+	mu    sync.Mutex
+	units float64
+}
+
+func (l *capacityLog) middleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("BenchCapacity",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			switch p := in.Parameters.(type) {
+			case *dynamodb.QueryInput:
+				p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+			case *dynamodb.GetItemInput:
+				p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+			case *dynamodb.BatchGetItemInput:
+				p.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
+			}
+			out, md, err := next.HandleInitialize(ctx, in)
+			var used []types.ConsumedCapacity
+			switch r := out.Result.(type) {
+			case *dynamodb.QueryOutput:
+				if r.ConsumedCapacity != nil {
+					used = append(used, *r.ConsumedCapacity)
+				}
+			case *dynamodb.GetItemOutput:
+				if r.ConsumedCapacity != nil {
+					used = append(used, *r.ConsumedCapacity)
+				}
+			case *dynamodb.BatchGetItemOutput:
+				used = append(used, r.ConsumedCapacity...)
+			}
+			l.mu.Lock()
+			for _, c := range used {
+				if c.CapacityUnits != nil {
+					l.units += *c.CapacityUnits
+				}
+			}
+			l.mu.Unlock()
+			return out, md, err
+		}), middleware.After)
+}
+
+func (l *capacityLog) reset() {
+	l.mu.Lock()
+	l.units = 0
+	l.mu.Unlock()
+}
+
+func (l *capacityLog) total() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.units
 }
 
 // kindsOf lists the kinds of a mix in first-seen order.
@@ -251,14 +436,15 @@ func kindsOf(mix []searchCase) []string {
 
 // writeSearchTable writes p50/p99 per kind and overall, the DynamoDB calls
 // per search (and depth, from the access log, when withDepth), and with
-// totals the number of matches of each query.
-func writeSearchTable(w io.Writer, kinds []string, mix []searchCase, samples map[string][]searchSample, totals map[string]int, withDepth bool) {
+// totals the read units per search and the number of matches of each
+// query ("+" when bounds says the total is a lower bound).
+func writeSearchTable(w io.Writer, kinds []string, mix []searchCase, samples map[string][]searchSample, totals map[string]int, bounds map[string]bool, withDepth bool) {
 	fmt.Fprintf(w, "   %-28s %6s %10s %10s %7s", "kind", "n", "p50", "p99", "calls")
 	if withDepth {
 		fmt.Fprintf(w, " %7s", "depth")
 	}
 	if totals != nil {
-		fmt.Fprintf(w, "   %s", "queries (matches)")
+		fmt.Fprintf(w, " %14s   %s", "read units", "queries (matches)")
 	}
 	fmt.Fprintln(w)
 	var all []time.Duration
@@ -266,10 +452,13 @@ func writeSearchTable(w io.Writer, kinds []string, mix []searchCase, samples map
 		ss := samples[k]
 		var ds []time.Duration
 		var calls, depths []int
+		var units, maxUnits float64
 		for _, s := range ss {
 			ds = append(ds, s.took)
 			calls = append(calls, s.calls)
 			depths = append(depths, s.depth)
+			units += s.rcu
+			maxUnits = max(maxUnits, s.rcu)
 		}
 		all = append(all, ds...)
 		sorted := sortedCopy(ds)
@@ -278,12 +467,17 @@ func writeSearchTable(w io.Writer, kinds []string, mix []searchCase, samples map
 			fmt.Fprintf(w, " %7s", span(depths))
 		}
 		if totals != nil {
+			fmt.Fprintf(w, " %14s", fmt.Sprintf("%.1f (%.1f)", units/float64(max(1, len(ss))), maxUnits))
 			var qs []string
 			for _, c := range mix {
 				if c.kind != k {
 					continue
 				}
-				label := fmt.Sprintf("%q (%d)", c.q, totals[c.q])
+				plus := ""
+				if bounds[c.q] {
+					plus = "+"
+				}
+				label := fmt.Sprintf("%q (%d%s)", c.q, totals[c.q], plus)
 				if c.offset > 0 {
 					label = strconv.Itoa(c.offset)
 				}
