@@ -77,6 +77,16 @@ func toBookItem(b *books.Book) bookItem {
 	}
 }
 
+// indexedBookItem is a new book as stored with the index ix written
+// beside it: its search tokens, rank and index version are ix's, so a
+// later update finds the postings (books.PriorIndexing) whatever the
+// caller set.
+func indexedBookItem(b *books.Book, ix books.Indexing) bookItem {
+	it := toBookItem(b)
+	it.SearchTokens, it.SearchRank, it.IndexVersion = ix.Tokens, ix.Rank, books.IndexVersion
+	return it
+}
+
 func (it bookItem) toBook() *books.Book {
 	return &books.Book{
 		ID: it.ID, ISBN13: it.ISBN13, ISBN10: it.ISBN10, Title: it.Title, Authors: it.Authors,
@@ -192,7 +202,7 @@ func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 	claim := ISBNClaimKey(b.ISBN13)
 	x := s.t.tx().
 		put(s.t.put(isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID}).If("attribute_not_exists(PK)"), books.ErrChanged).
-		put(s.t.put(toBookItem(b)).If("attribute_not_exists(PK)"), errBookIDTaken)
+		put(s.t.put(indexedBookItem(b, ix)).If("attribute_not_exists(PK)"), errBookIDTaken)
 	for _, p := range postingItems(b.ID, ix) {
 		x.put(s.t.put(p), nil)
 	}
@@ -217,7 +227,7 @@ func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 	for _, nb := range bs {
 		b := nb.Book
 		claim := ISBNClaimKey(b.ISBN13)
-		items = append(items, toBookItem(b), isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID})
+		items = append(items, indexedBookItem(b, nb.Index), isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID})
 		for _, p := range postingItems(b.ID, nb.Index) {
 			items = append(items, p)
 		}

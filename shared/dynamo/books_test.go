@@ -27,3 +27,33 @@ func TestBooks_GetBooksWithRepeatedIDs(t *testing.T) {
 	}
 	assert.Equal(t, []string{"Second", "First", "Second"}, titles)
 }
+
+// A book created with its index records what the index was written with
+// (tokens, rank, layout), whatever the caller set on the book, so that an
+// update finds and replaces its postings; a title change leaves no
+// posting of the old title behind.
+func TestBooks_CreateRecordsTheIndexWritten(t *testing.T) {
+	st := dynamo.NewBooks(testenv.New(t).App.Table)
+	ctx := t.Context()
+	b := &books.Book{ID: books.BookIDOf("9780306406157"), ISBN13: "9780306406157", Title: "Paper Moon", Authors: []string{"Ida Ink"}, Version: 1, TotalReviews: 3}
+	ix := books.IndexingOf(b)
+	require.NoError(t, st.CreateBook(ctx, b, ix))
+	stored, err := st.GetBook(ctx, b.ID)
+	require.NoError(t, err)
+	assert.Equal(t, ix.Tokens, stored.SearchTokens)
+	assert.Equal(t, 2, stored.SearchRank)
+	assert.Equal(t, books.IndexVersion, stored.IndexVersion)
+
+	next := *stored
+	next.Title, next.Version = "Paper Sun", 2
+	nix := books.IndexingOf(&next)
+	next.SearchTokens, next.SearchRank, next.IndexVersion = nix.Tokens, nix.Rank, books.IndexVersion
+	require.NoError(t, st.UpdateBook(ctx, stored, &next, &nix))
+	ps, _, err := st.RankedPostings(ctx, "paper", "", 10)
+	require.NoError(t, err)
+	require.Len(t, ps, 1, "the posting under the old title is gone")
+	assert.Equal(t, "paper sun", ps[0].TitleKey)
+	moon, _, err := st.RankedPostings(ctx, "moon", "", 10)
+	require.NoError(t, err)
+	assert.Empty(t, moon)
+}
