@@ -73,8 +73,9 @@ const (
 type Deps struct {
 	Store Storer
 	Now   func() time.Time
-	// ImportConcurrency is how many books an import writes at once
-	// (default 8).
+	// ImportConcurrency is how many changed books an import updates at
+	// once, each in its own transaction (default 8); new books go in
+	// batches (Storer.CreateBooks), whose parallelism is the store's.
 	ImportConcurrency int
 }
 
