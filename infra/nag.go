@@ -130,7 +130,7 @@ func suppressKept(s nagSubjects) {
 }
 
 // routesOf are the API Gateway routes of the route-table entries of
-// auth level auth (a GET's ANY, or GET and HEAD).
+// auth level auth (a GET's GET and HEAD).
 func routesOf(routes []awsapigatewayv2.HttpRoute, functions []groups.Function, auth httpapi.Auth) []constructs.IConstruct {
 	keys, err := gatewayRoutes(functions)
 	if err != nil {

@@ -58,10 +58,10 @@ func routeKey(paths map[string]string, r httpapi.Route) string {
 	return r.Method + " " + paths[r.Path]
 }
 
-// gatewayRoute is one API Gateway route: a route-table entry, or for a
-// GET entry the ANY route of its path that also answers HEAD.
+// gatewayRoute is one API Gateway route: a route-table entry, or the HEAD
+// route beside a GET entry.
 type gatewayRoute struct {
-	Method   string // an HTTP method, or "ANY"
+	Method   string // an HTTP method, never ANY (gatewayRoutes)
 	Path     string // the gateway path (gatewayPaths)
 	Auth     httpapi.Auth
 	Function string // the function whose integration serves it
@@ -70,51 +70,31 @@ type gatewayRoute struct {
 // Key is the route key, "METHOD /path".
 func (r gatewayRoute) Key() string { return r.Method + " " + r.Path }
 
-// anyMethod is API Gateway's method wildcard in a route key.
-const anyMethod = "ANY"
-
-// gatewayRoutes are the API Gateway routes of the route table. HTTP APIs
-// route a method only where it is named, and every GET of the router
-// answers HEAD too (shared/httpapi), so a GET entry needs a second
-// route. Instead, a GET entry becomes the ANY route of its path when
-// every route of that path is one function's: API Gateway prefers a
-// route naming the method, so the path's other entries keep their own
-// routes (and authorizer attachment), and ANY takes GET, HEAD and any
-// method the path does not have, which the function's router answers
-// 405 with the path's Allow, as $default's did. A path shared by two
-// functions keeps GET and HEAD routes: the GET function's router would
-// not know the other's methods for Allow. See docs/decisions.md,
-// "HEAD without HEAD routes".
+// gatewayRoutes are the API Gateway routes of the route table: one per
+// entry, and a HEAD beside each GET with the GET's function and
+// authorization. HTTP APIs route a method only where a route names it
+// (there is no GET-answers-HEAD) and every GET of the router answers HEAD
+// too (shared/httpapi). An ANY route would answer HEAD without the copy,
+// but it matches OPTIONS as well, and API Gateway answers a CORS
+// preflight itself only when no route matches it: through ANY the
+// preflight would reach the function, on a Bearer path through the
+// authorizer first, which refuses it. No route here matches OPTIONS
+// (infra TestRoutes). See docs/decisions.md, "HEAD routes, not ANY".
 func gatewayRoutes(functions []groups.Function) ([]gatewayRoute, error) {
 	paths, err := gatewayPaths(functions)
 	if err != nil {
 		return nil, err
 	}
-	owners := map[string]map[string]bool{} // route-table path → functions serving it
-	for _, f := range functions {
-		for _, r := range f.Routes {
-			if owners[r.Path] == nil {
-				owners[r.Path] = map[string]bool{}
-			}
-			owners[r.Path][f.Name] = true
-		}
-	}
 	var out []gatewayRoute
 	for _, f := range functions {
 		for _, r := range f.Routes {
 			gr := gatewayRoute{Method: r.Method, Path: paths[r.Path], Auth: r.Auth, Function: f.Name}
-			if r.Method != http.MethodGet {
-				out = append(out, gr)
-				continue
+			out = append(out, gr)
+			if r.Method == http.MethodGet {
+				head := gr
+				head.Method = http.MethodHead
+				out = append(out, head)
 			}
-			if len(owners[r.Path]) == 1 {
-				gr.Method = anyMethod
-				out = append(out, gr)
-				continue
-			}
-			head := gr
-			head.Method = http.MethodHead
-			out = append(out, gr, head)
 		}
 	}
 	return out, nil

@@ -232,58 +232,80 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 
-	// THEN there is one route per entry, a GET's being the ANY route of
-	// its path that answers HEAD too, plus $default for the fallback
-	// function: no HEAD copies
-	if len(got) != len(routes)+1 {
-		t.Errorf("%d routes, want %d (one per entry and $default)", len(got), len(routes)+1)
+	// THEN there is one route per entry, a HEAD beside each GET, plus
+	// $default for the fallback function
+	gets := 0
+	for _, r := range routes {
+		if r.Method == http.MethodGet {
+			gets++
+		}
+	}
+	if len(got) != len(routes)+gets+1 {
+		t.Errorf("%d routes, want %d (one per entry, a HEAD per GET and $default)", len(got), len(routes)+gets+1)
 	}
 	if def, ok := got["$default"]; !ok || def["AuthorizationType"] != "NONE" {
 		t.Errorf("$default route: %v", def)
 	}
 
+	// AND no route matches OPTIONS: API Gateway answers a CORS preflight
+	// itself only when no route does (an ANY route would send it to the
+	// function, on a Bearer path through the authorizer, which refuses it)
+	for key := range got {
+		if method, _, _ := strings.Cut(key, " "); method == "ANY" || method == http.MethodOptions {
+			t.Errorf("route %s matches OPTIONS preflights", key)
+		}
+	}
+
 	// AND each entry's route key exists with the authorizer exactly where
-	// a token is required, in its function's nested stack
+	// a token is required, in its function's nested stack, and each GET's
+	// HEAD has the GET's authorization and integration
 	paths, err := gatewayPaths(functions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range routes {
 		key := routeKey(paths, r)
+		keys := []string{key}
 		if r.Method == http.MethodGet {
-			key = anyMethod + " " + paths[r.Path]
-			if _, ok := got["HEAD "+paths[r.Path]]; ok {
-				t.Errorf("HEAD route beside %s", key)
-			}
+			keys = append(keys, "HEAD "+paths[r.Path])
 		}
 		authType := "NONE"
 		if groups.AuthorizerInvoked(r.Auth) {
 			authType = "CUSTOM"
 		}
-		props, ok := got[key]
-		if !ok {
-			t.Errorf("no route %s", key)
-			continue
+		for _, key := range keys {
+			props, ok := got[key]
+			if !ok {
+				t.Errorf("no route %s", key)
+				continue
+			}
+			if props["AuthorizationType"] != authType || (authType == "CUSTOM") != (props["AuthorizerId"] != nil) {
+				t.Errorf("%s: authorization %v (authorizer %v), want %s", key, props["AuthorizationType"], props["AuthorizerId"], authType)
+			}
+			if want := owner[r.Method+" "+r.Path] + "Routes"; !strings.HasSuffix(where[key], "/"+want) {
+				t.Errorf("%s is in %s, want the nested stack %s", key, where[key], want)
+			}
 		}
-		if props["AuthorizationType"] != authType || (authType == "CUSTOM") != (props["AuthorizerId"] != nil) {
-			t.Errorf("%s: authorization %v (authorizer %v), want %s", key, props["AuthorizationType"], props["AuthorizerId"], authType)
-		}
-		if want := owner[r.Method+" "+r.Path] + "Routes"; !strings.HasSuffix(where[key], "/"+want) {
-			t.Errorf("%s is in %s, want the nested stack %s", key, where[key], want)
+		if head := got["HEAD "+paths[r.Path]]; r.Method == http.MethodGet && head != nil {
+			if get := got[key]; get != nil && (fmt.Sprint(head["Target"]) != fmt.Sprint(get["Target"]) || fmt.Sprint(head["AuthorizerId"]) != fmt.Sprint(get["AuthorizerId"])) {
+				t.Errorf("HEAD %s: target %v authorizer %v, want the GET's %v %v", paths[r.Path], head["Target"], head["AuthorizerId"], get["Target"], get["AuthorizerId"])
+			}
 		}
 	}
 
 	// AND the spec's examples hold literally, whatever the tables say
 	for key, authType := range map[string]string{
-		"ANY /v1/users/me":          "CUSTOM",
-		"ANY /v1/users/{userId}":    "NONE",
-		"ANY /health":               "NONE",
+		"GET /v1/users/me":          "CUSTOM",
+		"HEAD /v1/users/me":         "CUSTOM",
+		"GET /v1/users/{userId}":    "NONE",
+		"GET /health":               "NONE",
+		"HEAD /health":              "NONE",
 		"POST /v1/auth/login":       "NONE",
 		"POST /v1/auth/logout":      "CUSTOM",
 		"PUT /v1/users/me/password": "CUSTOM",
 		// Optional: the function verifies a token it is sent
-		"ANY /v1/books/{id}":       "NONE",
-		"ANY /v1/books/{id}/lines": "NONE",
+		"GET /v1/books/{id}":        "NONE",
+		"HEAD /v1/books/{id}/lines": "NONE",
 	} {
 		if props := got[key]; props == nil || props["AuthorizationType"] != authType {
 			t.Errorf("example %s: %v, want %s", key, props, authType)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 
@@ -90,8 +91,8 @@ func throttleAPI(api awsapigatewayv2.HttpApi, functions []groups.Function, route
 }
 
 // routeSettings are the stage's RouteSettings of throttles (by
-// route-table key), by gateway route key: a GET's go on its ANY route (or
-// its GET and HEAD). A key that is no route of the table is an error.
+// route-table key), by gateway route key: a GET's go on its GET and HEAD
+// routes. A key that is no route of the table is an error.
 func routeSettings(functions []groups.Function, throttles map[string]Throttle) (map[string]any, error) {
 	keys, err := gatewayRoutes(functions)
 	if err != nil {
@@ -117,7 +118,7 @@ func routeSettings(functions []groups.Function, throttles map[string]Throttle) (
 }
 
 // sameEntry reports whether gateway route gr serves the route-table entry
-// "method path" (a GET's is its path's ANY route, or its GET and HEAD).
+// "method path" (a GET's are its GET and HEAD routes).
 func sameEntry(gr gatewayRoute, method, path string, functions []groups.Function) bool {
 	paths, err := gatewayPaths(functions)
 	if err != nil || paths[path] != gr.Path {
@@ -126,8 +127,8 @@ func sameEntry(gr gatewayRoute, method, path string, functions []groups.Function
 	switch gr.Method {
 	case method:
 		return true
-	case anyMethod, "HEAD":
-		return method == "GET"
+	case http.MethodHead:
+		return method == http.MethodGet
 	}
 	return false
 }

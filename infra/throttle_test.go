@@ -36,7 +36,10 @@ func TestThrottling(t *testing.T) {
 	if got := fmt.Sprint(p["DefaultRouteSettings"]); got != fmt.Sprint(obj{"ThrottlingBurstLimit": 1000, "ThrottlingRateLimit": 500}) {
 		t.Errorf("stage throttle %s", got)
 	}
-	want := obj{"ANY /v1/stores/lookup-by-domain": obj{"ThrottlingBurstLimit": 200, "ThrottlingRateLimit": 100}}
+	want := obj{
+		"GET /v1/stores/lookup-by-domain":  obj{"ThrottlingBurstLimit": 200, "ThrottlingRateLimit": 100},
+		"HEAD /v1/stores/lookup-by-domain": obj{"ThrottlingBurstLimit": 200, "ThrottlingRateLimit": 100},
+	}
 	if got := p["RouteSettings"]; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("route settings %v, want %v", got, want)
 	}
@@ -113,8 +116,8 @@ func TestOpsFromContext_Throttles(t *testing.T) {
 	}
 }
 
-// A route throttle goes on the gateway route that serves its entry (a
-// GET's on the ANY route, or on GET and HEAD where the path is shared),
+// A route throttle goes on the gateway routes that serve its entry (a
+// GET's on its GET and HEAD),
 // and one naming no route of the table is refused rather than ignored.
 func TestRouteSettings(t *testing.T) {
 	fns := []groups.Function{
@@ -126,7 +129,8 @@ func TestRouteSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{
-		"ANY /v1/a":       map[string]any{"ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 2},
+		"GET /v1/a":       map[string]any{"ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 2},
+		"HEAD /v1/a":      map[string]any{"ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 2},
 		"POST /v1/a":      map[string]any{"ThrottlingRateLimit": 3, "ThrottlingBurstLimit": 4},
 		"GET /v1/shared":  map[string]any{"ThrottlingRateLimit": 5, "ThrottlingBurstLimit": 6},
 		"HEAD /v1/shared": map[string]any{"ThrottlingRateLimit": 5, "ThrottlingBurstLimit": 6},
@@ -134,7 +138,7 @@ func TestRouteSettings(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("settings %v, want %v", got, want)
 	}
-	for _, key := range []string{"GET /v1/b", "DELETE /v1/a", "ANY /v1/a"} {
+	for _, key := range []string{"GET /v1/b", "DELETE /v1/a", "ANY /v1/a", "HEAD /v1/a"} {
 		if _, err := routeSettings(fns, map[string]Throttle{key: {1, 1}}); err == nil || !strings.Contains(err.Error(), CtxRouteThrottles) {
 			t.Errorf("%s: %v", key, err)
 		}
