@@ -143,7 +143,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	var originSecret awssecretsmanager.Secret
 	if ops.WAF {
 		var err error
-		if acl, err = webACL(stack, ops, functions); err != nil {
+		if acl, err = webACL(stack, ops); err != nil {
 			panic("infra: " + err.Error())
 		}
 		originSecret = newOriginSecret(stack)

@@ -2,9 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
-	"strings"
 
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
@@ -20,7 +17,6 @@ import (
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
-	"github.com/bookplatform/backend/shared/groups"
 )
 
 // The optional WAF (context waf=true; docs/decisions.md, "WAF").
@@ -41,7 +37,7 @@ import (
 
 // webACL returns the ARN of the web ACL of the CDN and the API's front
 // door: the one context webAclArn names, or a new one.
-func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*string, error) {
+func webACL(stack awscdk.Stack, ops OpsProps) (*string, error) {
 	if ops.WebACLArn != "" {
 		return jsii.String(ops.WebACLArn), nil
 	}
@@ -65,13 +61,12 @@ func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*str
 			VisibilityConfig: visibility(name),
 		}
 	}
-	uploads, err := uploadPathPattern(functions)
-	if err != nil {
-		return nil, err
-	}
 	common := managed(0, commonRuleSet)
-	// The common rule set's body-size rule only counts (and labels) here;
-	// the next rule blocks what it labelled unless it is an upload.
+	// The common rule set's body-size rule only counts: it blocks any body
+	// over 8 KB, which the multipart uploads (up to 5 MB) are and a legal
+	// JSON body may be (a note of 10,000 characters is up to 40 KB of
+	// UTF-8). Every function refuses a body over its own limit with the
+	// API's 413, so the ACL adds no body limit of its own.
 	common.Statement.(*awswafv2.CfnWebACL_StatementProperty).ManagedRuleGroupStatement.(*awswafv2.CfnWebACL_ManagedRuleGroupStatementProperty).RuleActionOverrides = &[]any{
 		&awswafv2.CfnWebACL_RuleActionOverrideProperty{
 			Name:        jsii.String(bodySizeRule),
@@ -80,43 +75,15 @@ func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*str
 	}
 	acl := awswafv2.NewCfnWebACL(stack, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
 		Scope:            jsii.String("CLOUDFRONT"),
-		Description:      jsii.String("bookplatform: AWS managed common rules, body size but on uploads, and a per-address rate limit"),
+		Description:      jsii.String("bookplatform: AWS managed common rules (body size counted), known bad inputs, a per-address rate limit"),
 		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
 		VisibilityConfig: visibility("bookplatform"),
 		Rules: &[]any{
 			common,
-			&awswafv2.CfnWebACL_RuleProperty{
-				Name:     jsii.String("BodySizeButUploads"),
-				Priority: jsii.Number(1),
-				Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
-				Statement: &awswafv2.CfnWebACL_StatementProperty{
-					AndStatement: &awswafv2.CfnWebACL_AndStatementProperty{Statements: &[]any{
-						&awswafv2.CfnWebACL_StatementProperty{LabelMatchStatement: &awswafv2.CfnWebACL_LabelMatchStatementProperty{
-							Scope: jsii.String("LABEL"), Key: jsii.String(bodySizeLabel),
-						}},
-						&awswafv2.CfnWebACL_StatementProperty{NotStatement: &awswafv2.CfnWebACL_NotStatementProperty{
-							Statement: &awswafv2.CfnWebACL_StatementProperty{AndStatement: &awswafv2.CfnWebACL_AndStatementProperty{Statements: &[]any{
-								&awswafv2.CfnWebACL_StatementProperty{ByteMatchStatement: &awswafv2.CfnWebACL_ByteMatchStatementProperty{
-									FieldToMatch:         &awswafv2.CfnWebACL_FieldToMatchProperty{Method: map[string]any{}},
-									PositionalConstraint: jsii.String("EXACTLY"),
-									SearchString:         jsii.String(uploads.method),
-									TextTransformations:  noTransformation(),
-								}},
-								&awswafv2.CfnWebACL_StatementProperty{RegexMatchStatement: &awswafv2.CfnWebACL_RegexMatchStatementProperty{
-									FieldToMatch:        &awswafv2.CfnWebACL_FieldToMatchProperty{UriPath: map[string]any{}},
-									RegexString:         jsii.String(uploads.paths),
-									TextTransformations: noTransformation(),
-								}},
-							}}},
-						}},
-					}},
-				},
-				VisibilityConfig: visibility("BodySizeButUploads"),
-			},
-			managed(2, "AWSManagedRulesKnownBadInputsRuleSet"),
+			managed(1, "AWSManagedRulesKnownBadInputsRuleSet"),
 			&awswafv2.CfnWebACL_RuleProperty{
 				Name:     jsii.String("RatePerAddress"),
-				Priority: jsii.Number(3),
+				Priority: jsii.Number(2),
 				Action:   &awswafv2.CfnWebACL_RuleActionProperty{Block: map[string]any{}},
 				Statement: &awswafv2.CfnWebACL_StatementProperty{
 					RateBasedStatement: &awswafv2.CfnWebACL_RateBasedStatementProperty{
@@ -131,56 +98,12 @@ func webACL(stack awscdk.Stack, ops OpsProps, functions []groups.Function) (*str
 	return acl.AttrArn(), nil
 }
 
-// The common rule set's rule that blocks a body over 8 KB, and the label
-// it puts on such a request (AWS's documentation of the rule group).
+// The common rule set and its rule that blocks a body over 8 KB (AWS's
+// documentation of the rule group).
 const (
 	commonRuleSet = "AWSManagedRulesCommonRuleSet"
 	bodySizeRule  = "SizeRestrictions_BODY"
-	bodySizeLabel = "awswaf:managed:aws:core-rule-set:SizeRestrictions_Body"
 )
-
-// uploadRoutes are the multipart upload routes (a route whose Doc names
-// a Multipart field: the avatar, a store's logo and banner, up to 5 MB),
-// from the route table: the one place the web ACL lets a body over 8 KB
-// through. method is their method, paths the regular expression of
-// their paths (WAF takes at most 200 characters).
-type uploadRoutes struct{ method, paths string }
-
-func uploadPathPattern(functions []groups.Function) (uploadRoutes, error) {
-	var alts, methods []string
-	for _, f := range functions {
-		for _, r := range f.Routes {
-			if r.Doc.Multipart == "" {
-				continue
-			}
-			var segs []string
-			for _, s := range strings.Split(r.Path, "/") {
-				if strings.HasPrefix(s, "{") {
-					segs = append(segs, "[^/]+")
-				} else {
-					segs = append(segs, regexp.QuoteMeta(s))
-				}
-			}
-			alts = append(alts, strings.Join(segs, "/"))
-			methods = append(methods, r.Method)
-		}
-	}
-	if len(alts) == 0 {
-		return uploadRoutes{}, fmt.Errorf("no multipart upload route: the web ACL's body-size exception would match nothing")
-	}
-	if methods = slices.Compact(slices.Sorted(slices.Values(methods))); len(methods) != 1 {
-		return uploadRoutes{}, fmt.Errorf("multipart upload routes with methods %v: the web ACL's exception names one", methods)
-	}
-	p := "^(?:" + strings.Join(slices.Compact(slices.Sorted(slices.Values(alts))), "|") + ")$"
-	if len(p) > 200 {
-		return uploadRoutes{}, fmt.Errorf("the upload routes' pattern %q is over WAF's 200 characters: use a regex pattern set", p)
-	}
-	return uploadRoutes{method: methods[0], paths: p}, nil
-}
-
-func noTransformation() *[]any {
-	return &[]any{&awswafv2.CfnWebACL_TextTransformationProperty{Priority: jsii.Number(0), Type: jsii.String("NONE")}}
-}
 
 // checkWAFRegion refuses WAF on a stack outside us-east-1 (region "" is
 // an environment-agnostic one) unless a web ACL is named.
