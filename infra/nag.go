@@ -125,7 +125,7 @@ func suppressKept(s nagSubjects) {
 		suppress(s.frontDoor, "CFR4", "Served on its *.cloudfront.net name, whose certificate CloudFront pins to the TLSv1 policy; set context apiDomainName and apiCertificateArn to require TLS 1.2 (TLSv1.2_2021)")
 	}
 	if s.originKey != nil {
-		suppress(s.originKey, "SMG4", "Given to CloudFront's origin configuration by a deploy-time reference (the functions read it at start): a new value must reach the distribution and the functions together, which a deploy does and a rotation could not")
+		suppress(s.originKey, "SMG4", "Given to CloudFront's origin configuration by a deploy-time reference, which only a stack deploy updates: a scheduled rotation would change it under CloudFront. A value put by hand is followed by a deploy; meanwhile the functions admit the current and previous values and read them again every 5 minutes (shared/app, secretsmgr.Versions)")
 	}
 }
 

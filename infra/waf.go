@@ -129,9 +129,10 @@ func visibility(name string) *awswafv2.CfnWebACL_VisibilityConfigProperty {
 // newOriginSecret is the secret CloudFront shows the functions. CloudFront
 // gets it by dynamic reference at deploy time (an origin's custom header
 // cannot name a secret); the HTTP functions read it from Secrets Manager
-// at start (readOriginSecret grants that), so it is not in their
-// configuration. A new value takes a deploy (nag.go says why it does not
-// rotate on a schedule).
+// (readOriginSecret grants that), so it is not in their configuration.
+// A new value is put by hand and then reaches CloudFront with the next
+// deploy: the functions admit the current and previous values meanwhile
+// (shared/app), and nag.go says why it does not rotate on a schedule.
 func newOriginSecret(scope constructs.Construct) awssecretsmanager.Secret {
 	return awssecretsmanager.NewSecret(scope, jsii.String("OriginVerifySecret"), &awssecretsmanager.SecretProps{
 		Description: jsii.String("Header value CloudFront adds to the API's requests (" + config.EnvOriginVerifySecret + ")"),

@@ -14,6 +14,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -78,6 +79,12 @@ type App struct {
 	// building routers. The stores group builds the CDN tenants itself.
 	DNS stores.Resolver
 	Now func() time.Time
+	// OriginSecrets, when set, are the values of the front door's secret
+	// header the functions admit (frontDoor): FromEnv sets the current
+	// and previous values of ORIGIN_VERIFY_SECRET_ARN's secret, which it
+	// keeps reading. Unset, Config.OriginVerifySecret is the one (none:
+	// no front door).
+	OriginSecrets func() []string
 
 	// The stores the app's own pipeline reads: idempotency records, the
 	// caller's account, the store a request names.
@@ -217,37 +224,44 @@ func fromEnv(ctx context.Context) (*App, error) {
 		return nil, err
 	}
 	tracing.Instrument(&awsCfg)
+	var originSecrets *secretsmgr.Versions
 	if cfg.OriginVerifySecretARN != "" {
-		if cfg.OriginVerifySecret, err = readOriginSecret(ctx, secretsmgr.NewClient(awsCfg), cfg.OriginVerifySecretARN); err != nil {
+		if originSecrets, err = readOriginSecret(ctx, secretsmgr.NewClient(awsCfg), cfg.OriginVerifySecretARN, logger); err != nil {
 			return nil, err
 		}
 	}
 	clients := NewClients(awsCfg)
 	if cfg.JWTKeys.None() {
 		clients.Keys = auth.KeySet{} // no key: FromEnv serves a Keyless group only
-		return New(cfg, clients, logger, nil), nil
-	}
-	clients.Keys, err = secretsmgr.LoadKeyring(ctx, cfg.JWTKeys, func(context.Context) (aws.Config, error) { return awsCfg, nil }, logger)
-	if err != nil {
+	} else if clients.Keys, err = secretsmgr.LoadKeyring(ctx, cfg.JWTKeys, func(context.Context) (aws.Config, error) { return awsCfg, nil }, logger); err != nil {
 		return nil, err
 	}
-	return New(cfg, clients, logger, nil), nil
+	a := New(cfg, clients, logger, nil)
+	if originSecrets != nil {
+		a.OriginSecrets = originSecrets.Values
+	}
+	return a, nil
 }
+
+// originSecretRefresh is how often a function reads the origin secret
+// again: a value put by hand reaches every running function within it.
+const originSecretRefresh = 5 * time.Minute
 
 // readOriginSecret reads the API front door's origin secret from the
 // secret ORIGIN_VERIFY_SECRET_ARN names: the stack passes its ARN rather
 // than its value, which anyone who may read the function's configuration
-// could read. A value under 32 bytes is refused as the variable's is.
-func readOriginSecret(ctx context.Context, api secretsmgr.GetSecretValueAPI, arn string) (string, error) {
-	v, err := secretsmgr.ReadString(ctx, api, arn)
+// could read. Its current and previous values are both admitted and read
+// again every originSecretRefresh (secretsmgr.Versions says why). A
+// current value under 32 bytes is refused as the variable's is.
+func readOriginSecret(ctx context.Context, api secretsmgr.GetSecretValueAPI, arn string, logger *slog.Logger) (*secretsmgr.Versions, error) {
+	v, err := secretsmgr.NewVersions(ctx, api, arn, originSecretRefresh, func(v string) error {
+		if v == "" {
+			return errors.New("the value is empty")
+		}
+		return config.CheckOriginVerifySecret(v)
+	}, logger, nil)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", config.EnvOriginVerifySecretARN, err)
-	}
-	if v == "" {
-		return "", fmt.Errorf("%s: secret %s is empty", config.EnvOriginVerifySecretARN, arn)
-	}
-	if err := config.CheckOriginVerifySecret(v); err != nil {
-		return "", fmt.Errorf("%s (secret %s): %w", config.EnvOriginVerifySecretARN, arn, err)
+		return nil, fmt.Errorf("%s: %w", config.EnvOriginVerifySecretARN, err)
 	}
 	return v, nil
 }

@@ -62,7 +62,11 @@ func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2H
 	if g.Fallback {
 		h = a.FallbackRouter(g)
 	}
-	h = frontDoor(a.Config.OriginVerifySecret, a.Logger, h)
+	secrets := a.OriginSecrets
+	if v := a.Config.OriginVerifySecret; secrets == nil && v != "" {
+		secrets = func() []string { return []string{v} }
+	}
+	h = frontDoor(secrets, a.Logger, h)
 	return traced(httpadapter.NewV2(h).ProxyWithContext)
 }
 

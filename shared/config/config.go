@@ -158,8 +158,8 @@ type Config struct {
 	MetricsNamespace        string
 	// OriginVerifySecret, when set, admits only requests that came through
 	// the API's CloudFront front door (shared/app, frontDoor).
-	// OriginVerifySecretARN names a secret holding it instead, which
-	// shared/app reads into OriginVerifySecret at start.
+	// OriginVerifySecretARN names a secret holding it instead, whose
+	// current and previous values shared/app admits (App.OriginSecrets).
 	OriginVerifySecret    string
 	OriginVerifySecretARN string
 

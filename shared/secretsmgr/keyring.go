@@ -123,15 +123,3 @@ func LoadKeyring(ctx context.Context, keys config.JWTKeys, awsCfg func(context.C
 	}
 	return NewKeyring(ctx, NewClient(cfg), keys.JWTSecretARN, keys.JWTKeysRefresh, logger, nil)
 }
-
-// ReadString returns the current value of the secret arn, a plain
-// string: the API front door's origin secret (ORIGIN_VERIFY_SECRET_ARN),
-// read once at start. That value changes only with a deploy, which
-// publishes new function versions (the stack), so it is not read again.
-func ReadString(ctx context.Context, api GetSecretValueAPI, arn string) (string, error) {
-	out, err := api.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String(arn)})
-	if err != nil {
-		return "", fmt.Errorf("read secret %s: %w", arn, err)
-	}
-	return aws.ToString(out.SecretString), nil
-}

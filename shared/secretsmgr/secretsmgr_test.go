@@ -2,6 +2,7 @@ package secretsmgr
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/stretchr/testify/assert"
@@ -219,17 +221,54 @@ func TestLoadKeyring_FromVariables(t *testing.T) {
 	assert.Len(t, k.Keys().Secrets(), 2)
 }
 
-func TestReadString(t *testing.T) {
-	// GIVEN a secret holding a plain string (the origin secret)
-	_, client := newFakeSecretsManager(t, "front-door-secret-of-48-alphanumeric-characters")
-	// WHEN it is read
-	v, err := ReadString(context.Background(), client, fakeARN)
-	// THEN its current value comes back as is
-	if err != nil || v != "front-door-secret-of-48-alphanumeric-characters" {
-		t.Fatalf("ReadString = %q, %v", v, err)
+// A plain-string secret's current and previous values are both held, and
+// a value put later reaches a running holder at its next read.
+func TestVersions_CurrentAndPrevious(t *testing.T) {
+	ctx := context.Background()
+	const first = "front-door-secret-of-48-alphanumeric-characters"
+	const second = "front-door-secret-two-of-48-alphanumeric-chars00"
+	// GIVEN a secret holding a plain string never changed
+	f, client := newFakeSecretsManager(t, first)
+	now := time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	running, err := NewVersions(ctx, client, fakeARN, 5*time.Minute, nil, quiet, clock)
+	require.NoError(t, err)
+	// THEN its one value is held
+	assert.Equal(t, []string{first}, running.Values())
+
+	// WHEN a new value is put by hand
+	f.mu.Lock()
+	f.moveStage(stagePrevious, "v0")
+	f.moveStage(stageCurrent, "v1")
+	f.versions["v1"].value = aws.String(second)
+	f.mu.Unlock()
+	// THEN a holder made now has both, the current first
+	started, err := NewVersions(ctx, client, fakeARN, 5*time.Minute, nil, quiet, clock)
+	require.NoError(t, err)
+	assert.Equal(t, []string{second, first}, started.Values())
+	// AND the running one keeps its value within the interval, then reads again
+	assert.Equal(t, []string{first}, running.Values())
+	mu.Lock()
+	now = now.Add(6 * time.Minute)
+	mu.Unlock()
+	running.Values()
+	require.Eventually(t, func() bool { return len(running.Values()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	assert.Equal(t, []string{second, first}, running.Values())
+}
+
+func TestVersions_Refused(t *testing.T) {
+	ctx := context.Background()
+	_, client := newFakeSecretsManager(t, "short")
+	check := func(v string) error {
+		if len(v) < 32 {
+			return errors.New("too short")
+		}
+		return nil
 	}
+	_, err := NewVersions(ctx, client, fakeARN, time.Minute, check, quiet, nil)
+	assert.ErrorContains(t, err, "too short")
 	// AND a secret that does not exist is an error naming it
-	if _, err := ReadString(context.Background(), client, fakeARN+"-other"); err == nil || !strings.Contains(err.Error(), fakeARN+"-other") {
-		t.Errorf("missing secret: %v", err)
-	}
+	_, err = NewVersions(ctx, client, fakeARN+"-other", time.Minute, nil, quiet, nil)
+	assert.ErrorContains(t, err, fakeARN+"-other")
 }
