@@ -26,10 +26,11 @@ type Throttle struct {
 // Throttling defaults (docs/decisions.md, "Throttling and reserved
 // concurrency", says why these numbers).
 var (
-	// defaultStageThrottle applies to every route without its own: a
-	// twentieth of the account's 10,000 requests a second for HTTP APIs,
-	// and as many concurrent invocations at 100 ms each (authorizer and
-	// function) as the default 1,000 Lambda concurrency allows.
+	// defaultStageThrottle applies to each route without its own, route
+	// by route (not to the stage as a whole): one route may take at most
+	// a twentieth of the account's 10,000 requests a second for HTTP
+	// APIs, and at 100 ms each for authorizer and function about 100
+	// executions, a tenth of Lambda's default 1,000.
 	defaultStageThrottle = Throttle{Rate: 500, Burst: 1000}
 	// defaultRouteThrottles are the routes limited below the stage, by
 	// route-table key: the storefront's lookup is unmetered (no per-address
