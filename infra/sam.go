@@ -227,7 +227,11 @@ func writeSAM(dir string, tmpl map[string]any, dataDir string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), append(b, '\n'), 0o644); err != nil {
+		write := func(path string, data []byte) error { return os.WriteFile(path, data, 0o644) }
+		if name == samEnvFile {
+			write = runinfo.WritePrivate // the local signing key
+		}
+		if err := write(filepath.Join(dir, name), append(b, '\n')); err != nil {
 			return err
 		}
 	}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +234,35 @@ func TestSAMTemplate_Rewrite(t *testing.T) {
 	// AND the original template is not changed
 	if _, ok := tmpl["Resources"].(map[string]any)["FnAlias"]; !ok {
 		t.Error("samTemplate changed its input")
+	}
+}
+
+// sam.env.json holds the local run's signing key: only its owner may
+// read it.
+func TestWriteSAM_EnvFileOwnerOnly(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no Unix file modes")
+	}
+	dataDir, out := t.TempDir(), t.TempDir()
+	info := runinfo.Info{
+		PID: os.Getpid(), DynamoDB: "http://127.0.0.1:43001", S3: "http://127.0.0.1:43002", SQS: "http://127.0.0.1:43003", CloudFront: "http://127.0.0.1:43004",
+		Table: "bookplatform-local", MediaBucket: "bookplatform-media-local", MediaBaseURL: "http://127.0.0.1:8080/media",
+		DistributionID: "E1LOCALSTORES", JWTSecret: "local-development-jwt-secret-not-for-production", Queues: map[string]string{},
+	}
+	for _, n := range queues.All {
+		info.Queues[string(n)] = "http://127.0.0.1:43003/000000000000/" + string(n)
+	}
+	if err := runinfo.Write(dataDir, info); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeSAM(out, assembly.GetStackByName(samStack.StackName()).Template().(map[string]any), dataDir); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(out, samEnvFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("%s mode %v, want 0600", samEnvFile, st.Mode().Perm())
 	}
 }

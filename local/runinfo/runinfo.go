@@ -45,10 +45,21 @@ func Write(dir string, info Info) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, fileName), append(data, '\n'), 0o644); err != nil {
+	if err := WritePrivate(filepath.Join(dir, fileName), append(data, '\n')); err != nil {
 		return fmt.Errorf("write run info: %w", err)
 	}
 	return nil
+}
+
+// WritePrivate writes a file only its owner may read or write (0600),
+// the run info and SAM's env-vars file: both hold the local run's
+// signing key. A file already there with a wider mode is narrowed too
+// (os.WriteFile keeps an existing file's mode).
+func WritePrivate(path string, data []byte) error {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
 }
 
 // Remove deletes dir's run info; a missing file is not an error.
