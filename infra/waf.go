@@ -75,7 +75,7 @@ func webACL(stack awscdk.Stack, ops OpsProps) (*string, error) {
 	}
 	acl := awswafv2.NewCfnWebACL(stack, jsii.String("WebAcl"), &awswafv2.CfnWebACLProps{
 		Scope:            jsii.String("CLOUDFRONT"),
-		Description:      jsii.String("bookplatform: AWS managed common rules (body size counted), known bad inputs, a per-address rate limit"),
+		Description:      jsii.String("bookplatform: AWS managed common rules with body size counted, known bad inputs, a per-address rate limit"),
 		DefaultAction:    &awswafv2.CfnWebACL_DefaultActionProperty{Allow: map[string]any{}},
 		VisibilityConfig: visibility("bookplatform"),
 		Rules: &[]any{
