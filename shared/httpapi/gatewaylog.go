@@ -6,9 +6,11 @@ package httpapi
 // its request id, the Lambda invocation's (integrationRequestId, which is
 // the function log's requestId and the X-Ray trace's), the route, status
 // and latencies, the integration's and the authorizer's error, and the
-// client. What the function's own line has is left out (the method and
-// path, beside the route key; the time, which every log event carries),
-// and so are the protocol and the response length. Values are API
+// client, and the path: a request refused before any function runs (the
+// authorizer's 403, a throttle's 429) has no other record of it. What
+// the function's own line has is left out otherwise (the method, beside
+// the route key; the time, which every log event carries), and so are
+// the protocol and the response length. Values are API
 // Gateway's $context variables.
 var GatewayAccessLogFormat = map[string]string{
 	"requestId":            "$context.requestId",
@@ -16,6 +18,7 @@ var GatewayAccessLogFormat = map[string]string{
 	"sourceIp":             "$context.identity.sourceIp",
 	"userAgent":            "$context.identity.userAgent",
 	"routeKey":             "$context.routeKey",
+	"path":                 "$context.path",
 	"status":               "$context.status",
 	"responseLatency":      "$context.responseLatency",
 	"integrationStatus":    "$context.integrationStatus",
