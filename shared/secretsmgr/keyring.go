@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -32,19 +31,9 @@ const refreshTimeout = 5 * time.Second
 // the keys held meanwhile. A read that fails keeps the keys held (logged)
 // and is tried again an interval later.
 type Keyring struct {
-	api     GetSecretValueAPI
-	arn     string
-	refresh time.Duration
-	logger  *slog.Logger
-	now     func() time.Time
-
-	held    atomic.Pointer[held]
-	reading atomic.Bool
-}
-
-type held struct {
-	keys auth.KeySet
-	at   time.Time // when they were read (or a read last failed)
+	*holder[auth.KeySet]
+	api GetSecretValueAPI
+	arn string
 }
 
 var _ auth.Keyring = (*Keyring)(nil)
@@ -53,48 +42,18 @@ var _ auth.Keyring = (*Keyring)(nil)
 // without keys can neither sign nor verify. now may be nil for the wall
 // clock.
 func NewKeyring(ctx context.Context, api GetSecretValueAPI, arn string, refresh time.Duration, logger *slog.Logger, now func() time.Time) (*Keyring, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if logger == nil {
-		logger = slog.Default()
-	}
-	k := &Keyring{api: api, arn: arn, refresh: refresh, logger: logger, now: now}
-	keys, err := k.read(ctx)
+	k := &Keyring{api: api, arn: arn}
+	h, err := newHolder(ctx, "signing keys", arn, refresh, k.read, logger, now)
 	if err != nil {
 		return nil, err
 	}
-	k.held.Store(&held{keys: keys, at: now()})
+	k.holder = h
 	return k, nil
 }
 
 // Keys returns the keys held, starting a background read when they are
 // due for one.
-func (k *Keyring) Keys() auth.KeySet {
-	h := k.held.Load()
-	if k.now().Sub(h.at) >= k.refresh && k.reading.CompareAndSwap(false, true) {
-		go func() {
-			defer k.reading.Store(false)
-			ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
-			defer cancel()
-			_ = k.Refresh(ctx)
-		}()
-	}
-	return h.keys
-}
-
-// Refresh reads the secret now. On failure the keys held stay, and the
-// next read is an interval away.
-func (k *Keyring) Refresh(ctx context.Context) error {
-	keys, err := k.read(ctx)
-	if err != nil {
-		k.logger.Warn("signing keys: reading the secret failed; keeping the keys held", "secret", k.arn, "error", err.Error())
-		k.held.Store(&held{keys: k.held.Load().keys, at: k.now()})
-		return err
-	}
-	k.held.Store(&held{keys: keys, at: k.now()})
-	return nil
-}
+func (k *Keyring) Keys() auth.KeySet { return k.get() }
 
 // read fetches and parses the current version of the secret.
 func (k *Keyring) read(ctx context.Context) (auth.KeySet, error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -30,71 +29,35 @@ const stagePrevious = "AWSPREVIOUS"
 // deploy that gives it to CloudFront ends (a CloudFront update takes
 // minutes); a failed read keeps the values held (logged).
 type Versions struct {
-	api     GetSecretValueAPI
-	arn     string
-	refresh time.Duration
-	check   func(string) error
-	logger  *slog.Logger
-	now     func() time.Time
-
-	held    atomic.Pointer[heldValues]
-	reading atomic.Bool
-}
-
-type heldValues struct {
-	values []string
-	at     time.Time
+	*holder[[]string]
+	api    GetSecretValueAPI
+	arn    string
+	check  func(string) error
+	logger *slog.Logger
 }
 
 // NewVersions reads the secret arn once, and fails if its current value
 // cannot be read or check refuses it. A previous value check refuses is
 // left out (logged). now may be nil for the wall clock.
 func NewVersions(ctx context.Context, api GetSecretValueAPI, arn string, refresh time.Duration, check func(string) error, logger *slog.Logger, now func() time.Time) (*Versions, error) {
-	if now == nil {
-		now = time.Now
-	}
 	if logger == nil {
 		logger = slog.Default()
 	}
 	if check == nil {
 		check = func(string) error { return nil }
 	}
-	v := &Versions{api: api, arn: arn, refresh: refresh, check: check, logger: logger, now: now}
-	values, err := v.read(ctx)
+	v := &Versions{api: api, arn: arn, check: check, logger: logger}
+	h, err := newHolder(ctx, "origin secret", arn, refresh, v.read, logger, now)
 	if err != nil {
 		return nil, err
 	}
-	v.held.Store(&heldValues{values: values, at: now()})
+	v.holder = h
 	return v, nil
 }
 
 // Values returns the values held, the current one first, starting a
 // background read when they are due for one.
-func (v *Versions) Values() []string {
-	h := v.held.Load()
-	if v.now().Sub(h.at) >= v.refresh && v.reading.CompareAndSwap(false, true) {
-		go func() {
-			defer v.reading.Store(false)
-			ctx, cancel := context.WithTimeout(context.Background(), refreshTimeout)
-			defer cancel()
-			_ = v.Refresh(ctx)
-		}()
-	}
-	return h.values
-}
-
-// Refresh reads the secret now. On failure the values held stay, and the
-// next read is an interval away.
-func (v *Versions) Refresh(ctx context.Context) error {
-	values, err := v.read(ctx)
-	if err != nil {
-		v.logger.Warn("secret: reading it failed; keeping the values held", "secret", v.arn, "error", err.Error())
-		v.held.Store(&heldValues{values: v.held.Load().values, at: v.now()})
-		return err
-	}
-	v.held.Store(&heldValues{values: values, at: v.now()})
-	return nil
-}
+func (v *Versions) Values() []string { return v.get() }
 
 // read fetches the current value and, when there is one, the previous.
 func (v *Versions) read(ctx context.Context) ([]string, error) {
