@@ -158,8 +158,14 @@ func ImportFileWith(ctx context.Context, imp Importer, path string, opt Options)
 // the order batches cuts them, the same for the same file and batch size)
 // and the result until then. Resuming skips those batches. A batch cut
 // short by a crash is imported again whole: its books already written
-// are found by their ISBN claims (unchanged), and a new book written
-// again has the same id (books.BookIDOf), so no book is written twice.
+// are found by their ISBN claims and count as Unchanged (they were
+// Created in the run that crashed, whose counts of that batch are lost),
+// and a new book written again has the same id (books.BookIDOf), so no
+// book is written twice. A book is stored only after its index
+// (Storer.CreateBooks), so one cut short is created again, whole. The
+// result adds up per run of batches: an ISBN in two batches counts as
+// Updated (or Unchanged) in the second, not as a duplicate, as in two
+// separate imports; only repeats within one batch are duplicates.
 type Checkpoint struct {
 	File    FileIdentity       `json:"file"`
 	Batches int                `json:"batches"`

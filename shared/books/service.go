@@ -52,7 +52,9 @@ type Storer interface {
 	// CreateBooks stores new books, their ISBN claims and index items with
 	// batched unconditional writes, many at once. The ids derive from the
 	// ISBNs (BookIDOf), so writing a book again (a resumed or concurrent
-	// import) writes the same items, never a second book.
+	// import) writes the same items, never a second book. A book's item is
+	// written only after all its index items and its claim, so a write cut
+	// short never leaves a stored book missing from search.
 	CreateBooks(ctx context.Context, bs []NewBook) error
 	// UpdateBook writes next's catalog fields, timestamps, version, search
 	// tokens, rank and index version over prev, never the counters, if the

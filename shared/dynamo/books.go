@@ -218,21 +218,29 @@ func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 // transaction per book (which DynamoDB prices at twice the writes) runs a
 // tenth as fast. The ids derive from the ISBNs (books.BookIDOf), so a
 // book written twice (a resumed import, two imports racing) is the same
-// items written twice. Items of a book may land before others of it: a
-// reader can see a posting whose book is not there yet (search leaves it
-// out of the page) or a book without its claim (the next import of the
-// ISBN writes it again).
+// items written twice. The claims and postings go first and the book
+// items only once all of them landed (the importer has written the
+// words before): a stored book always has its whole index. A write cut
+// short (a crash, Ctrl-C, a failed call) leaves at most postings without
+// their book, which search leaves out of its pages, and claims without
+// their book, which FindBooksByISBN treats as absent, so the next import
+// of the ISBN creates the book again. A book found by ISBN with a missing
+// posting would instead read as unchanged and stay out of search.
 func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
-	var items []any
+	var index, bookItems []any
 	for _, nb := range bs {
 		b := nb.Book
 		claim := ISBNClaimKey(b.ISBN13)
-		items = append(items, indexedBookItem(b, nb.Index), isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID})
+		bookItems = append(bookItems, indexedBookItem(b, nb.Index))
+		index = append(index, isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID})
 		for _, p := range postingItems(b.ID, nb.Index) {
-			items = append(items, p)
+			index = append(index, p)
 		}
 	}
-	if err := s.t.putItems(ctx, items); err != nil {
+	if err := s.t.putItems(ctx, index); err != nil {
+		return fmt.Errorf("create %d books: index: %w", len(bs), err)
+	}
+	if err := s.t.putItems(ctx, bookItems); err != nil {
 		return fmt.Errorf("create %d books: %w", len(bs), err)
 	}
 	return nil

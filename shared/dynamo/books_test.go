@@ -1,7 +1,9 @@
 package dynamo_test
 
 import (
+	"fmt"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"strings"
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
@@ -56,4 +58,39 @@ func TestBooks_CreateRecordsTheIndexWritten(t *testing.T) {
 	moon, _, err := st.RankedPostings(ctx, "moon", "", 10)
 	require.NoError(t, err)
 	assert.Empty(t, moon)
+}
+
+// A bulk create cut short (here: one posting the table refuses, after
+// hundreds that it takes) leaves no book item behind, only index items:
+// the next import of the ISBN creates the book again, whole, and search
+// finds it. Were the book written before its postings, the import would
+// find it by ISBN and leave its missing postings missing.
+func TestBooks_CreateBooksWritesTheBookLast(t *testing.T) {
+	env := testenv.New(t)
+	st := dynamo.NewBooks(env.App.Table)
+	ctx := t.Context()
+	const isbn = "9780306406157"
+	b := &books.Book{ID: books.BookIDOf(isbn), ISBN13: isbn, Title: "Paper Moon", Authors: []string{"Ida Ink"}, Version: 1}
+	ix := books.IndexingOf(b)
+	// Enough postings that the refused one is many BatchWriteItem calls
+	// after the first, then one whose partition key is over the limit.
+	for i := range 450 {
+		ix.Tokens = append(ix.Tokens, fmt.Sprintf("filler%03d", i))
+		ix.Classes = append(ix.Classes, ix.Classes[len(ix.Classes)-1])
+	}
+	ix.Tokens = append(ix.Tokens, strings.Repeat("x", 3000))
+	ix.Classes = append(ix.Classes, ix.Classes[len(ix.Classes)-1])
+	require.Error(t, st.CreateBooks(ctx, []books.NewBook{{Book: b, Index: ix}}))
+	_, err := st.GetBook(ctx, b.ID)
+	require.ErrorIs(t, err, books.ErrNotFound, "no book item without its whole index")
+
+	res, err := env.App.Books.Import(ctx, []books.Record{{Title: "Paper Moon", Authors: []string{"Ida Ink"}, ISBN: isbn}})
+	require.NoError(t, err)
+	assert.Equal(t, 1, res.Created, "%+v", res)
+	found, err := env.App.Books.Search(ctx, "moon", 10, 0)
+	require.NoError(t, err)
+	require.Len(t, found.Items, 1)
+	assert.Equal(t, b.ID, found.Items[0].ID)
+	assert.Equal(t, 1, found.Total)
+	assert.False(t, found.TotalIsLowerBound)
 }
