@@ -38,18 +38,20 @@ type collected struct {
 // against every query word, until need matches are found and the postings
 // already read are used up, the lists end, or maxScan postings past need
 // were read. A book found twice (under two completions of a prefix) counts
-// once, at its first (best) place.
+// once, at its first (best) place. The answer is complete only when the
+// lists were read to their end and they were all the lists of the query:
+// a prefix with more than maxCompletions completions has lists unread.
 func (s *Service) collect(ctx context.Context, q query, need int) (collected, error) {
-	src, err := s.source(ctx, q, need)
+	src, truncated, err := s.source(ctx, q, need)
 	if err != nil || src == nil {
-		return collected{complete: true}, err
+		return collected{complete: !truncated}, err
 	}
 	var out collected
 	seen := map[string]bool{}
 	chunk := probeSize
 	for scanned := 0; ; {
 		if src.done() {
-			out.complete = true
+			out.complete = !truncated
 			return out, nil
 		}
 		if !src.ready() {
@@ -83,22 +85,26 @@ func (s *Service) collect(ctx context.Context, q query, need int) (collected, er
 // the most postings, ties to the longer word. Every probe has the same
 // size whatever the page, so one query drives from the same list on every
 // page while the catalog is unchanged. A prefix reads its completions'
-// lists merged. It returns nil when there is nothing to read.
-func (s *Service) source(ctx context.Context, q query, need int) (postingSource, error) {
+// lists merged, of its maxCompletions shortest completions only;
+// truncated reports that it had more (or as many as completionsRead, the
+// most it asks for), whose books the search does not see. It returns nil
+// when there is nothing to read.
+func (s *Service) source(ctx context.Context, q query, need int) (src postingSource, truncated bool, err error) {
 	pl := q.plan()
 	var words []string
 	switch {
 	case pl.prefix != "":
 		all, err := s.d.Store.Completions(ctx, pl.prefix, completionsRead)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
+		truncated = len(all) > maxCompletions || len(all) >= completionsRead
 		words = shortestWords(all, maxCompletions)
 	default:
 		words = pl.exact
 	}
 	if len(words) == 0 {
-		return nil, nil
+		return nil, truncated, nil
 	}
 	first := probeSize
 	if len(words) == 1 {
@@ -109,10 +115,10 @@ func (s *Service) source(ctx context.Context, q query, need int) (postingSource,
 		cursors[i] = &cursor{word: w, more: true}
 	}
 	if err := fillAll(ctx, s.d.Store, cursors, first); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if pl.prefix != "" || len(cursors) == 1 {
-		return &merged{cursors: cursors}, nil
+		return &merged{cursors: cursors}, truncated, nil
 	}
 	best, bestScore := 0, [2]int{}
 	for i, c := range cursors {
@@ -130,7 +136,7 @@ func (s *Service) source(ctx context.Context, q query, need int) (postingSource,
 			best, bestScore = i, score
 		}
 	}
-	return &merged{cursors: cursors[best : best+1]}, nil
+	return &merged{cursors: cursors[best : best+1]}, false, nil
 }
 
 // shortestWords keeps the n shortest words (ties in word order): a reader

@@ -785,3 +785,24 @@ func TestBooks_Import_rewritesFirstLayoutIndex(t *testing.T) {
 	assert.Equal(t, []string{"Old Layout"}, titles(t, c.search(t, "q", "layout")))
 	assert.Equal(t, 1, c.importRecords(t, rec).Unchanged, "and then it is current")
 }
+
+// A lone prefix reads only its maxCompletions (8) shortest completions:
+// with more, the books of the others are not read, so the total it gives
+// is a lower bound, and says so, even when the lists it read ran out.
+func TestBooks_Search_typeAheadBeyondItsCompletions(t *testing.T) {
+	c := newCatalog(t)
+	var recs []books.Record
+	for i, w := range []string{"zebra", "zebras", "zebrafish", "zebrawood", "zebrano", "zebrine", "zebroid", "zebrula", "zebrasoma", "zebraic"} {
+		recs = append(recs, books.Record{Line: i + 1, ISBN: isbn13(i + 1), Title: w + " tales", Authors: []string{"Ann Author"}})
+	}
+	res := c.importRecords(t, recs...)
+	require.Equal(t, len(recs), res.Created, "%+v", res.Errors)
+	got := c.search(t, "q", "zebr")
+	assert.Len(t, titles(t, got), 8, "the books of the 8 shortest completions")
+	assert.Equal(t, 8.0, got.JSON["total"])
+	assert.Equal(t, true, got.JSON["totalIsLowerBound"])
+
+	exact := c.search(t, "q", "zebraf")
+	assert.Equal(t, 1.0, exact.JSON["total"])
+	assert.NotContains(t, exact.JSON, "totalIsLowerBound", "one completion: the total is exact")
+}
