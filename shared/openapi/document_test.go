@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/openapi"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // reference is the document of every group and its validator, built once
@@ -404,4 +405,15 @@ func TestDocument_EveryOperationSaysItsStatuses(t *testing.T) {
 	if retry == nil {
 		t.Error("503 does not document Retry-After")
 	}
+}
+
+// A field's doc tag is its property's description: the search page says
+// when its total is only a lower bound (docs/decisions.md, "Catalog
+// search at size"), and the embedded OffsetMeta's total it hides is gone.
+func TestDocument_FieldDocTags(t *testing.T) {
+	page := document(t).Components.Schemas["BookSearchPage"]
+	require.NotNil(t, page)
+	assert.Contains(t, page.Value.Properties["total"].Value.Description, "exact unless totalIsLowerBound is true")
+	assert.Contains(t, page.Value.Properties["totalIsLowerBound"].Value.Description, "lower bound")
+	assert.Equal(t, []string{"items", "total", "limit", "offset"}, page.Value.Required)
 }

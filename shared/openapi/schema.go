@@ -192,6 +192,16 @@ func (s *schemas) object(t reflect.Type, obj *openapi3.Schema) error {
 		if err != nil {
 			return fmt.Errorf("%s.%s: %w", t, f.goName, err)
 		}
+		if f.doc != "" {
+			// A field whose meaning its name and type do not carry
+			// (doc:"..."): described in place, on a copy of its schema.
+			if prop.Ref != "" {
+				return fmt.Errorf("%s.%s: a doc tag on a field of a component type", t, f.goName)
+			}
+			described := *prop.Value
+			described.Description = f.doc
+			prop = inline(&described)
+		}
 		obj.Properties[f.name] = prop
 		if !f.optional {
 			obj.Required = append(obj.Required, f.name)
@@ -289,6 +299,7 @@ type jsonField struct {
 	asString bool   // the ",string" option
 	openapi  string // the openapi tag: the field's JSON types
 	alias    string // the alias tag: the property this one is a second spelling of
+	doc      string // the doc tag: the property's description
 	depth    int
 }
 
@@ -331,6 +342,7 @@ func jsonFields(t reflect.Type) ([]jsonField, error) {
 				asString: hasOpt(opts, "string") && stringable(ft),
 				openapi:  sf.Tag.Get("openapi"),
 				alias:    sf.Tag.Get("alias"),
+				doc:      sf.Tag.Get("doc"),
 			}
 			i, dup := index[name]
 			switch {

@@ -12,12 +12,15 @@ import (
 // searchPage is the body of GET /v1/books.
 type searchPage struct {
 	Items []bookjson.SearchItem `json:"items"`
+	// Total hides OffsetMeta's to describe it: it is exact, or a lower
+	// bound when TotalIsLowerBound says so.
+	Total int `json:"total" doc:"The number of matching books, exact unless totalIsLowerBound is true: then the search stopped reading before the end of its candidates (a common word read only as far as the page needs, or a lone prefix with more than 8 completions), total counts the matches it read (at least offset + limit when there are that many), and more may exist."`
 	httpapi.OffsetMeta
 	// TotalIsLowerBound is present (true) when the search stopped reading
 	// candidates before their end: total counts the matches read and more
 	// may exist (docs/decisions.md, "Catalog search at size"). Beside the
 	// spec's fields, which keep their meaning otherwise.
-	TotalIsLowerBound bool `json:"totalIsLowerBound,omitempty"`
+	TotalIsLowerBound bool `json:"totalIsLowerBound,omitempty" doc:"Present (true) when total is a lower bound: the search did not read every candidate, so more books may match than total says; absent when total is exact."`
 }
 
 // searchLimits: the spec's search limit (1-50, default 20); a bad value
@@ -35,7 +38,7 @@ func (h *handler) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page := searchPage{Items: make([]bookjson.SearchItem, len(res.Items)), OffsetMeta: httpapi.NewOffsetMeta(o, res.Total), TotalIsLowerBound: res.TotalIsLowerBound}
+	page := searchPage{Items: make([]bookjson.SearchItem, len(res.Items)), Total: res.Total, OffsetMeta: httpapi.NewOffsetMeta(o, res.Total), TotalIsLowerBound: res.TotalIsLowerBound}
 	for i, b := range res.Items {
 		page.Items[i] = bookjson.NewSearchItem(b)
 	}
