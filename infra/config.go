@@ -142,20 +142,21 @@ func OpsFromContext(node constructs.Node) (OpsProps, error) {
 			errs = append(errs, err.Error())
 		}
 	}
-	switch v := strings.ToLower(str(CtxStoreDomains)); v {
-	case "", "true", "1", "on":
-	case "false", "0", "off":
-		o.NoStoreDomains = true
-	default:
-		errs = append(errs, fmt.Sprintf("context %s must be true or false, got %q", CtxStoreDomains, v))
+	flag := func(key string, unset bool) bool {
+		switch v := strings.ToLower(str(key)); v {
+		case "":
+			return unset
+		case "true", "1", "on":
+			return true
+		case "false", "0", "off":
+			return false
+		default:
+			errs = append(errs, fmt.Sprintf("context %s must be true or false, got %q", key, v))
+			return unset
+		}
 	}
-	switch w := strings.ToLower(str(CtxWAF)); w {
-	case "", "false", "0", "off":
-	case "true", "1", "on":
-		o.WAF = true
-	default:
-		errs = append(errs, fmt.Sprintf("context %s must be true or false, got %q", CtxWAF, w))
-	}
+	o.NoStoreDomains = !flag(CtxStoreDomains, true)
+	o.WAF = flag(CtxWAF, false)
 	if err := o.check(); err != nil {
 		errs = append(errs, err.Error())
 	}

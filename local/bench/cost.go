@@ -102,19 +102,19 @@ func (l costLine) least(f func(costSample) float64) float64 {
 // weightedLeast is the mix-weighted least of f per request: for
 // durations, which other work on a shared machine only lengthens.
 func weightedLeast(lines []costLine, f func(costSample) float64) float64 {
-	var sum, shares float64
-	for _, l := range lines {
-		sum += l.share * l.least(f)
-		shares += l.share
-	}
-	return sum / shares
+	return weightedBy(lines, func(l costLine) float64 { return l.least(f) })
 }
 
 // weighted is the mix-weighted mean of f per request.
 func weighted(lines []costLine, f func(costSample) float64) float64 {
+	return weightedBy(lines, func(l costLine) float64 { return l.mean(f) })
+}
+
+// weightedBy is the mix-weighted average of a figure of each line.
+func weightedBy(lines []costLine, of func(costLine) float64) float64 {
 	var sum, shares float64
 	for _, l := range lines {
-		sum += l.share * l.mean(f)
+		sum += l.share * of(l)
 		shares += l.share
 	}
 	return sum / shares
