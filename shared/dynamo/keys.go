@@ -542,3 +542,79 @@ func HomeOfKey(storeID, userID string) Key { return Key{StoreKey(storeID).PK, ho
 // punycode) for one store; it carries what the storefront's lookup
 // answers.
 func StoreDomainClaimKey(domain string) Key { return Key{"STOREDOMAIN#" + domain, "DOMAIN"} }
+
+// InventoryItemKey is a store's item of stock (inventory.ItemID of the
+// store and the book): a conditional put of it makes the item of a
+// store and book unique, and a read by store and id is one GetItem. The
+// store's partition "INV#<storeId>" holds its items only, so a sync's
+// export walks them with one Query (inventoryAll).
+func InventoryItemKey(storeID, itemID string) Key {
+	return Key{"INV#" + storeID, inventoryItemPrefix + itemID}
+}
+
+// inventoryItemPrefix begins the sort key of every item of a store.
+const inventoryItemPrefix = "ITEM#"
+
+// inventoryAll is every item of a store, by id, read consistently (a
+// sync's export).
+func inventoryAll(storeID string) list {
+	return list{index: Primary, pk: InventoryItemKey(storeID, "").PK, prefix: inventoryItemPrefix, consistent: true}
+}
+
+// The inventory lists, in title order (inventoryTitleSK): a store's
+// items (GSI1) and those in stock (GSI2, sparse: an item with quantity 0
+// has no GSI2 keys), both offset lists (GET /inventory); and a book's
+// items in stock in every store (GSI3, sparse, sorted by store id), the
+// one Query of GET /books/{id}/availability.
+func inventoryItems(storeID string) list   { return list{index: GSI1, pk: "INVITEMS#" + storeID} }
+func inventoryInStock(storeID string) list { return list{index: GSI2, pk: "INVSTOCK#" + storeID} }
+func bookStock(bookID string) list         { return list{index: GSI3, pk: "BOOKSTOCK#" + bookID} }
+
+// inventoryTitleSK orders a store's items by their book's folded title
+// (cut at titleSortBytes), then id; the title ends in " #", below any
+// letter or digit, so a title sorts before the longer ones it starts.
+func inventoryTitleSK(titleKey, itemID string) string {
+	return firstBytes(titleKey, 200) + " #" + itemID
+}
+
+// firstBytes is s cut to at most n bytes at a character boundary.
+func firstBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// InventoryHistoryKey is one change of an item's quantity: the item's
+// own history partition (it outlives the item: an item created again
+// gets its id back, and its history goes on), sorted by the change's
+// time (inventory.ChangeTime: commit order) and the change's id.
+func InventoryHistoryKey(storeID, itemID string, at time.Time, changeID string) Key {
+	return Key{inventoryHistoryPK(storeID, itemID), timeIDKey(at, changeID)}
+}
+
+func inventoryHistoryPK(storeID, itemID string) string { return "INVHIST#" + storeID + "#" + itemID }
+
+// inventoryHistory is an item's history, newest first, read
+// consistently.
+func inventoryHistory(storeID, itemID string) list {
+	return list{index: Primary, pk: inventoryHistoryPK(storeID, itemID), desc: true, consistent: true}
+}
+
+// InventoryPostingKey is one word of one item in its store's search
+// index: the partition of the word's first books.PrefixRunes characters
+// within the store, sorted by the word, then the item's title order
+// (inventoryTitleSK). A whole word's postings are begins_with
+// "<word>#", a prefix's begins_with "<prefix>", one Query either way.
+func InventoryPostingKey(storeID, word, titleSK string) Key {
+	return Key{InventoryPostingPartition(storeID, word), word + "#" + titleSK}
+}
+
+// InventoryPostingPartition is the partition of a store's postings of
+// the words that begin as word does.
+func InventoryPostingPartition(storeID, word string) string {
+	return "INVTERM#" + storeID + "#" + firstRunes(word, books.PrefixRunes)
+}

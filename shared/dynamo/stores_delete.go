@@ -17,7 +17,7 @@ import (
 // DeleteStore removes a store in three steps (stores.Storer): mark it
 // deleting; take back its staff memberships and home-store choices from
 // their users (one small transaction each), let its clubs and challenges
-// go and remove its follows, all side by side; then one transaction
+// go, remove its follows and its stock, all side by side; then one transaction
 // removes the store, its listing (and one from the directory's count),
 // its domain claim, its index entries, retires its slug claim (the
 // owner's alone to use again), its (by then empty)
@@ -40,6 +40,7 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	g.Go(func() error { return (&Clubs{s.t}).releaseStore(ctx, st.ID) })
 	g.Go(func() error { return (&Challenges{s.t}).releaseStore(ctx, st.ID) })
 	g.Go(func() error { return (&Follows{s.t}).forgetFollowers(ctx, follows.KindStore, st.ID) })
+	g.Go(func() error { return (&Inventory{s.t}).releaseStore(ctx, st.ID) })
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("delete store %s: %w", st.ID, err)
 	}
