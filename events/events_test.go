@@ -42,22 +42,23 @@ type replay struct {
 // samples are the files of events/ and what each must give. An HTTP
 // event with REPLACE_WITH_AN_ACCESS_TOKEN gets a signed-up reader's token.
 var samples = map[string]replay{
-	"health.json":            {"health", 200},
-	"unknown-route.json":     {"health", 404},
-	"wrong-method.json":      {"users", 405}, // the ANY route of /v1/users/me reaches users; $default's health answers the same
-	"auth-login.json":        {"auth", 401},  // no such account in a fresh table
-	"users-me.json":          {"users", 200},
-	"books-list.json":        {"books", 200},
-	"lines-book.json":        {"lines", 404},
-	"reviews-book.json":      {"reviews", 404},
-	"clubs-list.json":        {"clubs", 200},
-	"challenges-list.json":   {"challenges", 200},
-	"wishlists-user.json":    {"wishlists", 404},
-	"follows-following.json": {"follows", 200},
-	"notes-list.json":        {"notes", 200},
-	"stores-list.json":       {"stores", 200},
-	"docs-openapi.json":      {"docs", 200},
-	"reports-create.json":    {"reports", 404},
+	"health.json":                 {"health", 200},
+	"unknown-route.json":          {"health", 404},
+	"wrong-method.json":           {"users", 405}, // the ANY route of /v1/users/me reaches users; $default's health answers the same
+	"auth-login.json":             {"auth", 401},  // no such account in a fresh table
+	"users-me.json":               {"users", 200},
+	"books-list.json":             {"books", 200},
+	"lines-book.json":             {"lines", 404},
+	"reviews-book.json":           {"reviews", 404},
+	"clubs-list.json":             {"clubs", 200},
+	"challenges-list.json":        {"challenges", 200},
+	"wishlists-user.json":         {"wishlists", 404},
+	"follows-following.json":      {"follows", 200},
+	"notes-list.json":             {"notes", 200},
+	"stores-list.json":            {"stores", 200},
+	"inventory-availability.json": {"inventory", 404},
+	"docs-openapi.json":           {"docs", 200},
+	"reports-create.json":         {"reports", 404},
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},

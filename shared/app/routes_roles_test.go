@@ -87,13 +87,27 @@ func allowed(t *testing.T, res *testenv.Response, who string) {
 	}
 }
 
-// roleSend sends the route's sample request for the store with slug.
+// roleSend sends the route's sample request for the store with slug:
+// in the path, or, for a route naming its store by id, that store's id
+// (an id no store has for "no-such-store") in the query or the body.
 func roleSend(env *testenv.Env, r httpapi.Route, slug, token string) *testenv.Response {
 	path := samplePath(r.Path)
 	if slug != "" {
 		path = strings.Replace(path, "no-such-store", slug, 1)
 	}
 	ct, body := sampleBody(r)
+	if ref := r.Role.Store; ref.By == httpapi.ByID {
+		id := "00000000-0000-4000-8000-00000000beef"
+		if slug != "" && slug != "no-such-store" {
+			id, _ = env.Do("GET", "/v1/stores/"+slug, nil, "").JSON["id"].(string)
+		}
+		switch ref.In {
+		case httpapi.InQuery:
+			path += "?" + ref.Name + "=" + id
+		case httpapi.InBody:
+			body = fmt.Sprintf(`{%q: %q}`, ref.Name, id)
+		}
+	}
 	h := map[string]string{}
 	if ct != "" {
 		h["Content-Type"] = ct

@@ -22,6 +22,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/docsapi"
 	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/inventoryapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
 	"github.com/bookplatform/backend/shared/api/reportsapi"
@@ -53,6 +54,7 @@ var list = []api.Build{
 	notesapi.Group,
 	reportsapi.Group,
 	storesapi.Group,
+	inventoryapi.Group,
 	docsapi.Group,
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
@@ -27,6 +28,7 @@ var notUUID = map[string]bool{
 	"LineReply.id":                 true, // a reply id orders replies by time (lines.NewReplyID)
 	"Report.targetId":              true, // a reply's id when the target is a reply
 	"ReportCreateRequest.targetId": true,
+	"*.externalItemId":             true, // the external point-of-sale system's id
 }
 
 // enums are the values a property takes, keyed "Component.property"
@@ -48,6 +50,9 @@ var enums = map[string][]string{
 	"Report.status":                    strs(reports.StatusOpen),
 	"StoreDomainStatusResponse.status": strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
 	"StoreSiteDomain.status":           strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
+	"*.condition":                      strs(inventory.Conditions...),
+	"InventoryChangeData.cause": strs(inventory.CauseCreate, inventory.CauseAdjust, inventory.CauseImport, inventory.CauseSync,
+		inventory.CauseDelete, inventory.CauseOrder, inventory.CauseCancel, inventory.CauseSale),
 }
 
 // ranges are the bounds of a number property, keyed as enums.
@@ -55,6 +60,11 @@ var ranges = map[string][2]float64{
 	"*.rating":    {1, 5},
 	"*.latitude":  {-90, 90},
 	"*.longitude": {-180, 180},
+	// Stock: quantities and amounts (inventory's bounds).
+	"*.quantity":         {0, inventory.MaxQuantity},
+	"*.previousQuantity": {0, inventory.MaxQuantity},
+	"*.priceCents":       {0, inventory.MaxPriceCents},
+	"*.costCents":        {0, inventory.MaxPriceCents},
 }
 
 // dates are the string properties that hold a calendar date

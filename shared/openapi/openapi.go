@@ -586,6 +586,7 @@ var tagDescriptions = map[string]string{
 	"notes":      "Private notes on books, seen by their author alone.",
 	"reports":    "Reports of lines, replies, reviews and clubs to moderation.",
 	"stores":     "Bookstores: profiles, staff, branding images, custom domains and the stores near a position.",
+	"inventory":  "Stores' stock, for their owner and staff: one item per book, its quantity changes and their history, search within the store; and where a book is in stock.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 }
 

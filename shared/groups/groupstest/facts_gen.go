@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/docsapi/docsapitest"
 	"github.com/bookplatform/backend/shared/api/followsapi/followsapitest"
 	"github.com/bookplatform/backend/shared/api/healthapi/healthapitest"
+	"github.com/bookplatform/backend/shared/api/inventoryapi/inventoryapitest"
 	"github.com/bookplatform/backend/shared/api/linesapi/linesapitest"
 	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
 	"github.com/bookplatform/backend/shared/api/reportsapi/reportsapitest"
@@ -36,5 +37,6 @@ var facts = map[string]func() apitest.Facts{
 	"notes":      notesapitest.Facts,
 	"reports":    reportsapitest.Facts,
 	"stores":     storesapitest.Facts,
+	"inventory":  inventoryapitest.Facts,
 	"docs":       docsapitest.Facts,
 }
