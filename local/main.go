@@ -17,8 +17,9 @@
 // AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
 // credentials, so the app builds its clients exactly as in Lambda
 // (app.LoadClients). The table is created from the same schema CDK
-// deploys, demo accounts are added if missing, and the demo catalog
-// (local/data/catalog.jsonl) is imported.
+// deploys, demo accounts are added if missing, the demo catalog
+// (local/data/catalog.jsonl) is imported, and the demo stores get the
+// stock they lack.
 // /media/{key} serves uploaded images, standing in for the CDN. The
 // endpoints are written to .local/run.json while the run lasts, for
 // `go run ./local/importbooks`.
@@ -244,6 +245,10 @@ func run() error {
 		if ctx.Err() != nil {
 			return nil // Ctrl-C during the first load
 		}
+		return err
+	}
+	front.Starting("stocking the demo stores")
+	if err := seedInventory(ctx, a, root); err != nil {
 		return err
 	}
 
