@@ -71,14 +71,27 @@ func JSON(groups []api.Group) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Each example is written on one line: indented, the recorded bodies
+	// would grow the document by half again (docs/decisions.md, "API
+	// reference examples"). Each is swapped for a placeholder string, and
+	// the placeholder for the example's compact JSON after indenting.
+	compact, err := placeholdExamples(doc)
+	if err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // descriptions are Markdown: keep < and > readable
-	enc.SetIndent("", "  ")
+	enc.SetIndent("", " ")
 	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("openapi: write document: %w", err)
 	}
-	return buf.Bytes(), nil
+	out := buf.Bytes()
+	for placeholder, example := range compact {
+		quoted, _ := json.Marshal(placeholder)
+		out = bytes.Replace(out, quoted, example, 1)
+	}
+	return out, nil
 }
 
 // Load reads a document and validates it as OpenAPI 3.1.
@@ -88,7 +101,11 @@ func Load(data []byte) (*openapi3.T, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openapi: read document: %w", err)
 	}
-	if err := doc.Validate(loader.Context); err != nil {
+	// The recorded examples are not checked here: one that a schema
+	// change left behind must not stop the document from being built
+	// (every handler test validates against it); TestExamples_valid
+	// checks them, and `make examples` records them again.
+	if err := doc.Validate(loader.Context, openapi3.DisableExamplesValidation()); err != nil {
 		return nil, fmt.Errorf("openapi: invalid document: %w", err)
 	}
 	return doc, nil
@@ -168,6 +185,11 @@ func buildWith(groups []api.Group) (*openapi3.T, *schemas, error) {
 	}
 	doc.Webhooks = hooks
 	pruneResponses(doc)
+	ex, err := RecordedExamples()
+	if err != nil {
+		return nil, nil, err
+	}
+	addExamples(doc, ex)
 	return doc, s, nil
 }
 

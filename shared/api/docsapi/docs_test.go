@@ -155,6 +155,29 @@ func TestDocs_PageLoadsTheDocumentAndTheScript(t *testing.T) {
 	}
 }
 
+// The served document carries the recorded examples (shared/openapi),
+// which Redoc shows on the right of the page as each operation's request
+// and response samples; the page does not hide them.
+func TestDocs_DocumentCarriesTheExamples(t *testing.T) {
+	doc, err := openapi.Load(gunzip(t, serve(t, docsapi.DocumentPath, "gzip").Body.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := doc.Paths.Value("/v1/auth/login").Post
+	if login.RequestBody.Value.Content.Get("application/json").Example == nil {
+		t.Error("POST /v1/auth/login shows no request sample")
+	}
+	if login.Responses.Status(http.StatusOK).Value.Content.Get("application/json").Example == nil {
+		t.Error("POST /v1/auth/login shows no response sample")
+	}
+	if doc.Components.Responses["NotFound"].Value.Content.Get("application/json").Example == nil {
+		t.Error("the 404 answer shows no sample")
+	}
+	if page := serve(t, docsapi.PagePath, "").Body.String(); strings.Contains(page, "hide-request-payload-sample") {
+		t.Error("the page hides Redoc's request samples")
+	}
+}
+
 func TestDocs_ScriptIsTheEmbeddedRenderer(t *testing.T) {
 	zipped := serve(t, docsapi.ScriptPath, "gzip")
 	plain := serve(t, docsapi.ScriptPath, "")
