@@ -11,7 +11,7 @@ export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 FUNCTIONS := $(notdir $(wildcard functions/*))
 LAMBDA_BUILD := GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build -tags lambda.norpc -trimpath -ldflags='-s -w'
 
-.PHONY: help deps check-go check-node check-java run test vet build synth sam bench fuzz openapi reset clean
+.PHONY: help deps check-go check-node check-java run test vet build synth sam bench fuzz openapi examples reset clean
 
 help:
 	@echo "make run    - serve the whole API on 127.0.0.1:$(PORT) with local DynamoDB, S3 and SQS, demo data loaded"
@@ -22,6 +22,7 @@ help:
 	@echo "make bench  - binary sizes, cold start, DynamoDB calls per endpoint, load figures, catalog import and search"
 	@echo "make fuzz   - run every Go fuzz target for FUZZTIME each (default 1m); make test runs their seed corpora"
 	@echo "make openapi - write the API reference (docs/openapi.json) and the copies the docs group serves"
+	@echo "make examples - record the reference's examples from the call scenario, then make openapi"
 	@echo "make reset  - delete the local run's data (.local/)"
 
 check-go:
@@ -115,6 +116,14 @@ openapi: check-go node_modules/.installed
 	mv $(DOCS_ASSETS)/redoc.standalone.js.gz.tmp $(DOCS_ASSETS)/redoc.standalone.js.gz
 	cp $(REDOC)/LICENSE $(DOCS_ASSETS)/redoc.LICENSE
 	cp $(REDOC)/bundles/redoc.standalone.js.LICENSE.txt $(DOCS_ASSETS)/redoc.standalone.js.LICENSE.txt
+
+# The reference's examples (shared/openapi/examples.json): the call
+# benchmark's scenario run once against DynamoDB Local, as the service
+# answered it, then merged into the reference. Run it when an operation
+# is added or its bodies change: make test fails until it is.
+examples: deps check-java
+	$(GO) run ./local/bench examples
+	$(MAKE) openapi
 
 reset:
 	rm -rf .local

@@ -117,7 +117,7 @@ func TestCallCounts(t *testing.T) {
 	obs := make([][]observation, len(steps))
 	used := map[string]map[string]bool{} // function -> IAM actions its steps needed
 	for range callRuns {
-		for i, o := range runScenario(t, steps, used) {
+		for i, o := range runScenario(t, steps, used, nil) {
 			obs[i] = append(obs[i], o)
 		}
 		if t.Failed() {
@@ -183,8 +183,9 @@ func TestCallCounts(t *testing.T) {
 // over it, with one more SDK middleware that notes each operation's name.
 // The access log carries only counts; the names make the table
 // actionable. Steps run one at a time, so every call noted during a step
-// belongs to it.
-func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]bool) []observation {
+// belongs to it. A recorder, when given, keeps the bodies of each step's
+// request and answer (TestRecordExamples).
+func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]bool, examples *exampleRecorder) []observation {
 	t.Helper()
 	env := testenv.New(t)
 	logs := newAccessLog()
@@ -194,7 +195,11 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.DNS = env.DNS // before the router is built: the DNS stand-in the scenario sets records in
 	requests := &requestCalls{}
-	srv := httptest.NewServer(requests.wrap(devserver.Handler(a, groups.All(a.Deps()))))
+	handler := requests.wrap(devserver.Handler(a, groups.All(a.Deps())))
+	if examples != nil {
+		handler = examples.wrap(handler)
+	}
+	srv := httptest.NewServer(handler)
 	defer srv.Close()
 	c := &client{Base: srv.URL, HTTP: srv.Client()}
 
@@ -243,7 +248,13 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		if dynamoCalls != rec.Calls {
 			t.Errorf("%s (%s): access log counts %d DynamoDB calls, the SDK saw %d", s.Route, s.Note, rec.Calls, dynamoCalls)
 		}
+		if examples != nil && res.Status == s.Want {
+			examples.step(s, res)
+		}
 		out = append(out, observation{status: res.Status, calls: rec.Calls, depth: rec.Depth, chain: chain(noted)})
+	}
+	if examples != nil {
+		examples.probe(t, c, st)
 	}
 	return out
 }

@@ -4,7 +4,8 @@
 // throughput of the local run under load, the catalog's import rate and
 // search latency and read units at each catalog size, the latency of a
 // wishlist's single view with 200 books, and the cost per million
-// requests of a read-heavy mix.
+// requests of a read-heavy mix. `examples` (not part of `all`) records
+// the API reference's examples from the call scenario.
 //
 // Each figure has its own subcommand, so a reader can reproduce one number
 // without running the rest; `all` runs them in order and writes one report
@@ -21,6 +22,7 @@
 //	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
 //	go run ./local/bench cost       [-rounds 3] (runs go test ./local/bench -run TestCost)
 //	go run ./local/bench all        [-out bench-out/report.txt]
+//	go run ./local/bench examples   [-o shared/openapi/examples.json] (runs go test ./local/bench -run TestRecordExamples)
 //
 // The DynamoDB call counts and the catalog figures are tests (calls_test.go,
 // catalog_test.go) because the test environment (local/testenv) is built on
@@ -80,6 +82,8 @@ func main() {
 		run = runStores
 	case "cost":
 		run = runCost
+	case "examples":
+		run = runExamples
 	case "all":
 		run = runAll
 	default:
@@ -92,7 +96,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|cost|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
