@@ -581,7 +581,7 @@ func (s *Inventory) List(ctx context.Context, storeID string, q inventory.ListQu
 // (one Query: begins_with "<word>#" for a whole word, "<prefix>" for a
 // prefix; at most inventory.MaxSearchPostings, projected to what the
 // match needs), keeps those matching every word (and in stock, when
-// asked), in title order, and reads the page's items (one consistent
+// asked), in title order, and reads the page's items (one
 // BatchGetItem).
 func (s *Inventory) search(ctx context.Context, storeID string, q inventory.ListQuery) (inventory.ListResult, error) {
 	d := q.Search.Driver()
@@ -627,13 +627,14 @@ func (s *Inventory) search(ctx context.Context, storeID string, q inventory.List
 }
 
 // getItems reads storeID's items ids, in the order of ids (one
-// consistent BatchGetItem); an item gone since is left out.
+// BatchGetItem, eventually consistent as the postings that named them
+// are: half the read units); an item gone since is left out.
 func (s *Inventory) getItems(ctx context.Context, storeID string, ids []string) ([]*inventory.Item, error) {
 	if len(ids) == 0 {
 		return []*inventory.Item{}, nil
 	}
 	keys := keysOf(ids, func(id string) Key { return InventoryItemKey(storeID, id) })
-	rows, err := batchAll[inventoryItem](ctx, s.t.batch(keys...).Consistent(true))
+	rows, err := batchAll[inventoryItem](ctx, s.t.batch(keys...))
 	if err != nil {
 		return nil, fmt.Errorf("read %d inventory items of store %s: %w", len(keys), storeID, err)
 	}
