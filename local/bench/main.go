@@ -20,6 +20,7 @@
 //	go run ./local/bench clublines  [-rounds 300] (runs go test ./local/bench -run TestClubLinesBench)
 //	go run ./local/bench wishlist   [-items 200] [-rounds 300] (runs go test ./local/bench -run TestWishlistViewLatency)
 //	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
+//	go run ./local/bench inventory  [-items 20000] [-rounds 40] (runs go test ./local/bench -run TestInventoryBench)
 //	go run ./local/bench cost       [-rounds 3] (runs go test ./local/bench -run TestCost)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //	go run ./local/bench examples   [-o shared/openapi/examples.json] (runs go test ./local/bench -run TestRecordExamples)
@@ -30,7 +31,8 @@
 // that every route has a scenario. The catalog one runs only with
 // BENCH_SEARCH=1: it imports 18,000 books; the wishlist one only with
 // BENCH_WISHLIST=1; the stores one only with BENCH_STORES=1: it writes
-// 5,000 stores.
+// 5,000 stores; the inventory one at its full size (20,000 items in one
+// store) only with BENCH_INVENTORY=1, at a tiny size otherwise.
 package main
 
 import (
@@ -80,6 +82,8 @@ func main() {
 		run = runWishlist
 	case "stores":
 		run = runStores
+	case "inventory":
+		run = runInventory
 	case "cost":
 		run = runCost
 	case "examples":
@@ -96,7 +100,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -146,6 +150,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"clublines", runClubLines, nil},
 		{"wishlist", runWishlist, nil},
 		{"stores", runStores, nil},
+		{"inventory", runInventory, nil},
 		{"cost", runCost, nil},
 	}
 	var failed []string
