@@ -111,7 +111,7 @@ func (s Search) Match(titleKey, authorKey, isbn13 string) bool {
 	words = append(words, isbn13)
 	for _, w := range s.Words {
 		if !slices.ContainsFunc(words, func(x string) bool {
-			return x == w.Text || w.Prefix && strings.HasPrefix(x, w.Text)
+			return x == w.Text || (w.Prefix || len(w.Text) >= MaxWordBytes-utf8.UTFMax) && strings.HasPrefix(x, w.Text)
 		}) {
 			return false
 		}
@@ -131,16 +131,27 @@ type Index struct {
 // IndexOf is the index of an item of b.
 func IndexOf(b *books.Book) Index {
 	ix := books.IndexingOf(b)
-	words := slices.Clone(ix.Tokens)
+	var words []string
+	for _, w := range ix.Tokens {
+		if w = cutWord(w); !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
 	if b.ISBN13 != "" && !slices.Contains(words, b.ISBN13) {
 		words = append(words, b.ISBN13)
 	}
 	return Index{Words: words, TitleKey: ix.TitleKey, AuthorKey: ix.AuthorKey, ISBN13: b.ISBN13}
 }
 
-// cutWord bounds a query word as indexed words are (books.MaxTokenBytes).
+// MaxWordBytes bounds a word of an item's postings: with the title (200
+// bytes) and the item id it makes a posting's sort key, which DynamoDB
+// caps at 1,024 bytes. A query word is cut the same way, and a cut word
+// matches as a prefix.
+const MaxWordBytes = 200
+
+// cutWord bounds a word as postings hold it (MaxWordBytes).
 func cutWord(w string) string {
-	n := books.MaxTokenBytes
+	n := MaxWordBytes
 	if len(w) <= n {
 		return w
 	}

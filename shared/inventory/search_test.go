@@ -1,7 +1,10 @@
 package inventory
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/bookplatform/backend/shared/books"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -40,4 +43,15 @@ func TestItemID(t *testing.T) {
 	a, b := ItemID("s1", "b1"), ItemID("s2", "b1")
 	assert.NotEqual(t, a, b)
 	assert.Equal(t, a, ItemID("s1", "b1"), "the same store and book, the same id")
+}
+
+// A word longer than a posting holds is cut in the postings and in the
+// query alike, and still matches.
+func TestLongWords(t *testing.T) {
+	ix := IndexOf(&books.Book{Title: strings.Repeat("x", 950) + " tale", ISBN13: "9780306406157"})
+	assert.Len(t, ix.Words[0], MaxWordBytes)
+	s, err := ParseSearch(strings.Repeat("x", 200)) // the longest query
+	require.NoError(t, err)
+	assert.Equal(t, ix.Words[0], s.Driver().Text)
+	assert.True(t, s.Match(ix.TitleKey, ix.AuthorKey, ix.ISBN13))
 }
