@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -173,6 +174,8 @@ func testQueuesCreated(t *testing.T, client *sqs.Client) {
 		assert.True(t, strings.HasSuffix(fmt.Sprint(policy["deadLetterTargetArn"]), ":"+string(n.DLQ())), "queue %s: %v", n, policy)
 		assert.Equal(t, strconv.Itoa(int(queues.VisibilityTimeout/time.Second)), attrs["VisibilityTimeout"], "queue %s", n)
 		assert.NotEmpty(t, urls[n.DLQ()], "queue %s", n.DLQ())
+		assert.Equal(t, strconv.Itoa(int(queues.DLQRetention/time.Second)), queueAttributes(t, client, urls[n.DLQ()])["MessageRetentionPeriod"],
+			"queue %s: the dead letters' retention, as in CDK", n.DLQ())
 	}
 
 	// The process gets one URL variable per queue, under config's names.
@@ -242,10 +245,17 @@ func testPoisonMessage(t *testing.T, client *sqs.Client) {
 	})
 	require.NoError(t, err)
 
-	var calls atomic.Int32
+	var (
+		calls    atomic.Int32
+		mu       sync.Mutex
+		receipts []int // the ReceiveCount each call saw
+	)
 	stopWorkers, err := startWorkers(client, urls, []api.Group{{Name: "poison", Worker: &api.Worker{Queue: q, BatchSize: 1,
-		Handle: func(context.Context, worker.Message) error {
+		Handle: func(_ context.Context, m worker.Message) error {
 			calls.Add(1)
+			mu.Lock()
+			receipts = append(receipts, m.ReceiveCount)
+			mu.Unlock()
 			return errors.New("cannot parse the upload")
 		}}}}, env.App)
 	require.NoError(t, err)
@@ -257,7 +267,8 @@ func testPoisonMessage(t *testing.T, client *sqs.Client) {
 
 	var dead []sqstypes.Message
 	waitFor(t, time.Minute, "the message in the dead-letter queue", func() bool {
-		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(urls[q.DLQ()]), WaitTimeSeconds: 1})
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(urls[q.DLQ()]), WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
 		require.NoError(t, err)
 		dead = out.Messages
 		return len(dead) > 0
@@ -265,6 +276,17 @@ func testPoisonMessage(t *testing.T, client *sqs.Client) {
 	require.Len(t, dead, 1)
 	assert.Equal(t, `{"uploadId":"bad"}`, aws.ToString(dead[0].Body))
 	assert.Equal(t, int32(queues.MaxReceiveCount), calls.Load(), "each receipt ran the handler: a failure releases its idempotency record")
+	// The stand-in counts receipts as SQS does: the handler saw 1, 2, ...
+	// MaxReceiveCount, and the message moved after exactly that many.
+	want := make([]int, queues.MaxReceiveCount)
+	for i := range want {
+		want[i] = i + 1
+	}
+	mu.Lock()
+	assert.Equal(t, want, receipts, "the ReceiveCount of each receipt")
+	mu.Unlock()
+	assert.Equal(t, strconv.Itoa(queues.MaxReceiveCount+1), dead[0].Attributes[string(sqstypes.MessageSystemAttributeNameApproximateReceiveCount)],
+		"the dead-letter queue's receipt continues the count, as in SQS")
 	assert.Equal(t, "0", queueAttributes(t, client, urls[q])["ApproximateNumberOfMessages"], "the message left the queue")
 }
 

@@ -94,7 +94,12 @@ func startSQS() (string, stopper, error) {
 func createQueues(ctx context.Context, client *sqs.Client, names []queues.Name) (map[queues.Name]string, error) {
 	urls := map[queues.Name]string{}
 	for _, name := range names {
-		dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(string(name.DLQ()))})
+		// As infra/queues.go: the dead-letter queue keeps a message for
+		// queues.DLQRetention (goaws records it, expires nothing).
+		dlq, err := client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(string(name.DLQ())),
+			Attributes: map[string]string{
+				string(sqstypes.QueueAttributeNameMessageRetentionPeriod): strconv.Itoa(int(queues.DLQRetention / time.Second)),
+			}})
 		if err != nil {
 			return nil, fmt.Errorf("create queue %s: %w", name.DLQ(), err)
 		}

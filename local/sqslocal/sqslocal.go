@@ -6,6 +6,7 @@ package sqslocal
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
@@ -56,7 +57,7 @@ func Start() (string, error) {
 				MaximumMessageSize: 262144, MessageRetentionPeriod: 345600,
 			},
 		}
-		instance.srv = &http.Server{Handler: goawsrouter.New(), ReadHeaderTimeout: 10 * time.Second}
+		instance.srv = &http.Server{Handler: countReceives(goawsrouter.New()), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = instance.srv.Serve(ln) }()
 		instance.quit = make(chan bool)
 		go gosqs.PeriodicTasks(time.Second, instance.quit)
@@ -72,4 +73,60 @@ func Stop(ctx context.Context) error {
 	}
 	close(instance.quit)
 	return instance.srv.Shutdown(ctx)
+}
+
+// countReceives answers ReceiveMessage (in the JSON protocol the SDK
+// speaks) itself, through goaws' own handler, and passes everything else
+// to goaws. goaws counts a message's returns to its queue (Retry: a
+// visibility timeout that ran out, or a visibility set to 0), and moves
+// the message to the dead-letter queue when that count reaches the
+// redrive policy's maxReceiveCount; but it reports ApproximateReceiveCount
+// from NumberOfReceives, a field it never increments, so every receipt
+// said 1 and worker.Message.ReceiveCount was wrong locally. A message is
+// received once more than it has returned, so the receipt's count is
+// Retry+1: the same count the redrive uses, as in SQS, where the message
+// moves after maxReceiveCount receipts.
+func countReceives(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Content-Type") != "application/x-amz-json-1.0" || r.Header.Get("X-Amz-Target") != "AmazonSQS.ReceiveMessage" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		status, body := gosqs.ReceiveMessageV1(r)
+		if res, ok := body.(models.ReceiveMessageResponse); ok {
+			setReceiveCounts(res.Result.Messages)
+		}
+		// As goaws' router encodes a JSON-protocol answer.
+		w.Header().Set("x-amzn-RequestId", body.GetRequestId())
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(status)
+		if result := body.GetResult(); result != nil {
+			_ = json.NewEncoder(w).Encode(result)
+		}
+	})
+}
+
+// setReceiveCounts sets each received message's ApproximateReceiveCount
+// from the stand-in's state: the message still in flight under the
+// receipt handle just issued.
+func setReceiveCounts(msgs []*models.ResultMessage) {
+	if len(msgs) == 0 {
+		return
+	}
+	byHandle := make(map[string]*models.ResultMessage, len(msgs))
+	for _, m := range msgs {
+		byHandle[m.ReceiptHandle] = m
+	}
+	models.SyncQueues.RLock()
+	defer models.SyncQueues.RUnlock()
+	for _, q := range models.SyncQueues.Queues {
+		for i := range q.Messages {
+			if m := byHandle[q.Messages[i].ReceiptHandle]; m != nil && q.Messages[i].ReceiptHandle != "" {
+				if m.Attributes == nil {
+					m.Attributes = map[string]string{}
+				}
+				m.Attributes["ApproximateReceiveCount"] = strconv.Itoa(q.Messages[i].Retry + 1)
+			}
+		}
+	}
 }

@@ -19,7 +19,8 @@ type Message struct {
 	ID, Key string
 	Body    []byte
 	// ReceiveCount is how many times SQS has delivered the message,
-	// this delivery included. The local stand-in always reports 1.
+	// this delivery included (the local stand-in counts it too:
+	// local/sqslocal).
 	ReceiveCount int
 	// Attributes are the message's string (and number) attributes.
 	Attributes map[string]string
