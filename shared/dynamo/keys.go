@@ -48,6 +48,8 @@ const (
 	typeDirCount      = "DirCount"
 	typeWishlist      = "Wishlist"
 	typeWishlistEntry = "WishlistItem"
+	typeWish          = "Wish"
+	typeStoreDemand   = "StoreDemand"
 	typeFollow        = "Follow"
 	typeNote          = "Note"
 	typeReport        = "Report"
@@ -405,6 +407,42 @@ func WishlistEntryKey(wishlistID, bookID string) Key {
 func wishlistEntries(id string) list {
 	return list{index: Primary, pk: WishlistKey(id).PK, prefix: wishlistEntryPrefix, consistent: true}
 }
+
+// WishKey is a reader's wish for a book (wishlists demand,
+// docs/decisions.md "Wishlist demand"): how many of the reader's
+// wishlist entries name the book and the store the wish is counted at.
+// Its own partition per reader, so moving a reader's wishes to a new home
+// store is one consistent Query of it. It is never read by an endpoint:
+// who wishes is not shown.
+func WishKey(userID, bookID string) Key { return Key{"WISHER#" + userID, "BOOK#" + bookID} }
+
+// wishes is the list of a reader's wishes, read consistently.
+func wishes(userID string) list {
+	return list{index: Primary, pk: "WISHER#" + userID, prefix: "BOOK#", consistent: true}
+}
+
+// storeDemandPrefix begins the sort key of every demand counter of a
+// store.
+const storeDemandPrefix = "DEMAND#"
+
+// StoreDemandKey is the number of readers counted at a store who wish
+// for a book, in the store's partition (deleting the store removes its
+// counters).
+func StoreDemandKey(storeID, bookID string) Key {
+	return Key{StoreKey(storeID).PK, storeDemandPrefix + bookID}
+}
+
+// storeDemand is a store's demand counters on GSI1, most wished first
+// (demandKey).
+func storeDemand(storeID string) list {
+	return list{index: GSI1, pk: "STOREDEMAND#" + storeID, desc: true}
+}
+
+// demandKey orders a store's counters by count at a fixed width of 10
+// digits (read descending: the most wished first), then by book id.
+// DynamoDB cannot rewrite a string key from an ADD, so a counter's
+// change sets count and key together, conditional on the count read.
+func demandKey(count int, bookID string) string { return fmt.Sprintf("%010d#%s", count, bookID) }
 
 // The wishlist lists, oldest first, sorted by timeIDKey: a user's
 // wishlists (GSI1) and the public ones only (GSI2, a sparse index: a

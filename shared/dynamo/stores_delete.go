@@ -44,6 +44,12 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("delete store %s: %w", st.ID, err)
 	}
+	// Its wishlist demand counts, once no reader has it as home store
+	// (a wish counted there after this fails its home check): a wish
+	// still naming the store counts nowhere.
+	if err := s.t.deletePrefix(ctx, StoreKey(st.ID).PK, storeDemandPrefix); err != nil {
+		return fmt.Errorf("delete store %s: %w", st.ID, err)
+	}
 	x := s.t.tx().
 		delete(s.t.del(StoreKey(st.ID)).If("attribute_exists(PK)"), stores.ErrNotFound).
 		delete(s.t.del(StoreListingKey(st.ID)), nil).

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/bookplatform/backend/shared/stores"
@@ -20,9 +21,14 @@ type homeOfItem struct {
 
 // SetHomeStore sets u's homeStoreId (conditional on the one read), puts
 // the new store's mark and deletes the old one's, in one transaction that
-// also requires the store to be live. Errors: stores.ErrNotFound,
-// users.ErrChanged.
+// also requires the store to be live; then it moves u's wishes to the new
+// store's demand counts (Wishlists.MoveWishes). The store u has already
+// chosen writes nothing but the move, which finishes one a failure cut
+// short. Errors: stores.ErrNotFound, users.ErrChanged.
 func (s *Bookstores) SetHomeStore(ctx context.Context, u *users.User, storeID string) error {
+	if u.HomeStoreID == storeID {
+		return s.moveWishes(ctx, u.ID, storeID)
+	}
 	k := HomeOfKey(storeID, u.ID)
 	x := s.t.tx().
 		check(s.t.check(StoreKey(storeID)).If(storeLive), stores.ErrNotFound).
@@ -34,11 +40,11 @@ func (s *Bookstores) SetHomeStore(ctx context.Context, u *users.User, storeID st
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("set home store of %s: %w", u.ID, err)
 	}
-	return nil
+	return s.moveWishes(ctx, u.ID, storeID)
 }
 
-// ClearHomeStore removes u's homeStoreId and its mark. Errors:
-// users.ErrChanged.
+// ClearHomeStore removes u's homeStoreId and its mark, then takes u's
+// wishes from the old store's demand counts. Errors: users.ErrChanged.
 func (s *Bookstores) ClearHomeStore(ctx context.Context, u *users.User) error {
 	err := s.t.tx().
 		update(s.homeUpdate(u).Remove("homeStoreId"), users.ErrChanged).
@@ -46,6 +52,17 @@ func (s *Bookstores) ClearHomeStore(ctx context.Context, u *users.User) error {
 		run(ctx)
 	if err != nil {
 		return fmt.Errorf("clear home store of %s: %w", u.ID, err)
+	}
+	return s.moveWishes(ctx, u.ID, "")
+}
+
+// moveWishes moves userID's wishes to home. A move overtaken by a later
+// change of home store leaves the rest to that change's move: the home
+// store set is still the answer.
+func (s *Bookstores) moveWishes(ctx context.Context, userID, home string) error {
+	err := (&Wishlists{s.t}).MoveWishes(ctx, userID, home)
+	if err != nil && !errors.Is(err, errHomeMoved) {
+		return fmt.Errorf("home store of %s: %w", userID, err)
 	}
 	return nil
 }

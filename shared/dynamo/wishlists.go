@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/wishlists"
@@ -44,7 +45,9 @@ type wishlistItem struct {
 
 // wishlistEntryItem is a book on a wishlist (WishlistEntryKey). It
 // carries the owner's id, so that a change of it is one conditional
-// write.
+// write. Counted: the entry is one of its owner's wish's entryCount
+// (wishlists_demand.go); entries stored before demand was kept are not,
+// and their removal changes no count.
 type wishlistEntryItem struct {
 	PK         string    `dynamo:"PK"`
 	SK         string    `dynamo:"SK"`
@@ -54,6 +57,7 @@ type wishlistEntryItem struct {
 	BookID     string    `dynamo:"bookId"`
 	Priority   int       `dynamo:"priority"`
 	Notes      string    `dynamo:"notes"`
+	Counted    bool      `dynamo:"counted,omitempty"`
 	AddedAt    time.Time `dynamo:"addedAt"`
 	UpdatedAt  time.Time `dynamo:"updatedAt"`
 }
@@ -193,10 +197,89 @@ func (s *Wishlists) DeleteWishlist(ctx context.Context, w *wishlists.Wishlist) e
 }
 
 // DeleteWishlistItems removes a deleted wishlist's entries: one
-// consistent Query of its partition, then BatchWriteItem deletes of 25
-// (at most WISHLIST_MAX_ITEMS entries: 20 batches for the default 500).
+// consistent Query of its partition; the entries no wish counts go with
+// BatchWriteItem deletes of 25, the counted ones 30 to a transaction
+// that also takes each from its wish and, for a wish's last entry, from
+// its store's demand count (at most WISHLIST_MAX_ITEMS entries: for the
+// default 500, some 17 transactions and their reads).
 func (s *Wishlists) DeleteWishlistItems(ctx context.Context, id string) error {
-	return s.t.deletePrefix(ctx, WishlistKey(id).PK, wishlistEntryPrefix)
+	var entries []wishlistEntryItem
+	err := s.t.table.Get(AttrPK, WishlistKey(id).PK).Range(AttrSK, dynamo.BeginsWith, wishlistEntryPrefix).
+		Consistent(true).Project(AttrPK, AttrSK, "userId", "bookId", "counted").All(ctx, &entries)
+	if err != nil {
+		return fmt.Errorf("entries of wishlist %s: %w", id, err)
+	}
+	var plain []Key
+	var counted []wishlistEntryItem
+	for _, e := range entries {
+		if e.Counted {
+			counted = append(counted, e)
+		} else {
+			plain = append(plain, Key{e.PK, e.SK})
+		}
+	}
+	if err := s.t.deleteKeys(ctx, plain); err != nil {
+		return fmt.Errorf("entries of wishlist %s: %w", id, err)
+	}
+	// Three items an entry (itself, its wish, a counter).
+	const chunk = 30
+	for start := 0; start < len(counted); start += chunk {
+		part := counted[start:min(start+chunk, len(counted))]
+		err := optimistic.Retry(demandAttempts, func(int) error { return s.purgeCounted(ctx, part) }, errDemandStale)
+		if err != nil {
+			return fmt.Errorf("entries of wishlist %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// purgeCounted deletes counted entries of a deleted wishlist (all of one
+// owner, each of another book) with what they change of demand, in one
+// transaction computed from fresh reads of them, their wishes and the
+// counters.
+func (s *Wishlists) purgeCounted(ctx context.Context, part []wishlistEntryItem) error {
+	keys := make([]Key, 0, 2*len(part))
+	for _, e := range part {
+		keys = append(keys, Key{e.PK, e.SK}, WishKey(e.UserID, e.BookID))
+	}
+	st, err := s.t.readDemand(ctx, keys)
+	if err != nil {
+		return err
+	}
+	if st, err = s.withCounters(ctx, st, part); err != nil {
+		return err
+	}
+	x := s.t.tx()
+	for _, e := range part {
+		if _, ok := st[Key{e.PK, e.SK}]; !ok {
+			continue // removed meanwhile, with its count
+		}
+		x.delete(s.t.del(Key{e.PK, e.SK}).If("attribute_exists(PK)"), errDemandStale)
+		s.t.dropWish(x, st, e.UserID, e.BookID)
+	}
+	if x.len() == 0 {
+		return nil
+	}
+	return x.run(ctx)
+}
+
+// withCounters adds to st the counters of the stores the wishes of
+// entries (read in st) are counted at.
+func (s *Wishlists) withCounters(ctx context.Context, st demandState, entries []wishlistEntryItem) (demandState, error) {
+	var keys []Key
+	for _, e := range entries {
+		if w, ok := st[WishKey(e.UserID, e.BookID)]; ok && w.StoreID != "" {
+			keys = append(keys, StoreDemandKey(w.StoreID, e.BookID))
+		}
+	}
+	more, err := s.t.readDemand(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range more {
+		st[k] = v
+	}
+	return st, nil
 }
 
 // errWishlistRefused is an entry's change refused by its wishlist's
@@ -205,18 +288,40 @@ func (s *Wishlists) DeleteWishlistItems(ctx context.Context, id string) error {
 var errWishlistRefused = errors.New("wishlist or entry condition failed")
 
 // AddItem puts the entry, adds one to its wishlist's itemCount (and
-// moves its updatedAt) and checks that the book exists, in one
-// TransactWriteItems. Only when the wishlist's condition fails is it
-// read, to tell 404 from 403 from a full list. Errors:
+// moves its updatedAt), checks that the book exists and counts the wish
+// (addWish: a reader's first entry of the book counts one more reader at
+// home, their home store as read, checked on the user item), in one
+// TransactWriteItems computed from a consistent read of the wish and
+// home's counter. A lost race on the wish, the counter or the home store
+// reads again and retries. Only when the wishlist's condition fails is
+// it read, to tell 404 from 403 from a full list. Errors:
 // wishlists.ErrNotFound, ErrNotOwner, ErrFull, books.ErrNotFound,
 // ErrAlreadyListed.
-func (s *Wishlists) AddItem(ctx context.Context, e *wishlists.Item, max int) error {
-	err := s.t.tx().
-		update(s.t.update(WishlistKey(e.WishlistID)).Add("itemCount", 1).Set("updatedAt", e.AddedAt.UTC()).
-			If("attribute_exists(PK) AND userId = ? AND itemCount < ?", e.UserID, max), errWishlistRefused).
-		check(s.t.check(BookKey(e.BookID)).If("attribute_exists(PK)"), books.ErrNotFound).
-		put(s.t.put(toWishlistEntryItem(e)).If("attribute_not_exists(PK)"), wishlists.ErrAlreadyListed).
-		run(ctx)
+func (s *Wishlists) AddItem(ctx context.Context, e *wishlists.Item, max int, home string) error {
+	moved := false
+	err := optimistic.Retry(demandAttempts, func(int) error {
+		if moved {
+			var err error
+			if home, err = s.t.homeStoreOf(ctx, e.UserID); err != nil {
+				return err
+			}
+		}
+		st, err := s.t.readDemand(ctx, demandKeys(e.UserID, e.BookID, home))
+		if err != nil {
+			return err
+		}
+		entry := toWishlistEntryItem(e)
+		entry.Counted = true
+		x := s.t.tx().
+			update(s.t.update(WishlistKey(e.WishlistID)).Add("itemCount", 1).Set("updatedAt", e.AddedAt.UTC()).
+				If("attribute_exists(PK) AND userId = ? AND itemCount < ?", e.UserID, max), errWishlistRefused).
+			check(s.t.check(BookKey(e.BookID)).If("attribute_exists(PK)"), books.ErrNotFound).
+			put(s.t.put(entry).If("attribute_not_exists(PK)"), wishlists.ErrAlreadyListed)
+		s.t.addWish(x, st, e.UserID, e.BookID, home)
+		err = x.run(ctx)
+		moved = errors.Is(err, errHomeMoved)
+		return err
+	}, errDemandStale, errHomeMoved)
 	if errors.Is(err, errWishlistRefused) {
 		w, err := s.GetWishlist(ctx, e.WishlistID)
 		switch {
@@ -269,14 +374,30 @@ func (s *Wishlists) UpdateItem(ctx context.Context, ownerID, wishlistID, itemID 
 }
 
 // DeleteItem removes the entry (conditional on it existing and being
-// ownerID's) and subtracts one from its wishlist's itemCount, in one
-// TransactWriteItems. Errors: wishlists.ErrNotFound, ErrNotOwner,
-// ErrItemNotFound.
+// ownerID's), subtracts one from its wishlist's itemCount and, for a
+// counted entry, takes it from its wish (dropWish), in one
+// TransactWriteItems computed from a consistent read of the entry and
+// the wish (and of the wish's counter, when it is the last entry). A lost
+// race on the wish or the counter reads again and retries. Errors:
+// wishlists.ErrNotFound, ErrNotOwner, ErrItemNotFound.
 func (s *Wishlists) DeleteItem(ctx context.Context, ownerID, wishlistID, itemID string, now time.Time) error {
-	err := s.t.tx().
-		delete(s.t.del(WishlistEntryKey(wishlistID, itemID)).If("attribute_exists(PK) AND userId = ?", ownerID), errWishlistRefused).
-		update(s.t.update(WishlistKey(wishlistID)).Add("itemCount", -1).Set("updatedAt", now.UTC()).If("attribute_exists(PK)"), wishlists.ErrNotFound).
-		run(ctx)
+	ek := WishlistEntryKey(wishlistID, itemID)
+	err := optimistic.Retry(demandAttempts, func(int) error {
+		st, err := s.t.readDemand(ctx, []Key{ek, WishKey(ownerID, itemID)})
+		if err != nil {
+			return err
+		}
+		x := s.t.tx().
+			delete(s.t.del(ek).If("attribute_exists(PK) AND userId = ?", ownerID), errWishlistRefused).
+			update(s.t.update(WishlistKey(wishlistID)).Add("itemCount", -1).Set("updatedAt", now.UTC()).If("attribute_exists(PK)"), wishlists.ErrNotFound)
+		if e, ok := st[ek]; ok && e.Counted && e.UserID == ownerID {
+			if st, err = s.withCounters(ctx, st, []wishlistEntryItem{{UserID: ownerID, BookID: itemID}}); err != nil {
+				return err
+			}
+			s.t.dropWish(x, st, ownerID, itemID)
+		}
+		return x.run(ctx)
+	}, errDemandStale)
 	if errors.Is(err, errWishlistRefused) {
 		if _, err := s.ownedEntry(ctx, ownerID, wishlistID, itemID); err != nil {
 			return err

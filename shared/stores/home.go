@@ -17,10 +17,12 @@ import (
 // HomeStorer is the storage of home-store choices (part of Storer).
 type HomeStorer interface {
 	// SetHomeStore makes storeID u's home store, conditional on u's
-	// current one, keeping the store's index of the users who chose it.
-	// Errors: ErrNotFound (no such store), users.ErrChanged.
+	// current one, keeping the store's index of the users who chose it,
+	// and moves u's wishlist demand to it (u's current store: only the
+	// move). Errors: ErrNotFound (no such store), users.ErrChanged.
 	SetHomeStore(ctx context.Context, u *users.User, storeID string) error
-	// ClearHomeStore removes u's home store. Errors: users.ErrChanged.
+	// ClearHomeStore removes u's home store and takes u's wishlist
+	// demand from it. Errors: users.ErrChanged.
 	ClearHomeStore(ctx context.Context, u *users.User) error
 }
 
@@ -38,9 +40,9 @@ func (s *Service) SetHome(ctx context.Context, caller *users.User, storeID strin
 	if !ok {
 		return "", errHomeStoreID
 	}
-	if caller.HomeStoreID == id {
-		return id, nil
-	}
+	// The store already chosen is passed on too: storage writes no
+	// choice again, only finishes moving the reader's wishlist demand
+	// there if a failure cut that short.
 	return id, s.d.Store.SetHomeStore(ctx, caller, id)
 }
 

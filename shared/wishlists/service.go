@@ -48,27 +48,34 @@ type Storer interface {
 	// ErrNotFound.
 	DeleteWishlist(ctx context.Context, w *Wishlist) error
 	// DeleteWishlistItems removes every item of a wishlist that no
-	// longer exists; nothing left to remove is not an error.
+	// longer exists, uncounting its owner's wishes as DeleteItem does;
+	// nothing left to remove is not an error.
 	DeleteWishlistItems(ctx context.Context, id string) error
 	// AddItem stores it on its wishlist and adds one to the wishlist's
 	// itemCount in one transaction, conditional on the wishlist being
 	// it.UserID's and holding fewer than max items, and on the book
-	// existing. Errors: ErrNotFound, ErrNotOwner, ErrFull,
-	// books.ErrNotFound, ErrAlreadyListed.
-	AddItem(ctx context.Context, it *Item, max int) error
+	// existing; in the same transaction it counts the owner's wish for
+	// the book at their home store (homeStoreID as last read, "" for
+	// none; storage checks it and reads it again when it changed).
+	// Errors: ErrNotFound, ErrNotOwner, ErrFull, books.ErrNotFound,
+	// ErrAlreadyListed.
+	AddItem(ctx context.Context, it *Item, max int, homeStoreID string) error
 	// UpdateItem applies ch to an item of a wishlist ownerID owns and
 	// returns the item as stored afterwards. Errors: ErrNotFound,
 	// ErrNotOwner, ErrItemNotFound.
 	UpdateItem(ctx context.Context, ownerID, wishlistID, itemID string, ch UpdateItem, now time.Time) (*Item, error)
 	// DeleteItem removes an item of a wishlist ownerID owns and subtracts
-	// one from its itemCount, in one transaction. Errors: ErrNotFound,
-	// ErrNotOwner, ErrItemNotFound.
+	// one from its itemCount, in one transaction that also uncounts the
+	// owner's wish when it was the book's last entry. Errors:
+	// ErrNotFound, ErrNotOwner, ErrItemNotFound.
 	DeleteItem(ctx context.Context, ownerID, wishlistID, itemID string, now time.Time) error
 }
 
 // Deps are the service's collaborators.
 type Deps struct {
 	Store  Storer
+	Demand DemandStorer // a store's wishlist demand
+	Stock  Stock        // the store's items of its demand's books
 	Users  posts.Users  // a list's owner by name
 	Books  posts.Books  // the book of an item just added
 	Briefs posts.Reader // the owner and books of a wishlist's view
@@ -259,10 +266,12 @@ func (s *Service) Delete(ctx context.Context, callerID, id string) error {
 	}.Run(ctx, id)
 }
 
-// CreateItem puts a book on a wishlist of callerID's and returns the item
-// with its book. Errors: ValidationError (fields, ErrAlreadyListed, a
-// full wishlist), ErrNotFound, ErrNotOwner, books.ErrNotFound.
-func (s *Service) CreateItem(ctx context.Context, callerID, wishlistID string, in NewItem) (*ItemView, error) {
+// CreateItem puts a book on a wishlist of caller's and returns the item
+// with its book; the caller's wish for the book counts at their home
+// store. Errors: ValidationError (fields, ErrAlreadyListed, a full
+// wishlist), ErrNotFound, ErrNotOwner, books.ErrNotFound.
+func (s *Service) CreateItem(ctx context.Context, caller *users.User, wishlistID string, in NewItem) (*ItemView, error) {
+	callerID := caller.ID
 	wishlistID, ok := ids.Parse(wishlistID)
 	if !ok {
 		return nil, ErrNotFound
@@ -293,7 +302,7 @@ func (s *Service) CreateItem(ctx context.Context, callerID, wishlistID string, i
 		g       errgroup.Group
 	)
 	g.Go(func() error { book, bookErr = s.d.Books.GetBook(ctx, bookID); return nil })
-	g.Go(func() error { return s.d.Store.AddItem(ctx, it, s.d.Limits.MaxItems()) })
+	g.Go(func() error { return s.d.Store.AddItem(ctx, it, s.d.Limits.MaxItems(), caller.HomeStoreID) })
 	err := g.Wait()
 	if errors.Is(err, ErrFull) {
 		return nil, full(s.d.Limits.MaxItems())

@@ -224,7 +224,7 @@ func (h *handler) addItem(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := h.wishlists.CreateItem(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"), wishlists.NewItem{
+	v, err := h.wishlists.CreateItem(r.Context(), httpapi.CallerOf(r).User(), r.PathValue("id"), wishlists.NewItem{
 		BookID: req.BookID, Priority: priority, Notes: req.Notes,
 	})
 	if err != nil {

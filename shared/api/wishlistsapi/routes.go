@@ -20,13 +20,16 @@ type handler struct {
 }
 
 // Group is the wishlists group. Its calls: GetItem for a wishlist, an
-// entry or a username claim; Query for a wishlist's entries, the two
-// lists (GSI1, GSI2) and a deleted wishlist's entries; BatchGetItem for
-// the owner and books of the single view; UpdateItem for a wishlist's
-// or an entry's fields; TransactWriteItems for wishlists with the
-// owner's count and entries with the wishlist's itemCount (their parts:
-// PutItem, UpdateItem, DeleteItem, ConditionCheckItem on the book);
-// BatchWriteItem to remove a deleted wishlist's entries.
+// entry, a username claim or a reader's home store; Query for a
+// wishlist's entries, the two lists (GSI1, GSI2) and a deleted
+// wishlist's entries; BatchGetItem for the owner and books of the single
+// view and for the wishes and demand counts an entry's change is
+// computed from; UpdateItem for a wishlist's or an entry's fields;
+// TransactWriteItems for wishlists with the owner's count and entries
+// with the wishlist's itemCount, the reader's wish and the store's
+// demand count (their parts: PutItem, UpdateItem, DeleteItem,
+// ConditionCheckItem on the book and the reader's home store);
+// BatchWriteItem to remove a deleted wishlist's uncounted entries.
 func Group(d api.Deps) api.Group {
 	h := &handler{wishlists: service(d)}
 	array := []httpapi.Param{
