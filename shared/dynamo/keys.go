@@ -433,9 +433,12 @@ func StoreDemandKey(storeID, bookID string) Key {
 }
 
 // storeDemand is a store's demand counters on GSI1, most wished first
-// (demandKey).
-func storeDemand(storeID string) list {
-	return list{index: GSI1, pk: "STOREDEMAND#" + storeID, desc: true}
+// (demandKey), under the store's slug: a slug never changes, and the
+// owner's GET names the store by it, so the Query runs beside the role
+// check instead of after it. A slug used again by a new store of the
+// same owner starts empty: a deleted store's counters go with it.
+func storeDemand(slug string) list {
+	return list{index: GSI1, pk: "STOREDEMAND#" + slug, desc: true}
 }
 
 // demandKey orders a store's counters by count at a fixed width of 10

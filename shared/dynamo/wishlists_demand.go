@@ -21,7 +21,7 @@ import (
 //     a reader without a home store); a second entry of the same book
 //     only adds to entryCount, so a reader counts once per book;
 //   - the store's counter (StoreDemandKey): wishCount, listed on GSI1
-//     under the store by demandKey, so the ranking is one Query.
+//     under the store's slug by demandKey, so the ranking is one Query.
 //
 // Both are written conditional on the values read (entryCount,
 // wishCount, and the reader's homeStoreId when a new wish picks its
@@ -65,7 +65,12 @@ type demandRead struct {
 	UserID  string `dynamo:"userId"`
 	BookID  string `dynamo:"bookId"`
 	Counted bool   `dynamo:"counted"`
+	// A store's: its slug, the partition of its counters' list.
+	Slug string `dynamo:"slug"`
 }
+
+// demandAttrs are the attributes demandRead decodes.
+var demandAttrs = []string{AttrPK, AttrSK, "entryCount", "storeId", "wishCount", "userId", "bookId", "counted", "slug"}
 
 // Failures a demand change retries after reading again.
 var (
@@ -99,7 +104,7 @@ func (t *table) readDemand(ctx context.Context, keys []Key) (demandState, error)
 			batch = append(batch, k.keyed())
 		}
 	}
-	items, err := batchAll[demandRead](ctx, t.batch(batch...).Consistent(true))
+	items, err := batchAll[demandRead](ctx, t.batch(batch...).Project(demandAttrs...).Consistent(true))
 	if err != nil {
 		return nil, fmt.Errorf("read wishes and demand: %w", err)
 	}
@@ -152,15 +157,18 @@ func (t *table) dropWish(x *tx, st demandState, userID, bookID string) {
 // countDemand adds to x the change of storeID's counter of bookID by
 // delta, conditional on the count read: a counter reaching 0 is deleted
 // (it leaves the ranking). A decrement of a counter that is not there
-// (its store was deleted, and its counters with it) writes nothing.
+// (its store was deleted, and its counters with it) writes nothing, nor
+// does a first count at a store that was not read (gone): the wish names
+// the store and counts nowhere.
 func (t *table) countDemand(x *tx, st demandState, storeID, bookID string, delta int) {
 	k := StoreDemandKey(storeID, bookID)
 	was := st[k].WishCount
 	n := was + delta
+	slug := st[StoreKey(storeID)].Slug
 	switch {
-	case was <= 0 && delta < 0:
+	case was <= 0 && (delta < 0 || slug == ""):
 	case was <= 0:
-		x.put(t.put(demandItem{PK: k.PK, SK: k.SK, GSI1PK: storeDemand(storeID).pk, GSI1SK: demandKey(n, bookID),
+		x.put(t.put(demandItem{PK: k.PK, SK: k.SK, GSI1PK: storeDemand(slug).pk, GSI1SK: demandKey(n, bookID),
 			Type: typeStoreDemand, StoreID: storeID, BookID: bookID, WishCount: n}).If("attribute_not_exists(PK)"), errDemandStale)
 	case n <= 0:
 		x.delete(t.del(k).If("wishCount = ?", was), errDemandStale)
@@ -170,11 +178,12 @@ func (t *table) countDemand(x *tx, st demandState, storeID, bookID string, delta
 }
 
 // demandKeys are the keys a change of userID's wish for bookID reads:
-// the wish and, when the change may count it, home's counter.
+// the wish and, when the change may count it, home's counter and home
+// itself (its slug, for a first count).
 func demandKeys(userID, bookID, home string) []Key {
 	keys := []Key{WishKey(userID, bookID)}
 	if home != "" {
-		keys = append(keys, StoreDemandKey(home, bookID))
+		keys = append(keys, StoreDemandKey(home, bookID), StoreKey(home))
 	}
 	return keys
 }
@@ -192,20 +201,14 @@ func (t *table) homeStoreOf(ctx context.Context, userID string) (string, error) 
 	return u.HomeStoreID, nil
 }
 
-// TopDemand reads storeID's most wished books, at most limit, most
+// TopDemand reads a page of the demand of the store with slug, most
 // readers first (ties by book id, descending): one Query of GSI1. Index
 // reads are eventually consistent: a wish added a moment ago may not be
-// counted yet.
-func (s *Wishlists) TopDemand(ctx context.Context, storeID string, limit int) ([]wishlists.Demand, error) {
-	p, err := queryPage[demandItem](ctx, s.t, storeDemand(storeID), page.First(limit))
-	if err != nil {
-		return nil, fmt.Errorf("demand of store %s: %w", storeID, err)
-	}
-	out := make([]wishlists.Demand, len(p.Items))
-	for i, it := range p.Items {
-		out[i] = wishlists.Demand{BookID: it.BookID, Count: it.WishCount}
-	}
-	return out, nil
+// counted yet. Errors: page.ErrInvalidCursor.
+func (s *Wishlists) TopDemand(ctx context.Context, slug string, c page.Cursor) (page.Page[wishlists.Demand], error) {
+	return queryMapped(ctx, s.t, storeDemand(slug), c, func(it demandItem) wishlists.Demand {
+		return wishlists.Demand{StoreID: it.StoreID, BookID: it.BookID, Count: it.WishCount}
+	})
 }
 
 // MoveWishes counts every wish of userID at the reader's home store
@@ -247,6 +250,9 @@ func (s *Wishlists) MoveWishes(ctx context.Context, userID, home string) error {
 // transaction, reading the wishes and both counters of each first.
 func (s *Wishlists) moveWishes(ctx context.Context, userID, home string, part []wishItem) error {
 	var keys []Key
+	if home != "" {
+		keys = append(keys, StoreKey(home))
+	}
 	for _, w := range part {
 		keys = append(keys, WishKey(userID, w.BookID))
 		if w.StoreID != "" {

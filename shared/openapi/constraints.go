@@ -100,7 +100,8 @@ func (s *schemas) constrain(component string, obj *openapi3.Schema) {
 			return "", false
 		}
 		isString := v.Type.Includes(openapi3.TypeString)
-		if isString && (name == "id" || strings.HasSuffix(name, "Id")) && v.Format == "" {
+		// book_id: the one route the spec shows in snake_case.
+		if isString && (name == "id" || strings.HasSuffix(name, "Id") || strings.HasSuffix(name, "_id")) && v.Format == "" {
 			if _, skip := lookup(func(k string) bool { return notUUID[k] }); !skip {
 				v.Format = "uuid"
 			}

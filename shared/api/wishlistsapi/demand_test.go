@@ -9,6 +9,7 @@ import (
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -192,4 +193,82 @@ func TestDemand_ExactUnderConcurrency(t *testing.T) {
 	wg.Wait()
 	assert.Equal(t, n-2*n/3, demand(t, env, shopID, book))
 	assert.Equal(t, n/3, demand(t, env, otherID, book))
+}
+
+// GET /v1/stores/{slug}/wishlist-demand: the owner's ranking, in the
+// spec's snake_case, with the store's stock of each book; staff, other
+// accounts and anonymous callers are refused.
+func TestDemand_Endpoint(t *testing.T) {
+	w := newWorld(t)
+	env := w.Env
+	owner, shopID := shop(t, env, "demand-read")
+	_, otherID := shop(t, env, "demand-read-other")
+	clerk, stranger := env.Signup(t, "demand_clerk"), env.Signup(t, "demand_stranger")
+	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/demand-read/staff", map[string]any{"userId": clerk.ID}, owner.Token).Status)
+
+	// Three readers want books[0], two books[1], one books[2]; readers of
+	// another store want books[3].
+	wants := [][]int{{0, 1, 2}, {0, 1}, {0}}
+	for i, bs := range wants {
+		r := env.Signup(t, fmt.Sprintf("demand_read_%d", i))
+		setHome(t, env, r, shopID)
+		wl := wishlistOf(t, env, r)
+		for _, b := range bs {
+			wish(t, env, r, wl, w.books[b])
+		}
+	}
+	far := env.Signup(t, "demand_read_far")
+	setHome(t, env, far, otherID)
+	wish(t, env, far, wishlistOf(t, env, far), w.books[3])
+
+	// The store stocks books[0] (4 copies) and books[1] (sold out).
+	stock := dynamo.NewInventory(env.App.Table)
+	for b, qty := range map[int]int{0: 4, 1: 0} {
+		_, err := stock.Set(t.Context(), shopID, inventory.Stock{BookID: w.books[b], Quantity: qty, PriceCents: 1299, Condition: inventory.New},
+			inventory.Cause{Kind: inventory.CauseImport, UserID: owner.ID, Reason: "test"})
+		require.NoError(t, err)
+	}
+
+	res := env.Do("GET", "/v1/stores/demand-read/wishlist-demand", nil, owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	got := res.JSON["books"].([]any)
+	require.Len(t, got, 3, "the other store's readers do not count here")
+	first := got[0].(map[string]any)
+	assert.Equal(t, map[string]any{
+		"book_id": w.books[0], "title": catalog[0].Title, "authors": []any{"J. K. Rowling"}, "wishlist_count": float64(3),
+		"inventory_status": map[string]any{"quantity": float64(4), "in_stock": true},
+	}, first)
+	second, third := got[1].(map[string]any), got[2].(map[string]any)
+	assert.Equal(t, w.books[1], second["book_id"])
+	assert.EqualValues(t, 2, second["wishlist_count"])
+	assert.Equal(t, map[string]any{"quantity": float64(0), "in_stock": false}, second["inventory_status"], "sold out")
+	assert.Equal(t, w.books[2], third["book_id"])
+	assert.EqualValues(t, 1, third["wishlist_count"])
+	assert.Equal(t, map[string]any{"quantity": float64(0), "in_stock": false}, third["inventory_status"], "not carried")
+	assert.Equal(t, false, res.JSON["hasMore"])
+	assert.NotContains(t, res.String(), "demand_read_", "who wished is never shown")
+
+	t.Run("pages", func(t *testing.T) {
+		res := env.Do("GET", "/v1/stores/demand-read/wishlist-demand?limit=2", nil, owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		require.Len(t, res.JSON["books"], 2)
+		require.Equal(t, true, res.JSON["hasMore"])
+		next := env.Do("GET", "/v1/stores/demand-read/wishlist-demand?limit=2&cursor="+res.JSON["nextCursor"].(string), nil, owner.Token)
+		require.Equal(t, http.StatusOK, next.Status, "%s", next)
+		require.Len(t, next.JSON["books"], 1)
+		assert.Equal(t, w.books[2], next.JSON["books"].([]any)[0].(map[string]any)["book_id"])
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/demand-read/wishlist-demand?limit=0", nil, owner.Token), http.StatusBadRequest, "ValidationError", "")
+	})
+	t.Run("roles", func(t *testing.T) {
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/demand-read/wishlist-demand", nil, clerk.Token), http.StatusForbidden, "Forbidden", "")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/demand-read/wishlist-demand", nil, stranger.Token), http.StatusForbidden, "Forbidden", "")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/demand-read/wishlist-demand", nil, ""), http.StatusUnauthorized, "Unauthorized", "")
+		testenv.AssertError(t, env.Do("GET", "/v1/stores/no-such-shop/wishlist-demand", nil, owner.Token), http.StatusNotFound, "NotFound", "")
+	})
+	t.Run("a store without wishes", func(t *testing.T) {
+		o2, _ := shop(t, env, "demand-quiet")
+		res := env.Do("GET", "/v1/stores/demand-quiet/wishlist-demand", nil, o2.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Equal(t, []any{}, res.JSON["books"])
+	})
 }

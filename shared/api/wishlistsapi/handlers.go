@@ -276,3 +276,55 @@ func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpapi.JSON(w, http.StatusOK, newList(r, p))
 }
+
+// demandList is GET /stores/{slug}/wishlist-demand's body. Its names are
+// snake_case, as the spec shows them for this route alone.
+type demandList struct {
+	Books []demandBook `json:"books" doc:"The books readers wish for, most readers first (ties in no stated order). Only readers whose home store this is count, each once per book however many of their wishlists hold it; who they are is never shown. A page's order is the counts' as it is read: a book whose count changes between two pages can be on both or on neither."`
+	httpapi.More
+}
+
+// demandBook is one book of a store's wishlist demand.
+type demandBook struct {
+	BookID          string      `json:"book_id" doc:"The book's id."`
+	Title           string      `json:"title" doc:"The book's title (empty when the catalog record is gone)."`
+	Authors         []string    `json:"authors" doc:"The book's authors (empty when the catalog record is gone)."`
+	WishlistCount   int         `json:"wishlist_count" doc:"How many readers whose home store this is have the book on at least one of their wishlists; at least 1."`
+	InventoryStatus demandStock `json:"inventory_status"`
+}
+
+// demandStock is a store's stock of a wished-for book.
+type demandStock struct {
+	Quantity int  `json:"quantity" doc:"The copies the store's inventory item holds; 0 when the store has no item for the book."`
+	InStock  bool `json:"in_stock" doc:"Whether quantity is at least 1."`
+}
+
+func newDemandBook(v wishlists.DemandView) demandBook {
+	b := demandBook{BookID: v.BookID, Authors: []string{}, WishlistCount: v.Count}
+	if v.Book != nil {
+		b.Title = v.Book.Title
+		if v.Book.Authors != nil {
+			b.Authors = v.Book.Authors
+		}
+	}
+	if v.Item != nil {
+		b.InventoryStatus = demandStock{Quantity: v.Item.Quantity, InStock: v.Item.InStock()}
+	}
+	return b
+}
+
+// demand serves GET /v1/stores/{slug}/wishlist-demand?cursor=&limit=:
+// the store's most wished books with its stock of each. It starts beside
+// the router's check that the store exists and the caller owns it, and
+// waits for it (CallerOf(r).Store) only for the store's id.
+func (h *handler) demand(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.ArrayPage(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.wishlists.Demand(r.Context(), r.PathValue("slug"), func() string { return httpapi.CallerOf(r).Store().ID }, c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, demandList{Books: page.Map(p, newDemandBook).Items, More: httpapi.NewMore(r, p.Next)})
+}

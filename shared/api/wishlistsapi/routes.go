@@ -60,6 +60,13 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Take a book off one's wishlist", Response: httpapi.Success{}, Errors: []int{403, 404}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{username}/wishlists"), Auth: httpapi.AuthNone, Handler: h.listByUser,
 				Doc: httpapi.Doc{Summary: "A reader's public wishlists, oldest first", Query: array, Response: wishlistList{}, Errors: []int{400, 404}}},
+			// Served here, not by stores: it reads the wishlists' demand
+			// counts, and this group's Lambda holds the grants for them.
+			{Method: http.MethodGet, Path: httpapi.V1("/stores/{slug}/wishlist-demand"), Auth: httpapi.AuthBearer,
+				Role: httpapi.StoreOwner(httpapi.SlugInPath("slug")), Handler: h.demand,
+				Doc: httpapi.Doc{Summary: "The books the store's readers wish for, most wished first, with the store's stock of each (snake_case names, as the spec shows)",
+					Query: []httpapi.Param{array[0], httpapi.LimitParam(page.MaxLimit, page.MaxLimit, "the most wished books first")}, Response: demandList{}, Errors: []int{400, 403, 404},
+					Why: map[int]string{403: "the caller does not own the store (its staff included).", 404: "no store has this slug."}}},
 		},
 	}
 }

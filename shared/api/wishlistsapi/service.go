@@ -40,7 +40,8 @@ func Limits(env *config.Env) wishlists.Limits {
 func service(d api.Deps) *wishlists.Service {
 	h := d.Table
 	return wishlists.NewService(wishlists.Deps{
-		Store: dynamo.NewWishlists(h), Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h),
+		Store: dynamo.NewWishlists(h), Demand: dynamo.NewWishlists(h), Stock: dynamo.NewInventory(h),
+		Users: dynamo.NewUsers(h), Books: dynamo.NewBooks(h), Briefs: dynamo.NewBriefs(h),
 		Limits: Limits(d.Env), Now: d.Now,
 	})
 }

@@ -156,6 +156,22 @@ func Facts() apitest.Facts {
 			{Stage: apitest.Store, Route: "PUT /v1/users/me/home-store", Note: "again, for the delete", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("PUT", "/v1/users/me/home-store", map[string]any{"storeId": s.StoreID}, s.Token)
 			}},
+			// Wishlist demand (a wishlists route, here for the store): the
+			// reader, whose home store it is, wishes for a book.
+			{Stage: apitest.Store, Route: "POST /v1/wishlists", Note: "a reader of the store", Want: 201, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				res := c.Do("POST", "/v1/wishlists", map[string]any{"name": "Wanted nearby"}, s.Token)
+				s.WishlistID, _ = res.JSON["id"].(string)
+				return res
+			}},
+			{Stage: apitest.Store, Route: "POST /v1/wishlists/{id}/items", Note: "counted at the home store", Want: 201, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", "/v1/wishlists/"+s.WishlistID+"/items", map[string]any{"bookId": s.BookID}, s.Token)
+			}},
+			{Stage: apitest.Store, Route: "GET /v1/stores/{slug}/wishlist-demand", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/stores/"+s.StoreSlug+"/wishlist-demand", nil, s.SellerToken)
+			}},
+			{Stage: apitest.Store, Route: "GET /v1/stores/{slug}/wishlist-demand", Note: "staff, not owner", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/stores/"+s.StoreSlug+"/wishlist-demand", nil, s.Token)
+			}},
 			{Stage: apitest.Store, Route: "POST /v1/stores/{slug}/domain/verify", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", "/v1/stores/"+s.StoreSlug+"/domain/verify", map[string]any{"domain": "books.bench.example.com"}, s.SellerToken)
 			}},

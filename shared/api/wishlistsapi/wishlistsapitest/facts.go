@@ -80,6 +80,7 @@ func Facts() apitest.Facts {
 			"PUT /v1/wishlists/{id}/items/{itemId}":    nil,
 			"DELETE /v1/wishlists/{id}/items/{itemId}": nil,
 			"GET /v1/users/{username}/wishlists":       nil,
+			"GET /v1/stores/{slug}/wishlist-demand":    nil, // its steps are stores' (the store is made there)
 		},
 	}
 }
