@@ -44,7 +44,7 @@ func FuzzReader(f *testing.F) {
 
 // ParseCents agrees with exact rational arithmetic on what it accepts.
 func FuzzParseCents(f *testing.F) {
-	for _, s := range []string{"12.99", "0.29", ".5", "12.", "1.005", "-1", "99999999.99"} {
+	for _, s := range []string{"12.99", "0.29", ".5", "12.", "1.005", "-1", "1000000.00"} {
 		f.Add(s)
 	}
 	valid := regexp.MustCompile(`^[0-9]*(\.[0-9]{1,2})?$`)

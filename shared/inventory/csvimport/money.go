@@ -2,15 +2,19 @@ package csvimport
 
 import (
 	"errors"
+	"fmt"
 	"strings"
+
+	"github.com/bookplatform/backend/shared/inventory"
 )
 
-// MaxCents bounds a price or a cost: 99,999,999.99 in currency units, far
-// above any book and far below where an int could overflow.
-const MaxCents = 9_999_999_999
+// MaxCents bounds a price or a cost, as the inventory bounds them
+// (1,000,000.00 in currency units).
+const MaxCents = inventory.MaxPriceCents
 
-// maxUnitDigits is how many digits the whole-units part may have (MaxCents).
-const maxUnitDigits = 8
+// maxUnitDigits is how many digits the whole-units part may have before
+// the amount is certainly over MaxCents (and still far from overflowing).
+const maxUnitDigits = 9
 
 // ParseCents reads an amount in decimal currency units, as the import
 // file gives price and cost ("12.99", "12.9", "12", "0.5"), and returns it
@@ -53,6 +57,9 @@ func ParseCents(s string) (int, error) {
 		cents += int(frac[0]-'0') * 10
 	case 2:
 		cents += int(frac[0]-'0')*10 + int(frac[1]-'0')
+	}
+	if cents > MaxCents {
+		return 0, fmt.Errorf("is more than %d.%02d", MaxCents/100, MaxCents%100)
 	}
 	return cents, nil
 }

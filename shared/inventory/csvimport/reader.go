@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,11 +62,11 @@ const (
 // Required are the columns every file must have.
 var Required = []string{ColISBN, ColQuantity, ColPrice, ColCondition}
 
-// Field limits of a row.
+// Field limits of a row: the inventory's own.
 const (
-	MaxQuantity      = 1_000_000
-	MaxLocationRunes = 100
-	MaxNotesRunes    = 1000
+	MaxQuantity      = inventory.MaxQuantity
+	MaxLocationRunes = inventory.MaxLocation
+	MaxNotesRunes    = inventory.MaxNotes
 	// maxValueRunes is how much of a bad cell a RowError repeats.
 	maxValueRunes = 100
 )
@@ -130,16 +131,28 @@ type Limits struct {
 	MaxRows  int
 }
 
-// Errors that fail a whole file. They are apperr BadRequest errors (the
-// upload answers them 400), wrapped with their detail.
+// Errors that fail a whole file. Each is returned joined with an apperr
+// BadRequest whose message says what is wrong in detail (the upload
+// answers it 400), so errors.Is tells the kind and the answer the detail.
 var (
-	ErrNoHeader      = apperr.New(apperr.CodeBadRequest, "The file is empty: a header row naming the columns is required")
-	ErrColumns       = apperr.New(apperr.CodeBadRequest, "The header row lacks required columns")
-	ErrTooLarge      = apperr.New(apperr.CodeBadRequest, "The file is too large")
-	ErrTooManyRows   = apperr.New(apperr.CodeBadRequest, "The file has too many rows")
-	ErrNotText       = apperr.New(apperr.CodeBadRequest, "The file is not UTF-8 text")
+	ErrNoHeader      = errors.New("no header row")
+	ErrColumns       = errors.New("required columns missing or repeated")
+	ErrTooLarge      = errors.New("file too large")
+	ErrTooManyRows   = errors.New("too many rows")
+	ErrNotText       = errors.New("not UTF-8 text")
+	ErrUnreadable    = errors.New("unreadable header")
 	errLimitExceeded = errors.New("limit exceeded")
 )
+
+// fileError is a file's refusal of kind, with its message for the answer.
+func fileError(kind error, format string, args ...any) error {
+	return errors.Join(kind, apperr.New(apperr.CodeBadRequest, format, args...))
+}
+
+// TooLarge is the refusal of a file over max bytes.
+func TooLarge(max int64) error {
+	return fileError(ErrTooLarge, "The file is larger than %d bytes, the most an import takes", max)
+}
 
 // Reader streams the rows of an import file.
 type Reader struct {
@@ -168,16 +181,16 @@ func NewReader(r io.Reader, l Limits) (*Reader, error) {
 	header, err := cr.Read()
 	switch {
 	case errors.Is(err, io.EOF):
-		return nil, ErrNoHeader
+		return nil, fileError(ErrNoHeader, "The file is empty: a header row naming the columns is required (%s)", strings.Join(Required, ", "))
 	case errors.Is(err, errLimitExceeded):
 		return nil, rd.tooLarge()
 	case err != nil:
-		return nil, apperr.New(apperr.CodeBadRequest, "The header row cannot be read: %s", parseReason(err))
+		return nil, fileError(ErrUnreadable, "The header row cannot be read: %s", parseReason(err))
 	}
 	var twice []string
 	for i, h := range header {
 		if !utf8.ValidString(h) {
-			return nil, ErrNotText
+			return nil, fileError(ErrNotText, "The header row is not UTF-8 text")
 		}
 		name := strings.ToLower(strings.TrimSpace(h))
 		if name == colAuthors {
@@ -201,10 +214,10 @@ func NewReader(r io.Reader, l Limits) (*Reader, error) {
 	}
 	switch {
 	case len(missing) > 0:
-		return nil, fmt.Errorf("%w: %s (required: %s; found: %s)", ErrColumns, strings.Join(missing, ", "),
+		return nil, fileError(ErrColumns, "The header row lacks required columns: %s (required: %s; found: %s)", strings.Join(missing, ", "),
 			strings.Join(Required, ", "), strings.Join(headerNames(header), ", "))
 	case len(twice) > 0:
-		return nil, fmt.Errorf("%w: %s named more than once", ErrColumns, strings.Join(twice, ", "))
+		return nil, fileError(ErrColumns, "The header row names a column more than once: %s", strings.Join(twice, ", "))
 	}
 	return rd, nil
 }
@@ -273,13 +286,13 @@ func (rd *Reader) Rows() int { return rd.rows }
 
 func (rd *Reader) checkRows() error {
 	if rd.limits.MaxRows > 0 && rd.rows > rd.limits.MaxRows {
-		return fmt.Errorf("%w: more than %d rows", ErrTooManyRows, rd.limits.MaxRows)
+		return fileError(ErrTooManyRows, "The file has more than %d rows, the most an import takes", rd.limits.MaxRows)
 	}
 	return nil
 }
 
 func (rd *Reader) tooLarge() error {
-	return fmt.Errorf("%w: more than %d bytes", ErrTooLarge, rd.limits.MaxBytes)
+	return TooLarge(rd.limits.MaxBytes)
 }
 
 // parse validates one record. Every bad cell is reported.
@@ -373,7 +386,32 @@ func (rd *Reader) parse(number int, rec []string) (*Row, []RowError) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	// What the inventory checks beyond the above (control characters in
+	// a text, say), by the inventory's own rules; it also cleans the
+	// texts the row sets.
+	st := row.Stock("-")
+	var ve *apperr.Error
+	if err := st.Validate(); errors.As(err, &ve) {
+		fields, _ := ve.Details["fields"].(map[string]string)
+		if len(fields) == 0 {
+			fields = apperr.Fields{"": ve.Message}
+		}
+		for field, msg := range fields {
+			col := stockColumns[field]
+			v, _ := cell(col)
+			fail(col, v, msg)
+		}
+		slices.SortFunc(errs, func(a, b RowError) int { return strings.Compare(a.Column, b.Column) })
+		return nil, errs
+	}
 	return row, nil
+}
+
+// stockColumns are the file's columns of inventory.Stock's fields, as
+// its validation names them.
+var stockColumns = map[string]string{
+	"quantity": ColQuantity, "priceCents": ColPrice, "costCents": ColCost, "condition": ColCondition,
+	"location": ColLocation, "notes": ColNotes,
 }
 
 // parseQuantity reads a whole number of copies, 0 to MaxQuantity; the

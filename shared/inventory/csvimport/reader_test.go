@@ -15,29 +15,29 @@ import (
 func TestParseCents(t *testing.T) {
 	for in, want := range map[string]int{
 		"12.99": 1299, "12.9": 1290, "12": 1200, "0.5": 50, ".99": 99, "0": 0, "0.00": 0, " 7.05 ": 705,
-		"0.29": 29, "1.10": 110, "19.99": 1999, "4.35": 435, "99999999.99": MaxCents, "00012.30": 1230,
+		"0.29": 29, "1.10": 110, "19.99": 1999, "4.35": 435, "1000000.00": MaxCents, "00012.30": 1230,
 	} {
 		got, err := ParseCents(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
 	for in, reason := range map[string]string{
-		"":             "is empty",
-		"-1.00":        "is negative",
-		"12.999":       "more than two decimals",
-		"1.005":        "more than two decimals",
-		"abc":          "not a decimal amount",
-		"$12.99":       "no currency symbol",
-		"1,299.00":     "not a decimal amount",
-		"12,99":        "not a decimal amount",
-		"1e3":          "not a decimal amount",
-		"12.":          "decimal point without decimals",
-		".":            "not a decimal amount",
-		"1.2.3":        "not a decimal amount",
-		"+5":           "not a decimal amount",
-		"100000000.00": "too large",
-		"NaN":          "not a decimal amount",
-		"１２":           "not a decimal amount", // full-width digits
+		"":           "is empty",
+		"-1.00":      "is negative",
+		"12.999":     "more than two decimals",
+		"1.005":      "more than two decimals",
+		"abc":        "not a decimal amount",
+		"$12.99":     "no currency symbol",
+		"1,299.00":   "not a decimal amount",
+		"12,99":      "not a decimal amount",
+		"1e3":        "not a decimal amount",
+		"12.":        "decimal point without decimals",
+		".":          "not a decimal amount",
+		"1.2.3":      "not a decimal amount",
+		"+5":         "not a decimal amount",
+		"1000000.01": "is more than 1000000.00", "99999999999": "too large",
+		"NaN": "not a decimal amount",
+		"１２":  "not a decimal amount", // full-width digits
 	} {
 		_, err := ParseCents(in)
 		require.Error(t, err, in)
@@ -228,8 +228,8 @@ func TestReader_fileErrors(t *testing.T) {
 		"empty":                    {"", ErrNoHeader, ""},
 		"only a BOM":               {"\uFEFF", ErrNoHeader, ""},
 		"missing columns":          {"ISBN,qty,price\n9780306406157,1,1\n", ErrColumns, "quantity, condition"},
-		"a column twice":           {"isbn,quantity,price,condition,Price\n", ErrColumns, "price named more than once"},
-		"author and authors":       {"isbn,quantity,price,condition,author,authors\n", ErrColumns, "author named more than once"},
+		"a column twice":           {"isbn,quantity,price,condition,Price\n", ErrColumns, "more than once: price"},
+		"author and authors":       {"isbn,quantity,price,condition,author,authors\n", ErrColumns, "more than once: author"},
 		"a data row for a header":  {"9780306406157,1,1,new\n", ErrColumns, "isbn, quantity, price, condition"},
 		"a header that is not CSV": {"isbn,\"quantity\n", nil, "header row cannot be read"},
 	} {
@@ -314,4 +314,16 @@ func (e *endless) Read(p []byte) (int, error) {
 func TestRowError_JSONShape(t *testing.T) {
 	e := RowError{Row: 7, Column: "price", Value: "12.999", Reason: "has more than two decimals"}
 	assert.Equal(t, `row 7, price "12.999": has more than two decimals`, e.Error())
+}
+
+// What the inventory refuses beyond the file's own rules is refused on
+// the row, by column.
+func TestReader_inventoryValidation(t *testing.T) {
+	rows, errs, err := readAll(t, "isbn,quantity,price,condition,notes\n9780306406157,1,1,new,\"ring \a bell\"\n", Limits{})
+	require.NoError(t, err)
+	assert.Empty(t, rows)
+	require.Len(t, errs, 1, "%+v", errs)
+	assert.Equal(t, "notes", errs[0].Column)
+	assert.Equal(t, 2, errs[0].Row)
+	assert.NotEmpty(t, errs[0].Reason)
 }
