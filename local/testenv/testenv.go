@@ -38,6 +38,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
@@ -50,6 +51,8 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/storehost"
 	"github.com/johannesboyne/gofakes3"
@@ -155,6 +158,7 @@ type settings struct {
 	storeHosts storehost.Directory
 	keys       auth.Keyring
 	apiOptions []func(*middleware.Stack) error
+	queues     bool
 }
 
 // WithAPIOptions adds SDK middleware to the app's AWS clients (a
@@ -243,6 +247,10 @@ type Env struct {
 	DNS     *dnslocal.Resolver
 	CDN     *cdnlocal.Server
 	Domains storesapi.DomainSettings
+	// SQS and QueueURLs are the work queues' client and each queue's URL
+	// (its dead-letter queue's included), with WithQueues; nil otherwise.
+	SQS       *sqs.Client
+	QueueURLs map[queues.Name]string
 
 	tb      testing.TB
 	handler http.Handler
@@ -285,7 +293,23 @@ func New(tb testing.TB, opts ...Option) *Env {
 	cdnSrv := httptest.NewServer(cdn)
 	tb.Cleanup(cdnSrv.Close)
 
-	awsCfg := AWSConfig(map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL})
+	endpoints := map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL}
+	// The work queues: real ones for this environment (WithQueues), or
+	// addresses that refuse a send.
+	queueVars := map[string]string{}
+	var queueURLs map[queues.Name]string
+	if s.queues {
+		var sqsURL string
+		sqsURL, queueURLs = setUpQueues(tb, randomHex(6))
+		endpoints[sqs.ServiceID] = sqsURL
+	}
+	for _, n := range queues.All {
+		queueVars[n.URLEnv()] = unreachableQueue(n)
+		if u := queueURLs[n]; u != "" {
+			queueVars[n.URLEnv()] = u
+		}
+	}
+	awsCfg := AWSConfig(endpoints)
 	awsCfg.APIOptions = append(awsCfg.APIOptions, s.apiOptions...)
 
 	// The server is created before the app so that MEDIA_BASE_URL can name
@@ -303,6 +327,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 
 		storesapi.EnvDistributionID: cdnlocal.DistributionID,
 	}
+	maps.Copy(vars, queueVars)
 	maps.Copy(vars, s.vars)
 	cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
 	if err != nil {
@@ -356,8 +381,12 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
-	return &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
+	env := &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
 		Domains: storesapi.ReadDomainSettings(cfg.Env()), tb: tb, handler: h}
+	if s.queues {
+		env.SQS, env.QueueURLs = sqsqueue.NewClient(awsCfg), queueURLs
+	}
+	return env
 }
 
 // AWSConfig returns an SDK configuration with static dummy credentials and
