@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/secretsmgr"
+	"github.com/bookplatform/backend/shared/worker"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -38,6 +39,9 @@ type replay struct {
 	function string
 	status   int
 }
+
+// sqsSamples are the samples that are a worker's SQS batch.
+var sqsSamples = map[string]bool{"csvimport-message.json": true}
 
 // samples are the files of events/ and what each must give. An HTTP
 // event with REPLACE_WITH_AN_ACCESS_TOKEN gets a signed-up reader's token.
@@ -59,25 +63,30 @@ var samples = map[string]replay{
 	"inventory-availability.json": {"inventory", 404},
 	"docs-openapi.json":           {"docs", 200},
 	"reports-create.json":         {"reports", 404},
+	"imports-job.json":            {"imports", 404}, // no such store in a fresh table
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},
 	"relay-outbox-insert.json": {function: "relay"},
 	"keyrotation-create.json":  {function: "keyrotation"},
+	// A worker's SQS batch (replayed by TestEvents_Workers).
+	"csvimport-message.json": {function: "csvimport"},
 }
 
 // Every function has an event, and every event file is listed.
 func TestEvents_EveryFunction(t *testing.T) {
 	covered := map[string]bool{}
-	for _, s := range samples {
+	workers := map[string]bool{}
+	for name, s := range samples {
 		covered[s.function] = true
+		workers[s.function] = workers[s.function] || sqsSamples[name]
 	}
 	for _, f := range groups.Functions() {
 		if !covered[f.Name] {
 			t.Errorf("function %s has no event in events/", f.Name)
 		}
-		if f.Worker != nil {
-			t.Errorf("worker %s: add an SQS event for it to samples", f.Name) // none yet: no group has a worker
+		if f.Worker != nil && !workers[f.Name] {
+			t.Errorf("worker %s: add an SQS event for it to samples", f.Name)
 		}
 	}
 	files, err := filepath.Glob("*.json")
@@ -249,4 +258,37 @@ func (s *rotationStub) PutSecretValue(_ context.Context, in *secretsmanager.PutS
 
 func (s *rotationStub) UpdateSecretVersionStage(context.Context, *secretsmanager.UpdateSecretVersionStageInput, ...func(*secretsmanager.Options)) (*secretsmanager.UpdateSecretVersionStageOutput, error) {
 	return nil, errors.New("not in createSecret")
+}
+
+// A worker's event is an SQS batch as its event source delivers it;
+// replayed through the worker's Lambda handler (worker.Lambda, as
+// app.Start builds it) on an empty table, nothing fails: the csv-import
+// message names a job that is gone, which is nothing to do.
+func TestEvents_Workers(t *testing.T) {
+	env := testenv.New(t)
+	built := map[string]worker.BatchHandler{}
+	for _, g := range groups.All(env.App.Deps()) {
+		if w := g.Worker; w != nil {
+			built[g.Name] = worker.Lambda(w.Handle, dynamo.NewIdempotency(env.App.Table), w.Queue, env.App.Now, env.App.Logger)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(samples)) {
+		s := samples[name]
+		if !sqsSamples[name] {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			h, ok := built[s.function]
+			if !ok {
+				t.Fatalf("no worker group %s", s.function)
+			}
+			var resp awsevents.SQSEventResponse
+			if err := json.Unmarshal(invoke(t, h, read(t, name, nil)), &resp); err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.BatchItemFailures) != 0 {
+				t.Errorf("%s: failures %v", name, resp.BatchItemFailures)
+			}
+		})
+	}
 }

@@ -19,9 +19,11 @@ import (
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/challengesapi"
 	"github.com/bookplatform/backend/shared/api/clubsapi"
+	"github.com/bookplatform/backend/shared/api/csvimportapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
 	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
+	"github.com/bookplatform/backend/shared/api/importsapi"
 	"github.com/bookplatform/backend/shared/api/inventoryapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
@@ -55,6 +57,8 @@ var list = []api.Build{
 	reportsapi.Group,
 	storesapi.Group,
 	inventoryapi.Group,
+	importsapi.Group,
+	csvimportapi.Group,
 	docsapi.Group,
 }
 

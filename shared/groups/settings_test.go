@@ -19,6 +19,9 @@ func TestCheckSettings(t *testing.T) {
 	vars := map[string]string{
 		config.EnvTableName: "t", config.EnvJWTSecret: "0123456789abcdef0123456789abcdef",
 		s3media.EnvBucket: "b", s3media.EnvBaseURL: "https://cdn.example",
+		// The groups that send read their queues' URLs (the stack sets
+		// them on those functions, the local run on itself).
+		config.EnvQueueURLCSVImport: "http://sqs.local/000000000000/csv-import",
 	}
 	load := func() config.Config {
 		cfg, err := config.LoadFrom(func(k string) string { return vars[k] })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/inventory/csvimport"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
@@ -53,6 +54,7 @@ var enums = map[string][]string{
 	"*.condition":                      strs(inventory.Conditions...),
 	"InventoryChangeData.cause": strs(inventory.CauseCreate, inventory.CauseAdjust, inventory.CauseImport, inventory.CauseSync,
 		inventory.CauseDelete, inventory.CauseOrder, inventory.CauseCancel, inventory.CauseSale),
+	"ImportResult.status": strs(csvimport.Running, csvimport.Done, csvimport.Failed),
 }
 
 // ranges are the bounds of a number property, keyed as enums.

@@ -609,6 +609,8 @@ var tagDescriptions = map[string]string{
 	"reports":    "Reports of lines, replies, reviews and clubs to moderation.",
 	"stores":     "Bookstores: profiles, staff, branding images, custom domains and the stores near a position.",
 	"inventory":  "Stores' stock, for their owner and staff: one item per book, its quantity changes and their history, search within the store; and where a book is in stock.",
+	"imports":    "CSV bulk import of a store's inventory: a small file applied at once, a larger one by a job whose progress and per-row errors can be read.",
+	"csvimport":  "The csv-import worker (no routes): it applies the rows of large inventory imports and emits their events.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 }
 

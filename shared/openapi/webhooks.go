@@ -27,12 +27,22 @@ func markEvents(s *schemas, groups []api.Group) {
 // event's data as its own schema.
 func webhooks(s *schemas, groups []api.Group) (map[string]*openapi3.PathItem, error) {
 	out := map[string]*openapi3.PathItem{}
+	first := map[string]events.Declaration{}
 	for _, g := range groups {
 		for _, d := range g.Emits {
 			key := string(d.Type)
-			if _, dup := out[key]; dup {
-				return nil, fmt.Errorf("event %s is declared twice", d.Type)
+			// Several groups may emit one event (every change of stock
+			// emits inventory.updated): it is documented once, tagged
+			// with each, and must be the same declaration wherever it
+			// is emitted.
+			if prev, dup := first[key]; dup {
+				if prev.Version != d.Version || reflect.TypeOf(prev.Data) != reflect.TypeOf(d.Data) {
+					return nil, fmt.Errorf("event %s is declared twice, differently", d.Type)
+				}
+				out[key].Post.Tags = append(out[key].Post.Tags, g.Name)
+				continue
 			}
+			first[key] = d
 			op, err := webhook(s, g.Name, d)
 			if err != nil {
 				return nil, fmt.Errorf("event %s: %w", d.Type, err)

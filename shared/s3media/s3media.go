@@ -71,6 +71,23 @@ func (s *Store) PutImage(ctx context.Context, key, contentType string, data []by
 	return s.URL(key), nil
 }
 
+// PutFile stores a private file under key (a CSV upload): no cache
+// policy, and no URL, since such a file is read back by the service
+// (Get), never served.
+func (s *Store) PutFile(ctx context.Context, key, contentType string, data []byte) error {
+	_, err := s.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket:        aws.String(s.bucket),
+		Key:           aws.String(key),
+		Body:          bytes.NewReader(data),
+		ContentType:   aws.String(contentType),
+		ContentLength: aws.Int64(int64(len(data))),
+	})
+	if err != nil {
+		return fmt.Errorf("put object %s: %w", key, err)
+	}
+	return nil
+}
+
 // URL is the public address of a key.
 func (s *Store) URL(key string) string {
 	parts := strings.Split(key, "/")
