@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -448,4 +449,31 @@ func TestWorker_handle(t *testing.T) {
 	assert.Equal(t, 4, s.item(t, s.hobbitID).Quantity)
 	require.NoError(t, handle(ctx, worker.Message{ID: "m5", Body: body}), "a done job: nothing to do")
 	assert.Len(t, s.history(t, s.hobbitID), 1)
+}
+
+// The sample file of local/data (README) does what it says: four rows
+// imported (one adding its book by title), seven refused.
+func TestBulkImport_sampleFile(t *testing.T) {
+	s := newShop(t)
+	s.ImportBooks(t,
+		books.Record{ISBN: "9780439785969", Title: "Harry Potter and the Half-Blood Prince"},
+		books.Record{ISBN: "9780439358071", Title: "Harry Potter and the Order of the Phoenix"},
+		books.Record{ISBN: "043965548X", Title: "Harry Potter and the Prisoner of Azkaban"},
+		books.Record{ISBN: "9780439554893", Title: "Harry Potter and the Chamber of Secrets"},
+		books.Record{ISBN: "9780439682589", Title: "Harry Potter Boxed Set, Books 1-5"},
+		books.Record{ISBN: "9780439827607", Title: "Harry Potter Collection"},
+	)
+	data, err := os.ReadFile("../../../local/data/inventory-import-sample.csv")
+	require.NoError(t, err)
+	res := s.upload(string(data), s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	a := decode(t, res)
+	assert.Equal(t, 11, a.Total)
+	assert.Equal(t, 4, a.Imported)
+	assert.Equal(t, 7, a.Failed)
+	var rows []int
+	for _, e := range a.Errors {
+		rows = append(rows, e.Row)
+	}
+	assert.Equal(t, []int{7, 8, 9, 10, 11, 12, 13}, rows, "%+v", a.Errors)
 }
