@@ -282,39 +282,66 @@ func (im *Importer) apply(ctx context.Context, job *Job, rows []*Row) (int, []Ro
 		}
 	}
 
+	// Rows of books the store has no item for yet create one, and every
+	// creation moves the store's item count: run side by side they only
+	// conflict on it, so they go one at a time; the other rows (updates
+	// of distinct items) go Concurrency at a time.
+	var ids []string
+	for _, r := range rows {
+		if id := bookIDs[r.ISBN13]; id != "" {
+			ids = append(ids, id)
+		}
+	}
+	have, err := im.Stock.ByBooks(ctx, job.StoreID, ids)
+	if err != nil {
+		return 0, nil, fmt.Errorf("import %s: read the store's items: %w", job.ID, err)
+	}
 	var mu sync.Mutex
 	imported := 0
-	g, gctx := errgroup.WithContext(ctx)
+	cause := inventory.Cause{Kind: inventory.CauseImport, UserID: job.UserID, Ref: job.ID, Reason: "CSV bulk import"}
+	set := func(ctx context.Context, r *Row, id string) error {
+		_, err := im.Stock.Set(ctx, job.StoreID, r.Stock(id), cause)
+		if err != nil && retryable(err) {
+			return fmt.Errorf("import %s: row %d: %w", job.ID, r.Number, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			msg := err.Error()
+			if e, ok := apperr.As(err); ok {
+				msg = e.Message
+			}
+			errs = append(errs, RowError{Row: r.Number, Reason: msg})
+			return nil
+		}
+		imported++
+		return nil
+	}
 	conc := im.Concurrency
 	if conc <= 0 {
 		conc = DefaultConcurrency
 	}
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(conc)
-	cause := inventory.Cause{Kind: inventory.CauseImport, UserID: job.UserID, Ref: job.ID, Reason: "CSV bulk import"}
+	var creates []*Row
 	for _, r := range rows {
 		id := bookIDs[r.ISBN13]
-		if id == "" {
-			continue
+		switch {
+		case id == "":
+		case have[id] == nil:
+			creates = append(creates, r)
+		default:
+			g.Go(func() error { return set(gctx, r, id) })
 		}
-		g.Go(func() error {
-			_, err := im.Stock.Set(gctx, job.StoreID, r.Stock(id), cause)
-			if err != nil && retryable(err) {
-				return fmt.Errorf("import %s: row %d: %w", job.ID, r.Number, err)
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				msg := err.Error()
-				if e, ok := apperr.As(err); ok {
-					msg = e.Message
-				}
-				errs = append(errs, RowError{Row: r.Number, Column: "", Value: "", Reason: msg})
-				return nil
-			}
-			imported++
-			return nil
-		})
 	}
+	g.Go(func() error {
+		for _, r := range creates {
+			if err := set(gctx, r, bookIDs[r.ISBN13]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err := g.Wait(); err != nil {
 		return 0, nil, err
 	}
