@@ -118,7 +118,11 @@ func (e *Env) send(method, path string, body io.Reader, h http.Header) *Response
 		return &Response{tb: e.tb}
 	}
 	req.Header = h
-	resp, err := e.Server.Client().Do(req)
+	// Redirects are not followed: a test sees the 302 the API answers
+	// (the point-of-sale connect and callback) and follows it itself.
+	client := *e.Server.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		e.tb.Errorf("testenv: %s %s: %v", method, path, err)
 		return &Response{tb: e.tb}

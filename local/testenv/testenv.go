@@ -1,6 +1,8 @@
 // Package testenv is the environment every integration test runs in: the
 // real router of every endpoint group, over a fresh DynamoDB table in
-// DynamoDB Local and an in-process S3, reached through real HTTP.
+// DynamoDB Local, an in-process S3 and SQS (whose queues the worker groups
+// consume, as on the local run) and the point-of-sale system's stand-in,
+// reached through real HTTP.
 //
 // A test package declares
 //
@@ -44,11 +46,13 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/local/squarelocal"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/auth"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/queues"
@@ -251,6 +255,11 @@ type Env struct {
 	// (its dead-letter queue's included), with WithQueues; nil otherwise.
 	SQS       *sqs.Client
 	QueueURLs map[queues.Name]string
+	// POS is the point-of-sale system's stand-in (local/squarelocal) at
+	// POSURL, which the extpos settings name; its catalog starts with
+	// squarelocal.DemoItems.
+	POS    *squarelocal.Server
+	POSURL string
 
 	tb      testing.TB
 	handler http.Handler
@@ -293,6 +302,11 @@ func New(tb testing.TB, opts ...Option) *Env {
 	cdnSrv := httptest.NewServer(cdn)
 	tb.Cleanup(cdnSrv.Close)
 
+	// The point-of-sale system: its stand-in, one per environment.
+	pos := squarelocal.New()
+	posSrv := httptest.NewServer(pos)
+	tb.Cleanup(posSrv.Close)
+
 	endpoints := map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL}
 	// The work queues: real ones for this environment (WithQueues), or
 	// addresses that refuse a send.
@@ -326,6 +340,11 @@ func New(tb testing.TB, opts ...Option) *Env {
 		config.EnvBcryptCost: strconv.Itoa(BcryptCost),
 
 		storesapi.EnvDistributionID: cdnlocal.DistributionID,
+
+		extpos.EnvBaseURL:      posSrv.URL,
+		extpos.EnvClientID:     squarelocal.ClientID,
+		extpos.EnvClientSecret: squarelocal.ClientSecret,
+		extpos.EnvRedirectURL:  baseURL + "/v1/integrations/extpos/callback",
 	}
 	maps.Copy(vars, queueVars)
 	maps.Copy(vars, s.vars)
@@ -382,7 +401,7 @@ func New(tb testing.TB, opts ...Option) *Env {
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
 	env := &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
-		Domains: storesapi.ReadDomainSettings(cfg.Env()), tb: tb, handler: h}
+		Domains: storesapi.ReadDomainSettings(cfg.Env()), POS: pos, POSURL: posSrv.URL, tb: tb, handler: h}
 	if s.queues {
 		env.SQS, env.QueueURLs = sqsqueue.NewClient(awsCfg), queueURLs
 	}
