@@ -470,13 +470,18 @@ func checkUsed(t *testing.T, used map[string]map[string]bool) {
 	}
 }
 
-// granted are a function's table, media and CDN actions.
+// granted are a function's table, media and CDN actions, and
+// sqs:SendMessage when it sends to a queue (the stack grants it on the
+// queues of its Sends).
 func granted(f groups.Function) map[string]bool {
 	out := map[string]bool{}
 	for _, list := range [][]string{f.TableActions, f.MediaActions, f.CDNActions} {
 		for _, a := range list {
 			out[a] = true
 		}
+	}
+	if len(f.Sends) > 0 {
+		out["sqs:SendMessage"] = true
 	}
 	return out
 }

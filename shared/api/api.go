@@ -121,6 +121,11 @@ type Deps struct {
 	// Table is the one table: the client, its name and the clock.
 	Table  dynamo.Handle
 	Tokens *auth.Tokens
+	// Keys are the signing keys the tokens are signed with: a group that
+	// signs or seals something of its own derives its key from them, so
+	// there is one secret to manage and rotate (the point-of-sale
+	// integration's OAuth state and local token key).
+	Keys auth.Keyring
 	// Users is the account service, shared by the auth and users groups
 	// and the demo data. It stores no image: the users group adds its
 	// avatars' storage (users.Service.WithImages), so the auth function

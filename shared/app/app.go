@@ -173,7 +173,7 @@ func New(cfg config.Config, clients Clients, logger *slog.Logger, now func() tim
 // same whatever the groups (api.Deps).
 func (a *App) Deps() api.Deps {
 	return api.Deps{
-		Config: a.Config, Env: a.Env, AWS: a.AWS, Table: a.Table, Tokens: a.Tokens, Users: a.Users,
+		Config: a.Config, Env: a.Env, AWS: a.AWS, Table: a.Table, Tokens: a.Tokens, Keys: a.Keys, Users: a.Users,
 		Quota: a.Quota, StoreHosts: a.StoreHosts, DNS: a.DNS, Logger: a.Logger, Now: a.Now,
 	}
 }

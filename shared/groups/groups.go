@@ -21,12 +21,14 @@ import (
 	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/csvimportapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
+	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
 	"github.com/bookplatform/backend/shared/api/importsapi"
 	"github.com/bookplatform/backend/shared/api/inventoryapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/possyncapi"
 	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/storesapi"
@@ -59,6 +61,8 @@ var list = []api.Build{
 	inventoryapi.Group,
 	importsapi.Group,
 	csvimportapi.Group,
+	extposapi.Group,
+	possyncapi.Group,
 	docsapi.Group,
 }
 

@@ -47,6 +47,11 @@ func readsSigningKeys(f Function) bool {
 	if f.Authorizer || f.KeyRotation {
 		return true
 	}
+	// A worker is no Keyless group: app.FromEnv loads the keys for it,
+	// and the point-of-sale worker derives its local token key from them.
+	if f.Worker != nil {
+		return true
+	}
 	return slices.ContainsFunc(f.Routes, func(r httpapi.Route) bool { return r.Auth != httpapi.AuthNone || r.Idempotent })
 }
 

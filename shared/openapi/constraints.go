@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/inventory/csvimport"
 	"github.com/bookplatform/backend/shared/reports"
@@ -25,11 +26,12 @@ import (
 
 // notUUID are the string properties named like an id that are none.
 var notUUID = map[string]bool{
-	"ErrorObject.requestId":        true, // the router's request id
-	"LineReply.id":                 true, // a reply id orders replies by time (lines.NewReplyID)
-	"Report.targetId":              true, // a reply's id when the target is a reply
-	"ReportCreateRequest.targetId": true,
-	"*.externalItemId":             true, // the external point-of-sale system's id
+	"ErrorObject.requestId":          true, // the router's request id
+	"LineReply.id":                   true, // a reply id orders replies by time (lines.NewReplyID)
+	"Report.targetId":                true, // a reply's id when the target is a reply
+	"ReportCreateRequest.targetId":   true,
+	"*.externalItemId":               true, // the external point-of-sale system's id
+	"ExtPosSyncError.externalItemId": true, // the point-of-sale system's own id
 }
 
 // enums are the values a property takes, keyed "Component.property"
@@ -54,7 +56,10 @@ var enums = map[string][]string{
 	"*.condition":                      strs(inventory.Conditions...),
 	"InventoryChangeData.cause": strs(inventory.CauseCreate, inventory.CauseAdjust, inventory.CauseImport, inventory.CauseSync,
 		inventory.CauseDelete, inventory.CauseOrder, inventory.CauseCancel, inventory.CauseSale),
-	"ImportResult.status": strs(csvimport.Running, csvimport.Done, csvimport.Failed),
+	"ImportResult.status":     strs(csvimport.Running, csvimport.Done, csvimport.Failed),
+	"ExtPosSyncRequest.mode":  strs(extpos.Import, extpos.Export, extpos.TwoWay),
+	"ExtPosSyncAnswer.mode":   strs(extpos.Import, extpos.Export, extpos.TwoWay),
+	"ExtPosSyncAnswer.status": strs(extpos.JobQueued, extpos.JobDone, extpos.JobFailed),
 }
 
 // ranges are the bounds of a number property, keyed as enums.

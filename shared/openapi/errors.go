@@ -42,6 +42,7 @@ const (
 	hRetryAfter         = "Retry-After"
 	hReplayed           = httpapi.ReplayedHeader
 	hAllow              = "Allow"
+	hLocation           = "Location"
 )
 
 // headerComponents are the response headers the router sets; every one is
@@ -64,6 +65,7 @@ func headerComponents() openapi3.Headers {
 			&openapi3.Schema{Type: types(openapi3.TypeString), Enum: []any{"true"}}),
 	}
 	out[hRequestID].Value.Required = true
+	out[hLocation] = header("Where a redirect sends the browser, or where a job's status is read.", &openapi3.Schema{Type: types(openapi3.TypeString), MinLength: 1})
 	out[hAllow].Value.Required = true // the router sets it on every 405
 	return out
 }

@@ -353,11 +353,16 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 	if status == 0 {
 		status = http.StatusOK
 	}
-	if status < 200 || status > 299 {
-		return fmt.Errorf("success status %d is not 2xx", status)
+	// A redirect (302) is a success too: the routes a browser follows
+	// (an OAuth connect and its callback) answer with Location.
+	if (status < 200 || status > 299) && status != http.StatusFound {
+		return fmt.Errorf("success status %d is not 2xx or 302", status)
 	}
 	ok := openapi3.NewResponse().WithDescription(http.StatusText(status))
 	ok.Headers = openapi3.Headers{hRequestID: headerRef(hRequestID)}
+	if status == http.StatusFound {
+		ok.Headers[hLocation] = headerRef(hLocation)
+	}
 	if metered(r) {
 		for _, h := range []string{hRateLimitLimit, hRateLimitRemaining, hRateLimitReset} {
 			ok.Headers[h] = headerRef(h)
@@ -611,6 +616,8 @@ var tagDescriptions = map[string]string{
 	"inventory":  "Stores' stock, for their owner and staff: one item per book, its quantity changes and their history, search within the store; and where a book is in stock.",
 	"imports":    "CSV bulk import of a store's inventory: a small file applied at once, a larger one by a job whose progress and per-row errors can be read.",
 	"csvimport":  "The csv-import worker (no routes): it applies the rows of large inventory imports and emits their events.",
+	"extpos":     "The store's external point-of-sale system (Square-compatible): connecting it with OAuth, and syncing the store's inventory with it (import, export, two-way) through the pos-sync worker.",
+	"possync":    "The pos-sync queue's worker: no route.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 }
 

@@ -1,0 +1,329 @@
+package extposapi_test
+
+import (
+	"context"
+
+	"encoding/json"
+	"github.com/aws/aws-lambda-go/events"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookplatform/backend/local/squarelocal"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/extpos"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/bookplatform/backend/shared/worker"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// shop is a store with its owner, a staff member and another bookseller.
+type shop struct {
+	id                  string
+	owner, staff, other testenv.Account
+}
+
+func newShop(t *testing.T, env *testenv.Env, slug string) shop {
+	t.Helper()
+	s := shop{owner: env.Signup(t, "own_"+strings.ReplaceAll(slug, "-", "_")), staff: env.Signup(t, "stf_"+strings.ReplaceAll(slug, "-", "_")),
+		other: env.Signup(t, "oth_"+strings.ReplaceAll(slug, "-", "_"))}
+	env.SetTier(t, s.owner, users.TierBookstore)
+	res := env.Do("POST", "/v1/stores", map[string]any{
+		"name": "POS " + slug, "slug": slug, "addressLine1": "1005 W Burnside St", "city": "Portland", "state": "OR",
+		"postalCode": "97209", "country": "US",
+	}, s.owner.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	s.id = res.JSON["id"].(string)
+	res = env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": s.staff.ID}, s.owner.Token)
+	require.Less(t, res.Status, 300, "%s", res)
+	return s
+}
+
+// demoBooks adds the stand-in's books to the catalog (all but the tote
+// bag) and returns their ids by ISBN-13.
+func demoBooks(t *testing.T, env *testenv.Env) map[string]string {
+	t.Helper()
+	var recs []books.Record
+	for _, d := range squarelocal.DemoItems {
+		code := d.UPC
+		if code == "" {
+			code = d.SKU
+		}
+		if !books.IsISBN(code) {
+			continue
+		}
+		recs = append(recs, books.Record{ISBN: code, Title: d.Name, Authors: []string{d.Author}})
+	}
+	ids := env.ImportBooks(t, recs...)
+	out := map[string]string{}
+	for i, r := range recs {
+		isbn, _, _ := books.NormalizeISBN(r.ISBN)
+		out[isbn] = ids[i]
+	}
+	return out
+}
+
+// connect walks connect → authorisation page → callback and returns the
+// app URL the callback sent the browser to.
+func connect(t *testing.T, env *testenv.Env, s shop) *url.URL {
+	t.Helper()
+	res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, s.owner.Token)
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	auth := res.Header.Get("Location")
+	require.True(t, strings.HasPrefix(auth, env.POSURL+"/oauth2/authorize?"), auth)
+	res = env.Do("GET", auth, nil, "")
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	cb := res.Header.Get("Location")
+	require.True(t, strings.HasPrefix(cb, env.Server.URL+"/v1/integrations/extpos/callback?"), cb)
+	res = env.Do("GET", cb, nil, "")
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	back, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(t, err)
+	return back
+}
+
+func sync(t *testing.T, env *testenv.Env, s shop, mode string) *testenv.Response {
+	t.Helper()
+	return env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": mode}, s.owner.Token)
+}
+
+func TestConnectCallbackSyncImport(t *testing.T) {
+	env := testenv.New(t)
+	ids := demoBooks(t, env)
+	s := newShop(t, env, "pos-shop")
+
+	// Not connected yet: 403.
+	res := sync(t, env, s, "import")
+	testenv.AssertError(t, res, http.StatusForbidden, "Forbidden", "")
+
+	back := connect(t, env, s)
+	assert.Equal(t, "http://localhost:3000/settings/integrations?extpos=connected", back.String())
+	// The tokens are stored sealed, never in clear.
+	conn := env.Item(t, dynamo.ExtPosConnectionKey(s.id))
+	assert.Equal(t, squarelocal.MerchantID, conn["merchantId"])
+	assert.Equal(t, squarelocal.LocationID, conn["locationId"])
+	raw, _ := json.Marshal(conn)
+	assert.NotContains(t, string(raw), "EAAAE")
+	assert.NotContains(t, string(raw), "EQAAE")
+
+	res = sync(t, env, s, "import")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	books := len(ids)
+	assert.Equal(t, true, res.JSON["success"])
+	assert.EqualValues(t, books, res.JSON["synced"])
+	assert.EqualValues(t, books, res.JSON["created"])
+	assert.EqualValues(t, 0, res.JSON["updated"])
+	errs := res.JSON["errors"].([]any)
+	require.Len(t, errs, 1, "the tote bag")
+	assert.Equal(t, "012345678905", errs[0].(map[string]any)["isbn"])
+
+	inv := dynamo.NewInventory(env.App.Table)
+	items, err := inv.ByBooks(context.Background(), s.id, []string{ids["9780345413994"], ids["9780439655484"]})
+	require.NoError(t, err)
+	door := items[ids["9780345413994"]]
+	require.NotNil(t, door)
+	assert.Equal(t, 3, door.Quantity)
+	assert.Equal(t, 899, door.PriceCents)
+	assert.Equal(t, env.POS.VariationByCode("9780345413994"), door.ExternalItemID)
+	assert.Equal(t, 4, items[ids["9780439655484"]].Quantity, "the item with an ISBN-10 SKU")
+	assert.EqualValues(t, books, env.Item(t, dynamo.StoreKey(s.id))["inventoryCount"])
+
+	// Idempotent: the same sync again changes nothing.
+	res = sync(t, env, s, "import")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.EqualValues(t, 0, res.JSON["created"])
+	assert.EqualValues(t, 0, res.JSON["updated"])
+	assert.EqualValues(t, books, res.JSON["synced"])
+
+	// The job endpoint answers the same outcome.
+	job := env.Do("GET", "/v1/inventory/sync-extpos/"+res.JSON["jobId"].(string)+"?storeId="+s.id, nil, s.owner.Token)
+	require.Equal(t, http.StatusOK, job.Status, "%s", job)
+	assert.Equal(t, "done", job.JSON["status"])
+	assert.EqualValues(t, books, job.JSON["synced"])
+	res = env.Do("GET", "/v1/inventory/sync-extpos/00000000-0000-4000-8000-000000000000?storeId="+s.id, nil, s.owner.Token)
+	assert.Equal(t, http.StatusNotFound, res.Status, "%s", res)
+
+	// Export: a price and a count changed here reach the till.
+	_, err = inv.Set(context.Background(), s.id, inventory.Stock{BookID: door.BookID, Quantity: 9, PriceCents: 950, Condition: door.Condition, ExternalItemID: door.ExternalItemID},
+		inventory.Cause{Kind: inventory.CauseAdjust, UserID: s.owner.ID})
+	require.NoError(t, err)
+	res = sync(t, env, s, "export")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.EqualValues(t, 1, res.JSON["updated"], "%s", res)
+	n, _ := env.POS.Count(door.ExternalItemID)
+	assert.Equal(t, 9, n)
+	res = sync(t, env, s, "two-way")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.EqualValues(t, 0, res.JSON["updated"], "%s", res)
+	assert.EqualValues(t, 0, res.JSON["created"], "%s", res)
+}
+
+func TestSync_badModeAndRoles(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "role-shop")
+	connect(t, env, s)
+
+	res := env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "sideways"}, s.owner.Token)
+	testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+	assert.Contains(t, testenv.FieldErrors(t, res), "mode")
+
+	for _, tc := range []struct {
+		name   string
+		token  string
+		status int
+	}{
+		{"staff", s.staff.Token, http.StatusForbidden},
+		{"other", s.other.Token, http.StatusForbidden},
+		{"no token", "", http.StatusUnauthorized},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, tc.token)
+			assert.Equal(t, tc.status, res.Status, "connect: %s", res)
+			res = env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "import"}, tc.token)
+			assert.Equal(t, tc.status, res.Status, "sync: %s", res)
+			res = env.Do("GET", "/v1/inventory/sync-extpos/x?storeId="+s.id, nil, tc.token)
+			assert.Equal(t, tc.status, res.Status, "job: %s", res)
+		})
+	}
+	res = env.Do("GET", "/v1/integrations/extpos/connect?storeId=00000000-0000-4000-8000-000000000000", nil, s.owner.Token)
+	assert.Equal(t, http.StatusNotFound, res.Status, "%s", res)
+}
+
+// callbackReason follows a callback and returns the reason it redirected
+// with ("" for connected).
+func callbackReason(t *testing.T, env *testenv.Env, query string) string {
+	t.Helper()
+	res := env.Do("GET", "/v1/integrations/extpos/callback?"+query, nil, "")
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	u, err := url.Parse(res.Header.Get("Location"))
+	require.NoError(t, err)
+	require.Equal(t, "/settings/integrations", u.Path)
+	if u.Query().Get("extpos") == "connected" {
+		return ""
+	}
+	require.Equal(t, "error", u.Query().Get("extpos"))
+	return u.Query().Get("reason")
+}
+
+func TestCallback_forgedExpiredReusedState(t *testing.T) {
+	clock := testenv.NewClock(time.Now())
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithEnv("APP_URL", "https://app.example/"))
+	s := newShop(t, env, "state-shop")
+
+	authorise := func() url.Values {
+		res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, s.owner.Token)
+		require.Equal(t, http.StatusFound, res.Status, "%s", res)
+		res = env.Do("GET", res.Header.Get("Location"), nil, "")
+		u, _ := url.Parse(res.Header.Get("Location"))
+		return u.Query()
+	}
+
+	q := authorise()
+	state := q.Get("state")
+	payload, sig, _ := strings.Cut(state, ".")
+	forged := url.Values{"code": {q.Get("code")}, "state": {payload[:len(payload)-2] + "AA." + sig}}
+	assert.Equal(t, "invalid_state", callbackReason(t, env, forged.Encode()))
+	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}, "state": {"garbage"}}.Encode()))
+	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}}.Encode()))
+	// The genuine one connects once; the second use is refused.
+	assert.Equal(t, "", callbackReason(t, env, q.Encode()))
+	assert.Equal(t, "state_reused", callbackReason(t, env, q.Encode()))
+
+	// Expired: the owner took longer than the state's life.
+	q = authorise()
+	clock.Advance(extpos.DefaultStateTTL + time.Second)
+	assert.Equal(t, "expired_state", callbackReason(t, env, q.Encode()))
+
+	// Declined on the authorisation page.
+	q = authorise()
+	q.Del("code")
+	q.Set("error", "access_denied")
+	assert.Equal(t, "access_denied", callbackReason(t, env, q.Encode()))
+
+	res := env.Do("GET", "/v1/integrations/extpos/callback?state=x", nil, "")
+	assert.True(t, strings.HasPrefix(res.Header.Get("Location"), "https://app.example/settings/integrations?"), res.Header.Get("Location"))
+}
+
+func TestSync_refreshesAnExpiredToken(t *testing.T) {
+	env := testenv.New(t)
+	demoBooks(t, env)
+	s := newShop(t, env, "refresh-shop")
+	connect(t, env, s)
+	before := env.Item(t, dynamo.ExtPosConnectionKey(s.id))["tokens"]
+
+	// The stand-in ends the token's life; the stored expiry says so too.
+	env.POS.ExpireTokens()
+	store := dynamo.NewExtPos(env.App.Table)
+	c, err := store.GetConnection(context.Background(), s.id)
+	require.NoError(t, err)
+	sealer := extpos.LocalSealer{Keys: func() [][]byte { return env.App.Keys.Keys().Secrets() }}
+	data, err := sealer.Open(context.Background(), c.Tokens, s.id)
+	require.NoError(t, err)
+	var tok map[string]any
+	require.NoError(t, json.Unmarshal(data, &tok))
+	tok["expiry"] = time.Now().Add(-time.Minute).Format(time.RFC3339)
+	data, _ = json.Marshal(tok)
+	sealed, err := sealer.Seal(context.Background(), data, s.id)
+	require.NoError(t, err)
+	require.NoError(t, store.SetTokens(context.Background(), s.id, sealed, time.Now()))
+
+	res := sync(t, env, s, "import")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "done", res.JSON["status"], "%s", res)
+	assert.Equal(t, 1, env.POS.Refreshes)
+	assert.NotEqual(t, before, env.Item(t, dynamo.ExtPosConnectionKey(s.id))["tokens"], "the refreshed token is stored")
+}
+
+// TestWorker_redeliveryAppliesNothingTwice hands the worker the same
+// message twice, as SQS may: the second delivery applies nothing (the
+// worker's record of the message; and the job, once done, is not run
+// again), so stock and history change once.
+func TestWorker_redeliveryAppliesNothingTwice(t *testing.T) {
+	env := testenv.New(t)
+	ids := demoBooks(t, env)
+	s := newShop(t, env, "redeliver-shop")
+	connect(t, env, s)
+
+	res := sync(t, env, s, "import")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	jobID := res.JSON["jobId"].(string)
+	first := env.Item(t, dynamo.ExtPosJobKey(s.id, jobID))
+
+	var w *worker.Handler
+	for _, g := range groups.All(env.App.Deps()) {
+		if g.Worker != nil && g.Name == "possync" {
+			h := g.Worker.Handle
+			w = &h
+		}
+	}
+	require.NotNil(t, w)
+	body, _ := json.Marshal(extpos.Message{StoreID: s.id, JobID: jobID})
+	env.POS.SetCount(env.POS.VariationByCode("9780345413994"), 1) // a sale after the sync
+	handle := worker.Lambda(*w, dynamo.NewIdempotency(env.App.Table), queues.POSSync, nil, nil)
+	// The sender's key (the job id): the worker's record skips it; a
+	// copy under another key runs, and finds the job done.
+	for _, key := range []string{jobID, "another-" + jobID} {
+		key := key
+		out, err := handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{
+			MessageId: "m-" + key, Body: string(body), Attributes: map[string]string{"ApproximateReceiveCount": "2"},
+			MessageAttributes: map[string]events.SQSMessageAttribute{queues.KeyAttribute: {StringValue: &key, DataType: "String"}},
+		}}})
+		require.NoError(t, err)
+		assert.Empty(t, out.BatchItemFailures)
+	}
+	assert.Equal(t, first["updatedAt"], env.Item(t, dynamo.ExtPosJobKey(s.id, jobID))["updatedAt"], "the job ran again")
+	items, err := dynamo.NewInventory(env.App.Table).ByBooks(context.Background(), s.id, []string{ids["9780345413994"]})
+	require.NoError(t, err)
+	assert.Equal(t, 3, items[ids["9780345413994"]].Quantity, "a redelivered sync was applied again")
+}

@@ -1,0 +1,59 @@
+// Package possyncapi is the possync worker group: the consumer of the
+// pos-sync queue, which runs the external point-of-sale syncs the extpos
+// group records and sends (shared/extpos: Service.RunJob). It has no
+// routes: its function is an SQS-triggered Lambda in AWS and a poller on
+// the local run, with the same handler (shared/worker).
+package possyncapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/extpos"
+	"github.com/bookplatform/backend/shared/extpos/kmsseal"
+	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/worker"
+)
+
+// Group is the possync worker group. Its calls: GetItem for the job, the
+// connection, a store item and a book; PutItem for the job's outcome;
+// UpdateItem for refreshed tokens; Query for the store's items (export);
+// BatchGetItem for books by ISBN and by id and the store's items by book;
+// and Set's transactions (PutItem, UpdateItem, ConditionCheckItem), with
+// inventory.updated events in the outbox. KMS (Decrypt, GenerateDataKey)
+// when EXTPOS_KMS_KEY_ID is set.
+func Group(d api.Deps) api.Group {
+	settings := extpos.ReadSettings(d.Env)
+	keys := func() [][]byte {
+		if d.Keys == nil {
+			return nil
+		}
+		return d.Keys.Keys().Secrets()
+	}
+	store := dynamo.NewExtPos(d.Table)
+	svc := extpos.NewService(extpos.Deps{
+		Square: extpos.NewSquare(settings, nil, d.Now),
+		States: &extpos.States{Keys: keys, TTL: settings.StateTTL, Used: store, Now: d.Now},
+		Sealer: kmsseal.Choose(settings, d.AWS, keys), Store: store,
+		Stock: dynamo.NewInventory(d.Table), Books: dynamo.NewBooks(d.Table), Currency: settings.Currency, Now: d.Now,
+	})
+	return api.Group{
+		Name: "possync",
+		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:BatchGetItem",
+			"dynamodb:ConditionCheckItem"},
+		Emits: inventory.Events,
+		Worker: &api.Worker{Queue: queues.POSSync, BatchSize: 1, Handle: func(ctx context.Context, m worker.Message) error {
+			var msg extpos.Message
+			if err := json.Unmarshal(m.Body, &msg); err != nil || msg.StoreID == "" || msg.JobID == "" {
+				// A malformed message never succeeds: keep it out of the
+				// queue's way by failing it to the dead-letter queue.
+				return fmt.Errorf("possync: malformed message %s: %q", m.ID, m.Body)
+			}
+			return svc.RunJob(ctx, msg)
+		}},
+	}
+}
