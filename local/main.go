@@ -11,7 +11,10 @@
 //   - CloudFront (custom domains' tenants): local/cdnlocal in process, over
 //     a DNS stand-in (local/dnslocal) whose records a developer sets at
 //     /_local/dns/{host}, so a custom domain can be walked from PENDING to
-//     ACTIVE (README, "Custom domains locally"); in memory.
+//     ACTIVE (README, "Custom domains locally"); in memory;
+//   - the external point-of-sale system: local/squarelocal, a Square
+//     stand-in in process (in memory: connect again after a restart),
+//     unless EXTPOS_BASE_URL names another.
 //
 // Each stand-in listens on its own free loopback port, and the process sets
 // AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
@@ -55,10 +58,12 @@ import (
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/local/squarelocal"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
@@ -191,6 +196,18 @@ func run() error {
 		return fmt.Errorf("CloudFront stand-in: %w", err)
 	}
 	stops = append(stops, stopCDN)
+
+	// The point-of-sale system: the Square stand-in, in memory, unless
+	// the extpos settings name another (Square's sandbox, say).
+	posURL, stopPOS, err := serveLoopback(squarelocal.New())
+	if err != nil {
+		return fmt.Errorf("point-of-sale stand-in: %w", err)
+	}
+	stops = append(stops, stopPOS)
+	if os.Getenv(extpos.EnvBaseURL) == "" {
+		setAll(map[string]string{extpos.EnvBaseURL: posURL, extpos.EnvClientID: squarelocal.ClientID, extpos.EnvClientSecret: squarelocal.ClientSecret})
+	}
+	setDefault(extpos.EnvRedirectURL, baseURL+"/v1/integrations/extpos/callback")
 	front.Starting("creating the queues, the table and the demo accounts")
 
 	// The endpoints are forced (this process started them); the dummy
