@@ -205,8 +205,8 @@ func TestTypeScriptClient(t *testing.T) {
 }
 
 // Redocly's recommended rules and Spectral's OpenAPI ruleset pass on the
-// committed reference with no error and no warning; the one rule turned
-// off is in redocly.yaml with its reason.
+// committed reference with no error and no warning; the rules turned
+// off are in redocly.yaml with their reasons.
 func TestReferenceLints(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Redocly CLI and Spectral: not in -short")
