@@ -16,6 +16,7 @@ import (
 
 	"github.com/bookplatform/backend/local/squarelocal"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/extpos"
@@ -93,9 +94,49 @@ func connect(t *testing.T, env *testenv.Env, s shop) *url.URL {
 	return back
 }
 
+// sync asks for a sync and returns its outcome: the answer itself (200),
+// or, when the worker took longer than the wait (202: a loaded machine),
+// the job endpoint's once the job is finished.
 func sync(t *testing.T, env *testenv.Env, s shop, mode string) *testenv.Response {
 	t.Helper()
-	return env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": mode}, s.owner.Token)
+	res := env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": mode}, s.owner.Token)
+	if res.Status != http.StatusAccepted {
+		return res
+	}
+	return awaitJob(t, env, s, res)
+}
+
+// awaitJob polls the job a 202 names until it is finished.
+func awaitJob(t *testing.T, env *testenv.Env, s shop, accepted *testenv.Response) *testenv.Response {
+	t.Helper()
+	require.Equal(t, "queued", accepted.JSON["status"], "%s", accepted)
+	loc := accepted.Header.Get("Location")
+	require.Equal(t, "/v1/inventory/sync-extpos/"+accepted.JSON["jobId"].(string)+"?storeId="+s.id, loc)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res := env.Do("GET", loc, nil, s.owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		if res.JSON["status"] != "queued" || time.Now().After(deadline) {
+			return res
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A sync slower than the wait is answered 202 with the job to poll, which
+// answers the outcome once the worker is done.
+func TestSync_slowSyncAnswers202AndItsJob(t *testing.T) {
+	env := testenv.New(t, testenv.WithEnv(extposapi.EnvSyncWait, "1ms"))
+	demoBooks(t, env)
+	s := newShop(t, env, "slow-shop")
+	connect(t, env, s)
+	res := env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "import"}, s.owner.Token)
+	require.Equal(t, http.StatusAccepted, res.Status, "%s", res)
+	assert.Equal(t, false, res.JSON["success"])
+	done := awaitJob(t, env, s, res)
+	assert.Equal(t, "done", done.JSON["status"], "%s", done)
+	assert.Equal(t, true, done.JSON["success"])
+	assert.EqualValues(t, len(squarelocal.DemoItems)-1, done.JSON["created"])
 }
 
 func TestConnectCallbackSyncImport(t *testing.T) {
