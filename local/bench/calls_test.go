@@ -187,7 +187,7 @@ func TestCallCounts(t *testing.T) {
 // request and answer (TestRecordExamples).
 func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]bool, examples *exampleRecorder) []observation {
 	t.Helper()
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithWorkers())
 	logs := newAccessLog()
 	ops := &opLog{}
 	awsCfg := env.AWS.Copy()

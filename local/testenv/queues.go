@@ -31,6 +31,13 @@ func WithQueues() Option {
 	return func(s *settings) { s.queues = true }
 }
 
+// WithWorkers is WithQueues with the worker groups consuming the queues
+// from the start (StartWorkers), as on the local run: for tests of a
+// route whose answer waits for a worker (the point-of-sale sync).
+func WithWorkers() Option {
+	return func(s *settings) { s.queues, s.workers = true, true }
+}
+
 // unreachableQueue is the URL of queue n without WithQueues.
 func unreachableQueue(n queues.Name) string { return "http://127.0.0.1:1/000000000000/" + string(n) }
 

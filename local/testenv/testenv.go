@@ -163,6 +163,7 @@ type settings struct {
 	keys       auth.Keyring
 	apiOptions []func(*middleware.Stack) error
 	queues     bool
+	workers    bool
 }
 
 // WithAPIOptions adds SDK middleware to the app's AWS clients (a
@@ -404,6 +405,9 @@ func New(tb testing.TB, opts ...Option) *Env {
 		Domains: storesapi.ReadDomainSettings(cfg.Env()), POS: pos, POSURL: posSrv.URL, tb: tb, handler: h}
 	if s.queues {
 		env.SQS, env.QueueURLs = sqsqueue.NewClient(awsCfg), queueURLs
+	}
+	if s.workers {
+		env.StartWorkers(tb)
 	}
 	return env
 }

@@ -126,7 +126,7 @@ func awaitJob(t *testing.T, env *testenv.Env, s shop, accepted *testenv.Response
 // A sync slower than the wait is answered 202 with the job to poll, which
 // answers the outcome once the worker is done.
 func TestSync_slowSyncAnswers202AndItsJob(t *testing.T) {
-	env := testenv.New(t, testenv.WithEnv(extposapi.EnvSyncWait, "1ms"))
+	env := testenv.New(t, testenv.WithWorkers(), testenv.WithEnv(extposapi.EnvSyncWait, "1ms"))
 	demoBooks(t, env)
 	s := newShop(t, env, "slow-shop")
 	connect(t, env, s)
@@ -140,7 +140,7 @@ func TestSync_slowSyncAnswers202AndItsJob(t *testing.T) {
 }
 
 func TestConnectCallbackSyncImport(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithWorkers())
 	ids := demoBooks(t, env)
 	s := newShop(t, env, "pos-shop")
 
@@ -211,7 +211,7 @@ func TestConnectCallbackSyncImport(t *testing.T) {
 }
 
 func TestSync_badModeAndRoles(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithWorkers())
 	s := newShop(t, env, "role-shop")
 	connect(t, env, s)
 
@@ -259,7 +259,7 @@ func callbackReason(t *testing.T, env *testenv.Env, query string) string {
 
 func TestCallback_forgedExpiredReusedState(t *testing.T) {
 	clock := testenv.NewClock(time.Now())
-	env := testenv.New(t, testenv.WithClock(clock), testenv.WithEnv("APP_URL", "https://app.example/"))
+	env := testenv.New(t, testenv.WithWorkers(), testenv.WithClock(clock), testenv.WithEnv("APP_URL", "https://app.example/"))
 	s := newShop(t, env, "state-shop")
 
 	authorise := func() url.Values {
@@ -297,7 +297,7 @@ func TestCallback_forgedExpiredReusedState(t *testing.T) {
 }
 
 func TestSync_refreshesAnExpiredToken(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithWorkers())
 	demoBooks(t, env)
 	s := newShop(t, env, "refresh-shop")
 	connect(t, env, s)
@@ -331,7 +331,7 @@ func TestSync_refreshesAnExpiredToken(t *testing.T) {
 // worker's record of the message; and the job, once done, is not run
 // again), so stock and history change once.
 func TestWorker_redeliveryAppliesNothingTwice(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithWorkers())
 	ids := demoBooks(t, env)
 	s := newShop(t, env, "redeliver-shop")
 	connect(t, env, s)
