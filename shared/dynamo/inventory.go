@@ -234,15 +234,11 @@ func (s *Inventory) Get(ctx context.Context, storeID, id string) (*inventory.Ite
 	return row.toItem(), nil
 }
 
-// Create puts a new item with its postings, its history's first entry
-// and its event, and counts it on the store, in one transaction (the
-// book is read first for its words). Errors: inventory.ErrExists,
-// books.ErrNotFound, stores.ErrNotFound.
-func (s *Inventory) Create(ctx context.Context, it *inventory.Item, c inventory.Cause) error {
-	b, err := (&Books{s.t}).GetBook(ctx, it.BookID)
-	if err != nil {
-		return err
-	}
+// Create puts a new item of book b with its postings (b's words), its
+// history's first entry and its event, and counts it on the store, in
+// one transaction that also checks the book still exists. Errors:
+// inventory.ErrExists, books.ErrNotFound, stores.ErrNotFound.
+func (s *Inventory) Create(ctx context.Context, it *inventory.Item, b *books.Book, c inventory.Cause) error {
 	return s.create(ctx, it, b, c)
 }
 

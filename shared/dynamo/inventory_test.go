@@ -134,9 +134,11 @@ func TestInventory_ConcurrentAdjustments(t *testing.T) {
 	now := env.App.Now()
 	it := &inventory.Item{ID: inventory.ItemID(storeID, ids[2]), StoreID: storeID, BookID: ids[2], Quantity: 5, PriceCents: 999,
 		Condition: inventory.New, CreatedAt: now, UpdatedAt: now}
-	require.NoError(t, st.Create(ctx, it, inventory.Cause{Kind: inventory.CauseCreate}))
+	dune, err := dynamo.NewBooks(env.App.Table).GetBook(ctx, ids[2])
+	require.NoError(t, err)
+	require.NoError(t, st.Create(ctx, it, dune, inventory.Cause{Kind: inventory.CauseCreate}))
 	dup := *it
-	assert.ErrorIs(t, st.Create(ctx, &dup, inventory.Cause{Kind: inventory.CauseCreate}), inventory.ErrExists)
+	assert.ErrorIs(t, st.Create(ctx, &dup, dune, inventory.Cause{Kind: inventory.CauseCreate}), inventory.ErrExists)
 
 	// 10 add two each, 20 take one each: 5 + 20 - 20 = 5 whatever the
 	// order, and a take that would go below zero is refused, not lost.

@@ -89,7 +89,7 @@ func (s *Service) Create(ctx context.Context, userID string, in NewItem) (*View,
 	}
 	now := s.d.Now().UTC()
 	it := st.Apply(Item{ID: ItemID(in.StoreID, b.ID), StoreID: in.StoreID, BookID: b.ID, CreatedAt: now, UpdatedAt: now})
-	if err := s.d.Store.Create(ctx, &it, Cause{Kind: CauseCreate, UserID: userID, Reason: "created"}); err != nil {
+	if err := s.d.Store.Create(ctx, &it, b, Cause{Kind: CauseCreate, UserID: userID, Reason: "created"}); err != nil {
 		return nil, err
 	}
 	return &View{Item: &it, Book: b}, nil

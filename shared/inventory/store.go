@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/google/uuid"
 )
@@ -73,10 +74,11 @@ type ListResult struct {
 // inventory.updated event in the same transaction.
 type Storer interface {
 	StockWriter
-	// Create puts a new item (it.ID is ItemID of its store and book) with
-	// the store's inventoryCount one up and its history's first entry.
-	// Errors: ErrExists, books.ErrNotFound, stores.ErrNotFound.
-	Create(ctx context.Context, it *Item, c Cause) error
+	// Create puts a new item of book b (it.ID is ItemID of its store
+	// and book) with the store's inventoryCount one up and its history's
+	// first entry; b, as the caller read it, gives the item's search
+	// words. Errors: ErrExists, books.ErrNotFound, stores.ErrNotFound.
+	Create(ctx context.Context, it *Item, b *books.Book, c Cause) error
 	// Get reads storeID's item id, strongly consistent. Errors:
 	// ErrNotFound.
 	Get(ctx context.Context, storeID, id string) (*Item, error)
