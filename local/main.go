@@ -121,6 +121,12 @@ func run() error {
 	setDefault(s3media.EnvBaseURL, baseURL+strings.TrimSuffix(devserver.MediaPrefix, "/"))
 	setDefault(config.EnvJWTSecret, defaultJWTSecret)
 	setDefault(storesapi.EnvDistributionID, cdnlocal.DistributionID)
+	// The queues' URLs are known once the SQS stand-in runs (below, where
+	// they replace these); the groups that send read them at start, so
+	// the settings check needs some value now.
+	for _, n := range queues.All {
+		setDefault(n.URLEnv(), "http://127.0.0.1/000000000000/"+string(n))
+	}
 	cfg, err := config.Load()
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
