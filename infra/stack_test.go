@@ -52,13 +52,14 @@ var (
 	}
 )
 
-// Synthetic functions beside the repository's, until groups have them: a
-// consumer of csv-import and a function that sends to webhooks. The
-// stack must already give them their queue wiring, and nobody else any.
+// Synthetic functions beside the repository's: a consumer of a queue no
+// group consumes yet (none once every queue has its worker group) and a
+// function that sends to webhooks. The stack must give them their queue
+// wiring, and nobody else any.
 var (
 	testWorker = groups.Function{
 		Name:         "testworker",
-		Worker:       &api.Worker{Queue: queues.CSVImport, BatchSize: 5},
+		Worker:       &api.Worker{BatchSize: 5}, // Queue: withSynthetic
 		TableActions: []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem"},
 	}
 	testSender = groups.Function{
@@ -72,7 +73,31 @@ var (
 const testStorefront = "storefront.test.example"
 
 // functions are the functions of the test stack.
-var functions = append(groups.Functions(), testWorker, testSender)
+var functions = withSynthetic(groups.Functions())
+
+// withSynthetic adds the synthetic functions to fs: the test worker on
+// the first queue of queues.All that no function of fs consumes, so that
+// the worker wiring is tested before any group has a worker and a group's
+// worker never shares its queue with the synthetic one.
+func withSynthetic(fs []groups.Function) []groups.Function {
+	fs = append(fs, testSender)
+	consumed := map[queues.Name]bool{}
+	for _, f := range fs {
+		if f.Worker != nil {
+			consumed[f.Worker.Queue] = true
+		}
+	}
+	for _, n := range queues.All {
+		if !consumed[n] {
+			w := *testWorker.Worker
+			w.Queue = n
+			tw := testWorker
+			tw.Worker = &w
+			return append(fs, tw)
+		}
+	}
+	return fs
+}
 
 // TestMain is the shared GIVEN: the stack built from the repository's
 // route tables and schema, plus the synthetic functions, over dummy
@@ -776,50 +801,107 @@ func TestQueues(t *testing.T) {
 	}
 }
 
+// Every worker function (a group's Worker, and the synthetic one while a
+// queue has no group consuming it) gets the same wiring: checked per
+// worker, so a worker group added later is held to it with no new test.
 func TestWorker(t *testing.T) {
-	// GIVEN the synthetic worker function on csv-import
-	workerID, fn := function(t, testWorker.Name)
-	csv := logicalID(t, queueID(queues.CSVImport))
-
-	// THEN SQS invokes it in batches with partial batch responses, and nothing else is an event source
-	workers := 0
+	// GIVEN the worker functions
+	var workers []groups.Function
+	mappings := 0
 	for _, f := range functions {
+		if f.Worker != nil {
+			workers = append(workers, f)
+		}
 		if f.Worker != nil || f.Relay {
-			workers++ // the relay's source is the table's stream (TestRelay)
+			mappings++ // the relay's source is the table's stream (TestRelay)
 		}
 	}
-	must(t, "event source mapping", func() {
-		template.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(workers))
-		found := *template.FindResources(jsii.String("AWS::Lambda::EventSourceMapping"), obj{"Properties": obj{
-			"EventSourceArn":        obj{"Fn::GetAtt": arr(csv, "Arn")},
-			"BatchSize":             testWorker.Worker.BatchSize,
-			"FunctionResponseTypes": arr("ReportBatchItemFailures"),
-		}})
-		if len(found) != 1 {
-			t.Fatalf("%d event source mappings of csv-import", len(found))
-		}
-		// Through the alias, so the version CodeDeploy shifted to consumes.
-		alias := aliasOf(t, template, testWorker.Name)
-		for _, m := range found {
-			name := fmt.Sprint((*m)["Properties"].(obj)["FunctionName"])
-			if !strings.Contains(name, alias) || !strings.Contains(name, ":"+AliasName) {
-				t.Errorf("event source mapping invokes %s, want the worker's %s alias", name, AliasName)
-			}
-		}
+	if len(workers) == 0 {
+		t.Fatal("no worker function: every queue is consumed, yet no group has a worker")
+	}
+	// THEN nothing else is an event source
+	must(t, "event source mappings", func() {
+		template.ResourceCountIs(jsii.String("AWS::Lambda::EventSourceMapping"), jsii.Number(mappings))
 	})
-
-	// AND it gives up before its messages become visible again
-	if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout <= 0 || timeout >= queues.VisibilityTimeout.Seconds() {
-		t.Errorf("worker timeout = %v s, want below the visibility timeout of %v", timeout, queues.VisibilityTimeout)
-	}
-
-	// AND API Gateway neither integrates nor may invoke it
-	for _, typ := range []string{"AWS::ApiGatewayV2::Integration", "AWS::Lambda::Permission"} {
-		for id, r := range *template.FindResources(jsii.String(typ), nil) {
-			if strings.Contains(fmt.Sprint((*r)["Properties"]), workerID) {
-				t.Errorf("%s %s refers to the worker function: %v", typ, id, (*r)["Properties"])
+	consumers := map[queues.Name]string{}
+	for _, w := range workers {
+		t.Run(w.Name, func(t *testing.T) {
+			if other, ok := consumers[w.Worker.Queue]; ok {
+				t.Errorf("%s and %s both consume %s", other, w.Name, w.Worker.Queue)
 			}
-		}
+			consumers[w.Worker.Queue] = w.Name
+			workerID, fn := function(t, w.Name)
+			q, dlq := logicalID(t, queueID(w.Worker.Queue)), logicalID(t, queueID(w.Worker.Queue.DLQ()))
+
+			// THEN SQS invokes it from its queue in batches of its size, with partial batch responses
+			must(t, "event source mapping", func() {
+				found := *template.FindResources(jsii.String("AWS::Lambda::EventSourceMapping"), obj{"Properties": obj{
+					"EventSourceArn":        obj{"Fn::GetAtt": arr(q, "Arn")},
+					"BatchSize":             w.Worker.BatchSize,
+					"FunctionResponseTypes": arr("ReportBatchItemFailures"),
+				}})
+				if len(found) != 1 {
+					t.Fatalf("%d event source mappings of %s", len(found), w.Worker.Queue)
+				}
+				// Through the alias, so the version CodeDeploy shifted to consumes.
+				alias := aliasOf(t, template, w.Name)
+				for _, m := range found {
+					name := fmt.Sprint((*m)["Properties"].(obj)["FunctionName"])
+					if !strings.Contains(name, alias) || !strings.Contains(name, ":"+AliasName) {
+						t.Errorf("event source mapping invokes %s, want the worker's %s alias", name, AliasName)
+					}
+				}
+			})
+
+			// AND its queue sends a message received MaxReceiveCount times to the queue's DLQ
+			must(t, "redrive", func() {
+				found := *template.FindResources(jsii.String("AWS::SQS::Queue"), obj{"Properties": obj{
+					"RedrivePolicy": obj{
+						"deadLetterTargetArn": obj{"Fn::GetAtt": arr(dlq, "Arn")},
+						"maxReceiveCount":     queues.MaxReceiveCount,
+					},
+				}})
+				if _, ok := found[q]; !ok {
+					t.Errorf("queue %s (%s) has no redrive policy to %s after %d receipts", w.Worker.Queue, q, dlq, queues.MaxReceiveCount)
+				}
+			})
+
+			// AND it gives up before its messages become visible again
+			if timeout, _ := fn["Properties"].(obj)["Timeout"].(float64); timeout <= 0 || timeout >= queues.VisibilityTimeout.Seconds() {
+				t.Errorf("worker timeout = %v s, want below the visibility timeout of %v", timeout, queues.VisibilityTimeout)
+			}
+
+			// AND API Gateway neither integrates nor may invoke it (its
+			// consume grants: TestQueues_OnlyTheirSendersAndConsumers)
+			for _, typ := range []string{"AWS::ApiGatewayV2::Integration", "AWS::Lambda::Permission"} {
+				for id, r := range *template.FindResources(jsii.String(typ), nil) {
+					if strings.Contains(fmt.Sprint((*r)["Properties"]), workerID) {
+						t.Errorf("%s %s refers to the worker function: %v", typ, id, (*r)["Properties"])
+					}
+				}
+			}
+		})
+	}
+}
+
+// The synthetic worker takes a queue no group consumes, and none once
+// every queue has its worker group.
+func TestWithSynthetic(t *testing.T) {
+	if fs := withSynthetic(nil); len(fs) != 2 || fs[1].Worker.Queue != queues.All[0] {
+		t.Errorf("no group worker: %+v, want the sender and a worker on %s", fs, queues.All[0])
+	}
+	var all []groups.Function
+	for i, n := range queues.All {
+		all = append(all, groups.Function{Name: fmt.Sprint("w", i), Worker: &api.Worker{Queue: n, BatchSize: 1}})
+	}
+	if fs := withSynthetic(all[1:]); fs[len(fs)-1].Worker.Queue != queues.All[0] {
+		t.Errorf("the synthetic worker consumes %s, want %s, which no group consumes", fs[len(fs)-1].Worker.Queue, queues.All[0])
+	}
+	if fs := withSynthetic(all); len(fs) != len(all)+1 {
+		t.Errorf("every queue consumed: %d functions, want the groups' and the sender", len(fs))
+	}
+	if testWorker.Worker.Queue != "" {
+		t.Errorf("withSynthetic changed the template: %+v", testWorker.Worker)
 	}
 }
 
