@@ -197,11 +197,11 @@ func (s *Wishlists) DeleteWishlist(ctx context.Context, w *wishlists.Wishlist) e
 }
 
 // DeleteWishlistItems removes a deleted wishlist's entries: one
-// consistent Query of its partition; the entries no wish counts go with
-// BatchWriteItem deletes of 25, the counted ones 30 to a transaction
-// that also takes each from its wish and, for a wish's last entry, from
-// its store's demand count (at most WISHLIST_MAX_ITEMS entries: for the
-// default 500, some 17 transactions and their reads).
+// consistent Query of its partition, then 30 entries to a transaction
+// that also takes each counted one from its wish and, for a wish's last
+// entry, from its store's demand count (at most WISHLIST_MAX_ITEMS
+// entries: for the default 500, 17 transactions, each after one or two
+// BatchGetItem of what it changes).
 func (s *Wishlists) DeleteWishlistItems(ctx context.Context, id string) error {
 	var entries []wishlistEntryItem
 	err := s.t.table.Get(AttrPK, WishlistKey(id).PK).Range(AttrSK, dynamo.BeginsWith, wishlistEntryPrefix).
@@ -209,23 +209,11 @@ func (s *Wishlists) DeleteWishlistItems(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("entries of wishlist %s: %w", id, err)
 	}
-	var plain []Key
-	var counted []wishlistEntryItem
-	for _, e := range entries {
-		if e.Counted {
-			counted = append(counted, e)
-		} else {
-			plain = append(plain, Key{e.PK, e.SK})
-		}
-	}
-	if err := s.t.deleteKeys(ctx, plain); err != nil {
-		return fmt.Errorf("entries of wishlist %s: %w", id, err)
-	}
 	// Three items an entry (itself, its wish, a counter).
 	const chunk = 30
-	for start := 0; start < len(counted); start += chunk {
-		part := counted[start:min(start+chunk, len(counted))]
-		err := optimistic.Retry(demandAttempts, func(int) error { return s.purgeCounted(ctx, part) }, errDemandStale)
+	for start := 0; start < len(entries); start += chunk {
+		part := entries[start:min(start+chunk, len(entries))]
+		err := optimistic.Retry(demandAttempts, func(int) error { return s.purgeEntries(ctx, part) }, errDemandStale)
 		if err != nil {
 			return fmt.Errorf("entries of wishlist %s: %w", id, err)
 		}
@@ -233,14 +221,17 @@ func (s *Wishlists) DeleteWishlistItems(ctx context.Context, id string) error {
 	return nil
 }
 
-// purgeCounted deletes counted entries of a deleted wishlist (all of one
-// owner, each of another book) with what they change of demand, in one
-// transaction computed from fresh reads of them, their wishes and the
-// counters.
-func (s *Wishlists) purgeCounted(ctx context.Context, part []wishlistEntryItem) error {
+// purgeEntries deletes entries of a deleted wishlist (all of one owner,
+// each of another book) with what the counted ones change of demand, in
+// one transaction computed from fresh reads of them, their wishes and
+// the counters.
+func (s *Wishlists) purgeEntries(ctx context.Context, part []wishlistEntryItem) error {
 	keys := make([]Key, 0, 2*len(part))
 	for _, e := range part {
-		keys = append(keys, Key{e.PK, e.SK}, WishKey(e.UserID, e.BookID))
+		keys = append(keys, Key{e.PK, e.SK})
+		if e.Counted {
+			keys = append(keys, WishKey(e.UserID, e.BookID))
+		}
 	}
 	st, err := s.t.readDemand(ctx, keys)
 	if err != nil {
@@ -255,7 +246,9 @@ func (s *Wishlists) purgeCounted(ctx context.Context, part []wishlistEntryItem) 
 			continue // removed meanwhile, with its count
 		}
 		x.delete(s.t.del(Key{e.PK, e.SK}).If("attribute_exists(PK)"), errDemandStale)
-		s.t.dropWish(x, st, e.UserID, e.BookID)
+		if e.Counted {
+			s.t.dropWish(x, st, e.UserID, e.BookID)
+		}
 	}
 	if x.len() == 0 {
 		return nil
@@ -268,7 +261,7 @@ func (s *Wishlists) purgeCounted(ctx context.Context, part []wishlistEntryItem) 
 func (s *Wishlists) withCounters(ctx context.Context, st demandState, entries []wishlistEntryItem) (demandState, error) {
 	var keys []Key
 	for _, e := range entries {
-		if w, ok := st[WishKey(e.UserID, e.BookID)]; ok && w.StoreID != "" {
+		if w, ok := st[WishKey(e.UserID, e.BookID)]; ok && w.StoreID != "" && w.EntryCount == 1 {
 			keys = append(keys, StoreDemandKey(w.StoreID, e.BookID))
 		}
 	}
