@@ -31,17 +31,8 @@ func Facts() apitest.Facts {
 	var location, callback, jobID string
 	return apitest.Facts{
 		Steps: []apitest.Step{
-			// The stores group's steps end by deleting the bench's store:
-			// the bookseller opens another for the point of sale.
-			{Stage: apitest.Store, Route: "POST /v1/stores", Note: "for the POS", Want: 201, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				res := c.Do("POST", "/v1/stores", map[string]any{
-					"name": "Bench POS Books", "slug": "bench-pos-books", "addressLine1": "1005 W Burnside St",
-					"city": "Portland", "state": "OR", "postalCode": "97209", "country": "US",
-				}, s.SellerToken)
-				s.StoreID, _ = res.JSON["id"].(string)
-				s.StoreSlug = "bench-pos-books"
-				return res
-			}},
+			// The inventory group's steps opened the bench's store again
+			// (s.StoreID, s.StoreSlug): the bookseller's one store.
 			{Stage: apitest.Store, Route: "GET /v1/integrations/extpos/connect", Note: "not the owner", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return noFollow(c).Do("GET", "/v1/integrations/extpos/connect?storeId="+s.StoreID, nil, s.Token)
 			}},
