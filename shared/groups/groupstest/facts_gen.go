@@ -9,8 +9,10 @@ import (
 	"github.com/bookplatform/backend/shared/api/challengesapi/challengesapitest"
 	"github.com/bookplatform/backend/shared/api/clubsapi/clubsapitest"
 	"github.com/bookplatform/backend/shared/api/docsapi/docsapitest"
+	"github.com/bookplatform/backend/shared/api/extposapi/extposapitest"
 	"github.com/bookplatform/backend/shared/api/followsapi/followsapitest"
 	"github.com/bookplatform/backend/shared/api/healthapi/healthapitest"
+	"github.com/bookplatform/backend/shared/api/importsapi/importsapitest"
 	"github.com/bookplatform/backend/shared/api/inventoryapi/inventoryapitest"
 	"github.com/bookplatform/backend/shared/api/linesapi/linesapitest"
 	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
@@ -38,5 +40,7 @@ var facts = map[string]func() apitest.Facts{
 	"reports":    reportsapitest.Facts,
 	"stores":     storesapitest.Facts,
 	"inventory":  inventoryapitest.Facts,
+	"imports":    importsapitest.Facts,
+	"extpos":     extposapitest.Facts,
 	"docs":       docsapitest.Facts,
 }
