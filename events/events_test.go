@@ -41,7 +41,7 @@ type replay struct {
 }
 
 // sqsSamples are the samples that are a worker's SQS batch.
-var sqsSamples = map[string]bool{"csvimport-message.json": true}
+var sqsSamples = map[string]bool{"csvimport-message.json": true, "possync-message.json": true}
 
 // samples are the files of events/ and what each must give. An HTTP
 // event with REPLACE_WITH_AN_ACCESS_TOKEN gets a signed-up reader's token.
@@ -64,6 +64,7 @@ var samples = map[string]replay{
 	"docs-openapi.json":           {"docs", 200},
 	"reports-create.json":         {"reports", 404},
 	"imports-job.json":            {"imports", 404}, // no such store in a fresh table
+	"extpos-connect.json":         {"extpos", 404},  // no such store in a fresh table
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},
@@ -71,6 +72,7 @@ var samples = map[string]replay{
 	"keyrotation-create.json":  {function: "keyrotation"},
 	// A worker's SQS batch (replayed by TestEvents_Workers).
 	"csvimport-message.json": {function: "csvimport"},
+	"possync-message.json":   {function: "possync"},
 }
 
 // Every function has an event, and every event file is listed.
