@@ -47,6 +47,10 @@ func main() {
 		StorefrontOrigin:        contextString(a, "storefrontOrigin"),
 		StoreDomainTargetSuffix: contextString(a, "storeDomainTargetSuffix"),
 		PlatformDomain:          contextString(a, "platformDomain"),
+		ExtPosBaseURL:           contextString(a, "extposBaseUrl"),
+		ExtPosClientID:          contextString(a, "extposClientId"),
+		ExtPosRedirectURL:       contextString(a, "extposRedirectUrl"),
+		AppURL:                  contextString(a, "appUrl"),
 		Ops:                     ops,
 		SAM:                     sam,
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscertificatemanager"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfrontorigins"
+	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudwatch"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsdynamodb"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsiam"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awslambda"
@@ -56,6 +57,10 @@ type BackendStackProps struct {
 	// config package's defaults.
 	StoreDomainTargetSuffix string
 	PlatformDomain          string
+	// The point-of-sale integration's EXTPOS_BASE_URL, EXTPOS_CLIENT_ID,
+	// EXTPOS_REDIRECT_URL and APP_URL (extPosEnv); empty means the
+	// groups' defaults (Square's sandbox, the local run's addresses).
+	ExtPosBaseURL, ExtPosClientID, ExtPosRedirectURL, AppURL string
 	// Ops are the operations settings (CDK context, config.go): the alarm
 	// subscription, log retention, deployment style, WAF, domains.
 	Ops OpsProps
@@ -185,6 +190,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	if storeDomains != nil {
 		groupEnv[storesapi.EnvDistributionID] = storeDomains.Ref()
 	}
+	sealingKey := newSealingKey(stack, functions)
+	maps.Copy(groupEnv, extPosEnv(sealingKey, props))
 	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
 			groupEnv[name] = jsii.String(v)
@@ -237,6 +244,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		fn := newFunction(stack, f, props.BuildDir, env, timeout, ops)
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
+		grantSealing(fn, f, sealingKey)
 		switch {
 		case f.KeyRotation:
 			rotateKeys(stack, signingKeys, fn, alias)

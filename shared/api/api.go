@@ -52,6 +52,11 @@ type Group struct {
 	// CDN lists the CloudFront actions on the multi-tenant distribution
 	// and its tenants (custom domains).
 	CDN []string
+	// Seals lists the KMS actions on the service's sealing key, which
+	// encrypts secrets kept at rest (the point-of-sale tokens,
+	// shared/extpos/kmsseal): the stack makes the key when a group
+	// declares any, and names it to those groups alone.
+	Seals []string
 	// Sends lists the queues the group sends messages to.
 	Sends []queues.Name
 	// Emits lists the events the group's changes record in the outbox

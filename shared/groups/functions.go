@@ -42,6 +42,8 @@ type Function struct {
 	// CDNActions are the CloudFront actions on the custom domains'
 	// distribution and its tenants.
 	CDNActions []string
+	// SealActions are the KMS actions on the sealing key (api.Group.Seals).
+	SealActions []string
 	// Sends are the queues the function sends to.
 	Sends []queues.Name
 	// Worker, when set, makes the function a consumer of its queue.
@@ -81,7 +83,7 @@ func Functions() []Function {
 	for _, build := range list {
 		env := config.NewEnv(nil) // records what the group reads
 		g := build(api.Deps{Env: env})
-		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, Sends: g.Sends, Worker: g.Worker,
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, SealActions: g.Seals, Sends: g.Sends, Worker: g.Worker,
 			Settings: env.Names()}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {

@@ -59,6 +59,7 @@ func Group(d api.Deps) api.Group {
 		Name:  "extpos",
 		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem"},
 		Sends: []queues.Name{queues.POSSync},
+		Seals: kmsseal.SealActions,
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/integrations/extpos/connect"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.connect,
 				Doc: httpapi.Doc{Summary: "Start connecting the store to its point-of-sale system: a redirect to its authorisation page",

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -46,6 +47,7 @@ func Group(d api.Deps) api.Group {
 		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:Query", "dynamodb:BatchGetItem",
 			"dynamodb:ConditionCheckItem"},
 		Emits: inventory.Events,
+		Seals: append(slices.Clone(kmsseal.SealActions), kmsseal.OpenActions...),
 		Worker: &api.Worker{Queue: queues.POSSync, BatchSize: 1, Handle: func(ctx context.Context, m worker.Message) error {
 			var msg extpos.Message
 			if err := json.Unmarshal(m.Body, &msg); err != nil || msg.StoreID == "" || msg.JobID == "" {

@@ -24,6 +24,14 @@ type KMSAPI interface {
 	Decrypt(ctx context.Context, in *kms.DecryptInput, opts ...func(*kms.Options)) (*kms.DecryptOutput, error)
 }
 
+// The KMS actions of sealing (Seal: GenerateDataKey) and of opening
+// (Open: Decrypt), as IAM names them: a group declares those it calls
+// (api.Group.Seals), and the stack grants them on its sealing key.
+var (
+	SealActions = []string{"kms:GenerateDataKey"}
+	OpenActions = []string{"kms:Decrypt"}
+)
+
 // KMSSealer is envelope encryption with KMS: each Seal asks KMS for a
 // fresh data key (GenerateDataKey, AES-256, under KeyID, with the context
 // as encryption context), seals with it locally and stores the data key

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/extpos"
+)
+
+// The point-of-sale tokens are sealed with KMS in AWS: a key exists,
+// rotates and stays when the stack goes; the functions whose group
+// declares KMS actions are told the key and may call exactly those
+// actions on it alone; no other function may touch it or is told it.
+func TestSealingKey(t *testing.T) {
+	// GIVEN the synthesized stack
+	keys := *template.FindResources(jsii.String("AWS::KMS::Key"), nil)
+	for id := range keys {
+		if !strings.HasPrefix(id, "SealingKey") {
+			delete(keys, id) // the alarms' topic key
+		}
+	}
+	// THEN there is one sealing key, rotating, retained
+	if len(keys) != 1 {
+		t.Fatalf("%d sealing keys, want 1", len(keys))
+	}
+	var keyID string
+	for id, k := range keys {
+		keyID = id
+		if (*k)["Properties"].(obj)["EnableKeyRotation"] != true {
+			t.Errorf("the sealing key does not rotate")
+		}
+		if (*k)["DeletionPolicy"] != "Retain" {
+			t.Errorf("the sealing key's DeletionPolicy is %v, want Retain: sealed tokens outlive the stack", (*k)["DeletionPolicy"])
+		}
+	}
+	keyArn := fmt.Sprint(obj{"Fn::GetAtt": []any{keyID, "Arn"}})
+	sealers := 0
+	for _, f := range functions {
+		var granted obj
+		for _, st := range roleStatements(t, f.Name) {
+			if st["Sid"] == "SealingKey" {
+				granted = st
+			}
+			for _, a := range strs(st["Action"]) {
+				if strings.HasPrefix(a, "kms:") && st["Sid"] != "SealingKey" {
+					t.Errorf("%s: %s granted outside the sealing key's statement", f.Name, a)
+				}
+			}
+		}
+		_, fn := function(t, f.Name)
+		told, set := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)[extpos.EnvKMSKeyID]
+		if len(f.SealActions) == 0 {
+			// AND a function that declares none may not touch the key
+			if granted != nil || set {
+				t.Errorf("%s declares no KMS actions but is granted the key (%v) or told it (%v)", f.Name, granted != nil, set)
+			}
+			continue
+		}
+		sealers++
+		// AND a function that declares some is told the key, and granted exactly them on it
+		if fmt.Sprint(told) != keyArn {
+			t.Errorf("%s: %s = %v, want the sealing key's ARN", f.Name, extpos.EnvKMSKeyID, told)
+		}
+		if granted == nil {
+			t.Errorf("%s declares KMS actions %v but is not granted them", f.Name, f.SealActions)
+			continue
+		}
+		got := strs(granted["Action"])
+		slices.Sort(got)
+		if want := slices.Sorted(slices.Values(f.SealActions)); !slices.Equal(got, want) {
+			t.Errorf("%s: KMS actions %v, want %v", f.Name, got, want)
+		}
+		if res := fmt.Sprint(granted["Resource"]); res != keyArn {
+			t.Errorf("%s: KMS resource %s, want the sealing key alone", f.Name, res)
+		}
+	}
+	if sealers == 0 {
+		t.Error("no function seals: the point-of-sale groups should declare their KMS actions")
+	}
+}
