@@ -98,8 +98,10 @@ func suppressKept(s nagSubjects) {
 
 	// IAM4: CodeDeploy's service role for Lambda; AWS's managed policy is
 	// the documented one and only reads alarms and moves aliases.
-	suppress(s.deployments, "IAM4", "CodeDeploy's documented service-role policy for Lambda deployments (AWSCodeDeployRoleForLambdaLimited): it reads alarms and moves aliases, nothing else",
-		"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited")
+	if s.deployments != nil {
+		suppress(s.deployments, "IAM4", "CodeDeploy's documented service-role policy for Lambda deployments (AWSCodeDeployRoleForLambdaLimited): it reads alarms and moves aliases, nothing else",
+			"Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited")
+	}
 
 	// CloudFront.
 	for _, d := range []awscloudfront.Distribution{s.mediaCDN, s.frontDoor} {

@@ -284,10 +284,20 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		}
 	}
 
-	o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
-	alarms := newAlarms(stack, o)
-	dashboard := newDashboard(stack, o, alarms)
-	_, deployRole := newDeployments(stack, functions, aliases, alarms.Functions, ops)
+	// SAM CLI runs functions and routes locally: the alarms, the dashboard
+	// and the canary deployments mean nothing there, and without them the
+	// template, whose routes sit in the stack itself, stays under
+	// CloudFormation's 500 resources that SAM CLI's validation enforces.
+	var dashboard awscloudwatch.Dashboard
+	var deployRole awsiam.Role
+	var alarmTopic *string
+	if !props.SAM {
+		o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
+		alarms := newAlarms(stack, o)
+		alarmTopic = alarms.Topic.TopicArn()
+		dashboard = newDashboard(stack, o, alarms)
+		_, deployRole = newDeployments(stack, functions, aliases, alarms.Functions, ops)
+	}
 
 	suppressKept(nagSubjects{api: api, routes: routes, functions: functions, lambdas: lambdas, mediaCDN: mediaCDN, frontDoor: frontDoor,
 		storeDomains: storeDomains, originKey: originSecret, deployments: deployRole, relayDLQ: relayDLQ, ops: ops})
@@ -302,8 +312,10 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		output(stack, OutputStoreDistDNS, storeDomains.AttrDomainName(),
 			"Point the wildcard record *.<STORE_DOMAIN_TARGET_SUFFIX> at the distribution's routing endpoint (the default connection group's)")
 	}
-	output(stack, OutputAlarmTopic, alarms.Topic.TopicArn(), "SNS topic every alarm sends to: subscribe a pager or chat here")
-	output(stack, OutputDashboard, dashboard.DashboardName(), "CloudWatch dashboard of the API, functions, queues and table")
+	if !props.SAM {
+		output(stack, OutputAlarmTopic, alarmTopic, "SNS topic every alarm sends to: subscribe a pager or chat here")
+		output(stack, OutputDashboard, dashboard.DashboardName(), "CloudWatch dashboard of the API, functions, queues and table")
+	}
 	output(stack, OutputLogBucket, accessLogs.BucketName(), "S3 server access logs (s3/) and CloudFront logs (cloudfront/)")
 	return stack
 }
