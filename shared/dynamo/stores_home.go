@@ -46,6 +46,10 @@ func (s *Bookstores) SetHomeStore(ctx context.Context, u *users.User, storeID st
 // ClearHomeStore removes u's homeStoreId and its mark, then takes u's
 // wishes from the old store's demand counts. Errors: users.ErrChanged.
 func (s *Bookstores) ClearHomeStore(ctx context.Context, u *users.User) error {
+	if u.HomeStoreID == "" {
+		// Nothing to clear: only finish a move a failure cut short.
+		return s.moveWishes(ctx, u.ID, "")
+	}
 	err := s.t.tx().
 		update(s.homeUpdate(u).Remove("homeStoreId"), users.ErrChanged).
 		delete(s.t.del(HomeOfKey(u.HomeStoreID, u.ID)), nil).

@@ -60,10 +60,9 @@ func (s *Service) GetHome(ctx context.Context, caller *users.User) (*Store, erro
 }
 
 // DeleteHome removes the caller's home store; none set is not an error.
-// It reports whether there was one.
+// It reports whether there was one. With none set, storage is still
+// called: it finishes moving the reader's wishlist demand off the store
+// a cut-short clear left it at.
 func (s *Service) DeleteHome(ctx context.Context, caller *users.User) (bool, error) {
-	if caller.HomeStoreID == "" {
-		return false, nil
-	}
-	return true, s.d.Store.ClearHomeStore(ctx, caller)
+	return caller.HomeStoreID != "", s.d.Store.ClearHomeStore(ctx, caller)
 }

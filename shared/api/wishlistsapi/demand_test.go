@@ -137,6 +137,20 @@ func TestDemand_Counts(t *testing.T) {
 		setHome(t, env, r3, shopID)
 		assert.Equal(t, 1, demand(t, env, shopID, a))
 	})
+	t.Run("clearing again finishes a move a failure cut short", func(t *testing.T) {
+		r := env.Signup(t, "demand_cut_r")
+		setHome(t, env, r, shopID)
+		wish(t, env, r, wishlistOf(t, env, r), b)
+		require.Equal(t, 2, demand(t, env, shopID, b))
+		// The clear's own transaction committed, its move did not.
+		u := env.Item(t, dynamo.UserKey(r.ID))
+		delete(u, "homeStoreId")
+		env.PutItem(t, u)
+		env.DeleteItem(t, dynamo.HomeOfKey(shopID, r.ID))
+		require.Equal(t, 2, demand(t, env, shopID, b))
+		setHome(t, env, r, "")
+		assert.Equal(t, 1, demand(t, env, shopID, b), "the reader without a home store counts nowhere")
+	})
 	t.Run("deleting the store deletes its counts", func(t *testing.T) {
 		owner, goneID := shop(t, env, "demand-gone")
 		r := env.Signup(t, "demand_gone_r")
