@@ -82,7 +82,7 @@ func JSON(groups []api.Group) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // descriptions are Markdown: keep < and > readable
-	enc.SetIndent("", " ")
+	enc.SetIndent("", "  ")
 	if err := enc.Encode(doc); err != nil {
 		return nil, fmt.Errorf("openapi: write document: %w", err)
 	}
