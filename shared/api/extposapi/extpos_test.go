@@ -368,3 +368,15 @@ func TestWorker_redeliveryAppliesNothingTwice(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 3, items[ids["9780345413994"]].Quantity, "a redelivered sync was applied again")
 }
+
+// A job id that is no id (a client's typo, a probe) is an unknown job,
+// 404, not a key the table refuses (an id longer than a key may be was a
+// 500).
+func TestJob_malformedIDIs404(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "job-id-shop")
+	for _, id := range []string{"x", strings.Repeat("x", 3000)} {
+		res := env.Do("GET", "/v1/inventory/sync-extpos/"+id+"?storeId="+s.id, nil, s.owner.Token)
+		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/ids"
 )
 
 // connect answers 302 to the authorisation page with a fresh state for
@@ -147,11 +148,20 @@ func (h *handler) await(ctx context.Context, j *extpos.Job) *extpos.Job {
 	}
 }
 
-// job answers a sync job of the store the role named.
+// errJobNotFound is the 404 of a job the store does not have.
+var errJobNotFound = apperr.NotFound("Sync job not found")
+
+// job answers a sync job of the store the role named. A job id is a UUID
+// (ids.New); anything else is no job, checked before it becomes a key
+// (a long one would be a key the table refuses: a 500).
 func (h *handler) job(w http.ResponseWriter, r *http.Request) error {
-	j, err := h.svc.Job(r.Context(), httpapi.CallerOf(r).Store().ID, r.PathValue("jobId"))
+	id, ok := ids.Parse(r.PathValue("jobId"))
+	if !ok {
+		return errJobNotFound
+	}
+	j, err := h.svc.Job(r.Context(), httpapi.CallerOf(r).Store().ID, id)
 	if errors.Is(err, extpos.ErrJobNotFound) {
-		return apperr.NotFound("Sync job not found")
+		return errJobNotFound
 	}
 	if err != nil {
 		return err
