@@ -176,6 +176,26 @@ func (s *Service) RunJob(ctx context.Context, m Message) error {
 	return s.d.Store.FinishJob(ctx, j)
 }
 
+// GiveUp finishes m's job failed after its last attempt failed with
+// cause (the message goes to the dead-letter queue next): without it the
+// job would stay queued for ever for the owner polling it. A job no
+// longer queued is left as it is.
+func (s *Service) GiveUp(ctx context.Context, m Message, cause error) error {
+	j, err := s.d.Store.GetJob(ctx, m.StoreID, m.JobID)
+	if errors.Is(err, ErrJobNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if j.Status != JobQueued {
+		return nil
+	}
+	j.Status, j.UpdatedAt = JobFailed, s.d.Now()
+	j.Error = "The sync failed after repeated attempts: " + cause.Error()
+	return s.d.Store.FinishJob(ctx, j)
+}
+
 // session opens storeID's tokens and returns the adapter acting with
 // them; a refreshed token is sealed and stored before it is used.
 func (s *Service) session(ctx context.Context, storeID string) (*Session, *Connection, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
@@ -378,5 +379,48 @@ func TestJob_malformedIDIs404(t *testing.T) {
 	for _, id := range []string{"x", strings.Repeat("x", 3000)} {
 		res := env.Do("GET", "/v1/inventory/sync-extpos/"+id+"?storeId="+s.id, nil, s.owner.Token)
 		testenv.AssertError(t, res, http.StatusNotFound, "NotFound", "")
+	}
+}
+
+// A sync that keeps failing for a passing reason (the point-of-sale
+// system unreachable) is retried; on its last receipt before the
+// dead-letter queue the job is finished failed, so the owner polling it
+// does not see "queued" for ever.
+func TestWorker_lastReceiptFailsTheJob(t *testing.T) {
+	env := testenv.New(t, testenv.WithWorkers())
+	s := newShop(t, env, "unreachable-shop")
+	connect(t, env, s)
+	j, err := extpos.NewService(extpos.Deps{Store: dynamo.NewExtPos(env.App.Table), Now: time.Now}).RequestSync(context.Background(), s.id, s.owner.ID, extpos.Import)
+	require.NoError(t, err)
+
+	// The possync group as its function would build it, with the
+	// point-of-sale system's address unreachable.
+	deps := env.App.Deps()
+	deps.Env = config.NewEnv(func(n string) string {
+		if n == extpos.EnvBaseURL {
+			return "http://127.0.0.1:1"
+		}
+		return env.App.Deps().Env.String(n)
+	})
+	var w worker.Handler
+	for _, g := range groups.All(deps) {
+		if g.Worker != nil && g.Name == "possync" {
+			w = g.Worker.Handle
+		}
+	}
+	require.NotNil(t, w)
+	body, _ := json.Marshal(extpos.Message{StoreID: s.id, JobID: j.ID})
+	for receipt := 1; receipt <= queues.MaxReceiveCount; receipt++ {
+		require.Error(t, w(context.Background(), worker.Message{ID: "m", Key: j.ID, Body: body, ReceiveCount: receipt}))
+		status := "queued"
+		if receipt == queues.MaxReceiveCount {
+			status = "failed"
+		}
+		res := env.Do("GET", "/v1/inventory/sync-extpos/"+j.ID+"?storeId="+s.id, nil, s.owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Equal(t, status, res.JSON["status"], "receipt %d: %s", receipt, res)
+		if status == "failed" {
+			assert.NotEmpty(t, res.JSON["message"], "%s", res)
+		}
 	}
 }

@@ -64,7 +64,7 @@ type extPosSyncAnswer struct {
 	Success bool              `json:"success" doc:"True once the sync ran to its end (items may still have failed: errors)."`
 	JobID   string            `json:"jobId" doc:"The sync job, for GET /v1/inventory/sync-extpos/{jobId}."`
 	Mode    string            `json:"mode"`
-	Status  string            `json:"status" doc:"queued until the worker finished it; done; failed when the point-of-sale system refused the store's authorisation (connect again)."`
+	Status  string            `json:"status" doc:"queued until the worker finished it; done; failed when the point-of-sale system refused the store's authorisation (connect again), or after repeated failures (message says why)."`
 	Synced  int               `json:"synced" doc:"Items compared without error."`
 	Created int               `json:"created" doc:"Items created: in the store's inventory (import) or in the point-of-sale catalog (export)."`
 	Updated int               `json:"updated" doc:"Items changed on either side."`

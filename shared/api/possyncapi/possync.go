@@ -8,6 +8,7 @@ package possyncapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -55,7 +56,15 @@ func Group(d api.Deps) api.Group {
 				// queue's way by failing it to the dead-letter queue.
 				return fmt.Errorf("possync: malformed message %s: %q", m.ID, m.Body)
 			}
-			return svc.RunJob(ctx, msg)
+			err := svc.RunJob(ctx, msg)
+			if err != nil && m.ReceiveCount >= queues.MaxReceiveCount {
+				// The last receipt: the job says it failed, rather
+				// than queued for ever once the message is dead-lettered.
+				if ferr := svc.GiveUp(context.WithoutCancel(ctx), msg, err); ferr != nil {
+					return errors.Join(err, ferr)
+				}
+			}
+			return err
 		}},
 	}
 }
