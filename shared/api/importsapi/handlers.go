@@ -2,7 +2,9 @@ package importsapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -90,7 +92,7 @@ func (h *handler) upload(w http.ResponseWriter, r *http.Request) error {
 		if err := h.run.Jobs.CreateJob(ctx, job); err != nil {
 			return err
 		}
-		if err := h.run.Send(ctx, job); err != nil {
+		if err := h.handOff(ctx, job); err != nil {
 			return err
 		}
 		return h.answer(w, r, http.StatusAccepted, job)
@@ -106,17 +108,33 @@ func (h *handler) upload(w http.ResponseWriter, r *http.Request) error {
 		return err // the file read differently than when counted: a bug
 	case err != nil:
 		// A storage failure: the worker resumes at the last checkpoint.
-		if serr := h.run.Send(ctx, ran); serr != nil {
+		if serr := h.handOff(ctx, ran); serr != nil {
 			return errors.Join(err, serr)
 		}
 		return h.answer(w, r, http.StatusAccepted, ran)
 	case ran.Status == csvimport.Running:
-		if err := h.run.Send(ctx, ran); err != nil {
+		if err := h.handOff(ctx, ran); err != nil {
 			return err
 		}
 		return h.answer(w, r, http.StatusAccepted, ran)
 	}
 	return h.answer(w, r, http.StatusOK, ran)
+}
+
+// handOff sends job's rest to the csv-import worker. When it cannot be
+// sent (the queue unreachable) no message will ever run the job: it is
+// marked failed, so its endpoint does not report it running for ever,
+// and the upload answers the error (500).
+func (h *handler) handOff(ctx context.Context, job *csvimport.Job) error {
+	err := h.run.Send(ctx, job)
+	if err == nil || errors.Is(err, csvimport.ErrStale) {
+		return err
+	}
+	reason := fmt.Sprintf("The import could not be handed to the worker at row %d of %d: upload the file again", job.RowsDone, job.Total)
+	if ferr := h.run.Jobs.FailJob(context.WithoutCancel(ctx), job, reason); ferr != nil {
+		return errors.Join(err, ferr)
+	}
+	return err
 }
 
 // countRows streams the file through the reader: its header, its limits

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/bookplatform/backend/local/testenv"
@@ -476,4 +478,29 @@ func TestBulkImport_sampleFile(t *testing.T) {
 		rows = append(rows, e.Row)
 	}
 	assert.Equal(t, []int{7, 8, 9, 10, 11, 12, 13}, rows, "%+v", a.Errors)
+}
+
+// An upload whose job cannot be handed to the worker (the queue
+// unreachable: this environment has no queues) is a 500, and its job says
+// it failed rather than running for ever with no message to run it.
+func TestBulkImport_unqueuedJobFails(t *testing.T) {
+	s := newShop(t, testenv.WithEnv(importjob.EnvInlineRows, "0"))
+	res := s.upload("isbn,quantity,price,condition\n9780198534532,1,1.00,new\n", s.owner.Token)
+	require.Equal(t, http.StatusInternalServerError, res.Status, res.String())
+
+	out, err := s.App.DB.Scan(context.Background(), &dynamodb.ScanInput{
+		TableName: aws.String(s.Config.TableName), FilterExpression: aws.String("begins_with(PK, :p) AND SK = :sk"),
+		ExpressionAttributeValues: map[string]dbtypes.AttributeValue{
+			":p": &dbtypes.AttributeValueMemberS{Value: "IMPORT#"}, ":sk": &dbtypes.AttributeValueMemberS{Value: "JOB"},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.Items, 1)
+	jobID := strings.TrimPrefix(out.Items[0]["PK"].(*dbtypes.AttributeValueMemberS).Value, "IMPORT#")
+	res = s.Do("GET", "/v1/inventory/bulk-import/"+jobID+"?storeId="+s.storeID, nil, s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	a := decode(t, res)
+	assert.Equal(t, "failed", a.Status)
+	assert.False(t, a.Success)
+	assert.NotEmpty(t, a.Reason)
 }
