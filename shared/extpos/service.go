@@ -176,11 +176,11 @@ func (s *Service) RunJob(ctx context.Context, m Message) error {
 	return s.d.Store.FinishJob(ctx, j)
 }
 
-// GiveUp finishes m's job failed after its last attempt failed with
-// cause (the message goes to the dead-letter queue next): without it the
-// job would stay queued for ever for the owner polling it. A job no
-// longer queued is left as it is.
-func (s *Service) GiveUp(ctx context.Context, m Message, cause error) error {
+// GiveUp finishes m's job failed for reason when no attempt will run it
+// any more (its last receipt failed before the dead-letter queue, or it
+// was never queued): without it the job would stay queued for ever for
+// the owner polling it. A job no longer queued is left as it is.
+func (s *Service) GiveUp(ctx context.Context, m Message, reason string) error {
 	j, err := s.d.Store.GetJob(ctx, m.StoreID, m.JobID)
 	if errors.Is(err, ErrJobNotFound) {
 		return nil
@@ -192,7 +192,7 @@ func (s *Service) GiveUp(ctx context.Context, m Message, cause error) error {
 		return nil
 	}
 	j.Status, j.UpdatedAt = JobFailed, s.d.Now()
-	j.Error = "The sync failed after repeated attempts: " + cause.Error()
+	j.Error = reason
 	return s.d.Store.FinishJob(ctx, j)
 }
 

@@ -5,6 +5,9 @@ import (
 
 	"encoding/json"
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	dbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"net/http"
 	"net/url"
 	"strings"
@@ -423,4 +426,28 @@ func TestWorker_lastReceiptFailsTheJob(t *testing.T) {
 			assert.NotEmpty(t, res.JSON["message"], "%s", res)
 		}
 	}
+}
+
+// A sync whose job cannot be sent to the worker (the queue unreachable:
+// this environment has no queues) is a 500, and its job says it failed
+// rather than queued for ever.
+func TestSync_unsentJobFails(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "unsent-shop")
+	connect(t, env, s)
+	res := env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "import"}, s.owner.Token)
+	require.Equal(t, http.StatusInternalServerError, res.Status, "%s", res)
+
+	out, err := env.App.DB.Query(context.Background(), &dynamodb.QueryInput{
+		TableName: aws.String(env.Config.TableName), KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]dbtypes.AttributeValue{
+			":pk": &dbtypes.AttributeValueMemberS{Value: dynamo.StoreKey(s.id).PK}, ":sk": &dbtypes.AttributeValueMemberS{Value: "EXTPOSSYNC#"},
+		},
+	})
+	require.NoError(t, err)
+	require.Len(t, out.Items, 1)
+	jobID := strings.TrimPrefix(out.Items[0]["SK"].(*dbtypes.AttributeValueMemberS).Value, "EXTPOSSYNC#")
+	res = env.Do("GET", "/v1/inventory/sync-extpos/"+jobID+"?storeId="+s.id, nil, s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "failed", res.JSON["status"], "%s", res)
 }

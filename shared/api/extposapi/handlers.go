@@ -109,6 +109,11 @@ func (h *handler) sync(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := h.send(r, body, j.ID); err != nil {
+		// No message will run the job: it says it failed rather than
+		// queued for ever, and the request answers the error (500).
+		if ferr := h.svc.GiveUp(context.WithoutCancel(r.Context()), extpos.Message{StoreID: j.StoreID, JobID: j.ID}, "The sync could not be queued: ask for it again"); ferr != nil {
+			return errors.Join(err, ferr)
+		}
 		return err
 	}
 	if done := h.await(r.Context(), j); done != nil {

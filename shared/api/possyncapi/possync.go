@@ -60,7 +60,7 @@ func Group(d api.Deps) api.Group {
 			if err != nil && m.ReceiveCount >= queues.MaxReceiveCount {
 				// The last receipt: the job says it failed, rather
 				// than queued for ever once the message is dead-lettered.
-				if ferr := svc.GiveUp(context.WithoutCancel(ctx), msg, err); ferr != nil {
+				if ferr := svc.GiveUp(context.WithoutCancel(ctx), msg, "The sync failed after repeated attempts: "+err.Error()); ferr != nil {
 					return errors.Join(err, ferr)
 				}
 			}
