@@ -64,9 +64,6 @@ var linkedWithoutUse = map[string]map[string]string{
 	"health": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 	"docs":   {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 	"relay":  {"Secrets Manager": "shared/app reads the signing keys at start-up"},
-	// A worker verifies no token, but app.FromEnv starts every group but
-	// a Keyless one with its keys.
-	"csvimport": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 }
 
 // Each function links its own group and no other: its main names its
