@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"mime/multipart"
 	"net/url"
+	"strings"
 
 	"github.com/bookplatform/backend/shared/api/apitest"
 )
@@ -49,6 +50,17 @@ func Facts() apitest.Facts {
 			}},
 			{Stage: apitest.Store, Route: "POST /v1/inventory/bulk-import", Note: "the same file again", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return upload(c, s, s.SellerToken)
+			}},
+			{Stage: apitest.Store, Route: "POST /v1/inventory/bulk-import", Note: "501 rows, by the worker", Want: 202, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				// Over the inline limit (CSV_IMPORT_INLINE_ROWS, 500): stored,
+				// queued and answered with the job. Every row is refused (an
+				// unknown condition), so the worker writes no stock.
+				body, ctype := Upload("large.csv", []byte("isbn,quantity,price,condition\r\n"+strings.Repeat("9780306406158,1,4.00,mint\r\n", 501)))
+				res := c.Raw("POST", "/v1/inventory/bulk-import?storeId="+url.QueryEscape(s.StoreID), ctype, body, s.SellerToken)
+				if id, ok := res.JSON["jobId"].(string); ok {
+					jobID = id
+				}
+				return res
 			}},
 			{Stage: apitest.Store, Route: "POST /v1/inventory/bulk-import", Note: "not the owner", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return upload(c, s, s.Token)
