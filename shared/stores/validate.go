@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -319,3 +320,47 @@ func taxRateMicros(r float64) (int, string) {
 
 // TaxRate is the rate of micros millionths as a fraction.
 func TaxRate(micros int) float64 { return float64(micros) / 1e6 }
+
+// PositionOf reads a position and a radius from query values: latitude
+// and longitude (both or neither) and radius in miles (DefaultRadius when
+// absent; only with a position), naming every bad one. The store list and
+// a book's availability read them alike. No position is a nil Near.
+func PositionOf(qs url.Values) (Query, error) {
+	var f apperr.Fields
+	num := func(name string, lo, hi float64, loOpen bool) (float64, bool) {
+		if !qs.Has(name) {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(qs.Get(name), 64)
+		if err != nil || v != v || v < lo || v > hi || (loOpen && v == lo) {
+			rng := "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
+			if loOpen {
+				rng = "more than " + strconv.FormatFloat(lo, 'f', -1, 64) + " and at most " + strconv.FormatFloat(hi, 'f', -1, 64)
+			}
+			f.Add(name, "must be a number "+rng)
+		}
+		return v, true
+	}
+	lat, hasLat := num("latitude", -90, 90, false)
+	lng, hasLng := num("longitude", -180, 180, false)
+	radius, hasRadius := num("radius", 0, MaxRadius, true)
+	switch {
+	case hasLat && !hasLng:
+		f.Add("longitude", "is required with latitude")
+	case hasLng && !hasLat:
+		f.Add("latitude", "is required with longitude")
+	case hasRadius && !hasLat:
+		f.Add("radius", "needs latitude and longitude")
+	}
+	if err := f.Err(); err != nil {
+		return Query{}, err
+	}
+	q := Query{Radius: DefaultRadius}
+	if hasRadius {
+		q.Radius = radius
+	}
+	if hasLat {
+		q.Near = &geo.Point{Lat: lat, Lng: lng}
+	}
+	return q, nil
+}

@@ -10,7 +10,6 @@ import (
 	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
-	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/inventory"
@@ -384,11 +383,11 @@ func (h *handler) availability(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return books.ErrNotFound
 	}
-	at, radius, err := positionOf(r)
+	q, err := stores.PositionOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	offers, err := h.inventory.Availability(r.Context(), bookID, at, radius)
+	offers, err := h.inventory.Availability(r.Context(), bookID, q.Near, q.Radius)
 	if err != nil {
 		return err
 	}
@@ -405,46 +404,4 @@ func (h *handler) availability(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return httpapi.JSON(w, http.StatusOK, out)
-}
-
-// positionOf reads latitude, longitude and radius (default 25 miles),
-// naming every bad one; no position is nil.
-func positionOf(r *http.Request) (*geo.Point, float64, error) {
-	qs := r.URL.Query()
-	var f apperr.Fields
-	num := func(name string, lo, hi float64, loOpen bool) (float64, bool) {
-		if !qs.Has(name) {
-			return 0, false
-		}
-		v, err := strconv.ParseFloat(qs.Get(name), 64)
-		if err != nil || v != v || v < lo || v > hi || (loOpen && v == lo) {
-			rng := "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
-			if loOpen {
-				rng = "more than " + strconv.FormatFloat(lo, 'f', -1, 64) + " and at most " + strconv.FormatFloat(hi, 'f', -1, 64)
-			}
-			f.Add(name, "must be a number "+rng)
-		}
-		return v, true
-	}
-	lat, hasLat := num("latitude", -90, 90, false)
-	lng, hasLng := num("longitude", -180, 180, false)
-	radius, hasRadius := num("radius", 0, stores.MaxRadius, true)
-	switch {
-	case hasLat && !hasLng:
-		f.Add("longitude", "is required with latitude")
-	case hasLng && !hasLat:
-		f.Add("latitude", "is required with longitude")
-	case hasRadius && !hasLat:
-		f.Add("radius", "needs latitude and longitude")
-	}
-	if err := f.Err(); err != nil {
-		return nil, 0, err
-	}
-	if !hasRadius {
-		radius = stores.DefaultRadius
-	}
-	if !hasLat {
-		return nil, radius, nil
-	}
-	return &geo.Point{Lat: lat, Lng: lng}, radius, nil
 }

@@ -2,13 +2,10 @@ package storesapi
 
 import (
 	"net/http"
-	"strconv"
 
 	"github.com/bookplatform/backend/shared/api/imagejson"
 	"github.com/bookplatform/backend/shared/api/storejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
-	"github.com/bookplatform/backend/shared/apperr"
-	"github.com/bookplatform/backend/shared/geo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
 	"github.com/bookplatform/backend/shared/stores"
@@ -87,7 +84,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q, err := listQueryOf(r)
+	q, err := stores.PositionOf(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -105,48 +102,6 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	return httpapi.JSON(w, http.StatusOK, out)
-}
-
-// listQueryOf reads latitude, longitude and radius, naming every bad one.
-func listQueryOf(r *http.Request) (stores.Query, error) {
-	qs := r.URL.Query()
-	var f apperr.Fields
-	num := func(name string, lo, hi float64, loOpen bool) (float64, bool) {
-		if !qs.Has(name) {
-			return 0, false
-		}
-		v, err := strconv.ParseFloat(qs.Get(name), 64)
-		if err != nil || v != v || v < lo || v > hi || (loOpen && v == lo) {
-			rng := "from " + strconv.FormatFloat(lo, 'f', -1, 64) + " to " + strconv.FormatFloat(hi, 'f', -1, 64)
-			if loOpen {
-				rng = "more than " + strconv.FormatFloat(lo, 'f', -1, 64) + " and at most " + strconv.FormatFloat(hi, 'f', -1, 64)
-			}
-			f.Add(name, "must be a number "+rng)
-		}
-		return v, true
-	}
-	lat, hasLat := num("latitude", -90, 90, false)
-	lng, hasLng := num("longitude", -180, 180, false)
-	radius, hasRadius := num("radius", 0, stores.MaxRadius, true)
-	switch {
-	case hasLat && !hasLng:
-		f.Add("longitude", "is required with latitude")
-	case hasLng && !hasLat:
-		f.Add("latitude", "is required with longitude")
-	case hasRadius && !hasLat:
-		f.Add("radius", "needs latitude and longitude")
-	}
-	if err := f.Err(); err != nil {
-		return stores.Query{}, err
-	}
-	q := stores.Query{Radius: stores.DefaultRadius}
-	if hasRadius {
-		q.Radius = radius
-	}
-	if hasLat {
-		q.Near = &geo.Point{Lat: lat, Lng: lng}
-	}
-	return q, nil
 }
 
 // create serves POST /v1/stores (the bookstore tier: the route's role).
