@@ -17,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -126,11 +125,11 @@ func TestCatalogBench(t *testing.T) {
 	quiet := testenv.WithLogger(slog.New(slog.DiscardHandler))
 	var report strings.Builder
 
-	fmt.Fprintf(&report, "   import: books.Service.Import of synthetic 979 books (local/bench/synthetic_test.go), a fresh table each (its stream off: see streamOff), as the app wires it, after one unrecorded warm-up import\n")
+	fmt.Fprintf(&report, "   import: books.Service.Import of synthetic 979 books (local/bench/synthetic_test.go), a fresh table each (without a stream: testenv.WithStream), as the app wires it, after one unrecorded warm-up import\n")
 	// The first import into a fresh DynamoDB Local runs on a cold JVM (its
 	// JIT compiles as it goes) and would make the smallest size look slow:
 	// one unrecorded import warms it.
-	t.Run("warm_up", func(t *testing.T) { importSynthetic(t, streamOff(t, testenv.New(t, quiet)).App, min(2000, sizes[0])) })
+	t.Run("warm_up", func(t *testing.T) { importSynthetic(t, testenv.New(t, quiet).App, min(2000, sizes[0])) })
 	var rows []catalogRow
 	for _, n := range sizes {
 		t.Run(fmt.Sprintf("size_%d", n), func(t *testing.T) {
@@ -163,24 +162,6 @@ func TestCatalogBench(t *testing.T) {
 	}
 }
 
-// streamOff turns the table's stream off. DynamoDB Local writes a stream
-// record for every item in its one SQLite writer thread, looking up the
-// stream's description each time: with the stream on, a bulk import
-// measures that (a tenth of the rate or less, and falling as the stream
-// grows), where DynamoDB in AWS writes the stream beside the table at no
-// cost to the write. Nothing in the benchmark reads the stream.
-func streamOff(t *testing.T, env *testenv.Env) *testenv.Env {
-	t.Helper()
-	_, err := env.App.DB.UpdateTable(context.Background(), &dynamodb.UpdateTableInput{
-		TableName:           &env.Config.TableName,
-		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)},
-	})
-	if err != nil {
-		t.Fatalf("turn the stream off: %v", err)
-	}
-	return env
-}
-
 // importSynthetic imports the first n synthetic books and returns the
 // time it took.
 func importSynthetic(t *testing.T, a *app.App, n int) time.Duration {
@@ -201,7 +182,7 @@ func importSynthetic(t *testing.T, a *app.App, n int) time.Duration {
 // returns its summary row.
 func benchCatalogSize(t *testing.T, n int, quiet testenv.Option, report *strings.Builder) catalogRow {
 	ctx := context.Background()
-	env := streamOff(t, testenv.New(t, quiet))
+	env := testenv.New(t, quiet)
 	took := importSynthetic(t, env.App, n)
 	row := catalogRow{importRate: float64(n) / took.Seconds()}
 	fmt.Fprintf(report, "\n   == %s synthetic books ==\n", thousands(n))

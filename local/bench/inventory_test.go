@@ -72,7 +72,7 @@ func TestInventoryBench(t *testing.T) {
 		n, rounds = *inventoryItems, *inventoryRounds
 	}
 	quiet := testenv.WithLogger(slog.New(slog.DiscardHandler))
-	env := streamOff(t, testenv.New(t, quiet))
+	env := testenv.New(t, quiet)
 	ctx := context.Background()
 	importSynthetic(t, env.App, n)
 

@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { testenv.Main(m) }
 // the event source retries from it) until it succeeds, and its event is
 // then consumed once.
 func TestRun_retriesAFailedRecord(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithStream())
 	ann := env.Signup(t, "ann")
 	bob := env.Signup(t, "bob")
 	rec := testenv.NewRecorder("flaky")

@@ -19,10 +19,14 @@ import (
 // StartRelay runs the outbox relay over the environment's table, as the
 // local run does: local/streampoll reading the table's stream on DynamoDB
 // Local and feeding the relay's one handler (App.Relay) with consumers.
+// The environment needs WithStream.
 // The returned stop ends it and waits for the batch it is running; the
 // test's end stops it too.
 func (e *Env) StartRelay(consumers ...relay.Consumer) (stop func()) {
 	e.tb.Helper()
+	if !e.Stream {
+		e.tb.Fatalf("testenv: StartRelay needs the table's stream: build the environment with testenv.WithStream()")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	r := e.App.Relay(consumers...)

@@ -185,6 +185,12 @@ func TestSettings_aConsumerCallEndsWithinItsLock(t *testing.T) {
 	assert.LessOrEqual(t, relay.Lock, relay.Timeout)
 }
 
+// consumeTimeout is the consumer deadline of the tests that block a
+// consumer. It covers the record's lock (a DynamoDB write) before the
+// call, so it leaves room for a DynamoDB Local slowed by the other test
+// packages on two cores: at one second the lock alone ran out in CI.
+const consumeTimeout = 4 * time.Second
+
 // blocking blocks until its context ends the first time it gets an
 // event, and records why it ended; then it consumes.
 type blocking struct {
@@ -205,7 +211,7 @@ func (b *blocking) Consume(ctx context.Context, _ events.Event) error {
 	}
 	select {
 	case <-ctx.Done():
-	case <-time.After(5 * time.Second): // a generous guard, not a measure
+	case <-time.After(time.Minute): // a guard against a hang, not a measure
 	}
 	b.mu.Lock()
 	b.ended = append(b.ended, ctx.Err())
@@ -223,7 +229,7 @@ func TestHandle_aBlockedConsumerIsStoppedAndReleased(t *testing.T) {
 	slow, steady := &blocking{}, testenv.NewRecorder("steady")
 	o := &outbox{}
 	r := relay.New(relay.Deps{Consumers: []relay.Consumer{slow, steady}, Records: dynamo.NewIdempotency(env.App.Table), Outbox: o,
-		Now: testenv.NewClock(start).Now, ConsumeTimeout: time.Second})
+		Now: testenv.NewClock(start).Now, ConsumeTimeout: consumeTimeout})
 	r1, e1 := insert(t, "100")
 	r2, e2 := insert(t, "200")
 	ctx := context.Background()
@@ -253,7 +259,7 @@ func TestHandle_aConsumerDeadlineLeavesTimeToMark(t *testing.T) {
 		Now: testenv.NewClock(start).Now})
 	r1, _ := insert(t, "100")
 
-	ctx, cancel := context.WithTimeout(context.Background(), relay.MarkTime+time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), relay.MarkTime+consumeTimeout)
 	defer cancel()
 	resp, err := r.Handle(ctx, batch(r1))
 	require.NoError(t, err)

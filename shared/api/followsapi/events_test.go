@@ -25,7 +25,7 @@ func data(t *testing.T, ev events.Event) map[string]any {
 // Every follow emits its event, in its own transaction; the relay hands
 // each to a consumer exactly once and marks it delivered with its TTL.
 func TestFollows_EmitEvents(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, testenv.WithStream())
 	_, storeID := w.openStore(t, "shop_owner", "event-shop")
 	ann := w.Signup(t, "ann")
 	bob := w.Signup(t, "bob")
@@ -81,7 +81,7 @@ func TestFollows_RefusedFollowRecordsNoEvent(t *testing.T) {
 // delivered when a relay starts: nothing is lost between the commit and
 // the relay.
 func TestFollows_EventCommittedWithoutRelayIsDeliveredLater(t *testing.T) {
-	w := newWorld(t)
+	w := newWorld(t, testenv.WithStream())
 	ann := w.Signup(t, "ann")
 	bob := w.Signup(t, "bob")
 	require.Equal(t, http.StatusOK, w.Req("POST", "/v1/follows/users/"+bob.ID, nil, ann.Token).Status)
