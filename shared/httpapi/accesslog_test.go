@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -119,6 +120,49 @@ func TestAccessLog_TraceID(t *testing.T) {
 	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
 	_, line = accessLine(t, Options{}, req.WithContext(ctx))
 	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", line["traceId"])
+
+	// An unsampled trace is not recorded: its id would lead nowhere.
+	//nolint:staticcheck // aws-lambda-go's key is a plain string.
+	ctx = context.WithValue(context.Background(), "x-amzn-trace-id", "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0")
+	_, line = accessLine(t, Options{}, req.WithContext(ctx))
+	assert.NotContains(t, line, "traceId", "the trace is not sampled")
+}
+
+// The line leaves out what the route key already says: the method of a
+// request whose route names it, but not of a HEAD served by a GET route or
+// of a request no route matched. The AWS operations are listed on a 5xx
+// only.
+func TestAccessLog_Lean(t *testing.T) {
+	_, line := accessLine(t, Options{}, httptest.NewRequest("GET", "/v1/books/b1", nil))
+	assert.NotContains(t, line, "method", "GET is in the route key")
+	assert.NotContains(t, line, "awsOps", "a 2xx lists no operations")
+
+	_, line = accessLine(t, Options{}, httptest.NewRequest("HEAD", "/v1/books/b1", nil))
+	assert.Equal(t, "GET /v1/books/{id}", line["route"])
+	assert.Equal(t, "HEAD", line["method"])
+
+	_, line = accessLine(t, Options{}, httptest.NewRequest("POST", "/v1/nothing", nil))
+	assert.Equal(t, UnmatchedRoute, line["route"])
+	assert.Equal(t, "POST", line["method"])
+
+	var buf bytes.Buffer
+	rt := NewRouter(Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, []Route{
+		{Method: "GET", Path: "/v1/broken", Auth: AuthNone, Unmetered: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			return errors.New("broken")
+		}},
+	})
+	rt.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/broken", nil))
+	var failed map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m["msg"] == "request" {
+			failed = m
+		}
+	}
+	require.NotNil(t, failed, buf.String())
+	assert.EqualValues(t, 500, failed["status"])
+	assert.Contains(t, failed, "awsOps", "a 5xx lists the operations it called")
 }
 
 // topLevelKeys are the keys of a JSON object, in order.

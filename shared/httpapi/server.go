@@ -189,16 +189,28 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if route == "" {
 			route = UnmatchedRoute
 		}
-		attrs := []any{
-			"requestId", st.requestID, "method", r.Method, "path", r.URL.Path, DimRoute, route,
+		// Every byte of the line is billed on every request, so it
+		// leaves out what is said elsewhere or leads nowhere: the
+		// method when the route key names it (a HEAD, an OPTIONS or an
+		// unmatched request keeps it); the AWS operations but on a
+		// 5xx, where they are read (dynamoCalls and dynamoDepth stay, a
+		// sampled trace lists every call); the id of a trace X-Ray does
+		// not record.
+		attrs := []any{"requestId", st.requestID}
+		if !strings.HasPrefix(route, r.Method+" ") {
+			attrs = append(attrs, "method", r.Method)
+		}
+		attrs = append(attrs, "path", r.URL.Path, DimRoute, route,
 			"status", sw.status, DimStatusClass, StatusClass(sw.status), DimGroup, rt.opts.Group,
-			MetricDuration, float64(time.Since(start).Microseconds()) / 1000,
-			MetricDynamoCalls, calls, "dynamoDepth", depth, "awsOps", rec.Operations(),
+			MetricDuration, float64(time.Since(start).Microseconds())/1000,
+			MetricDynamoCalls, calls, "dynamoDepth", depth)
+		if sw.status >= 500 {
+			attrs = append(attrs, "awsOps", rec.Operations())
 		}
 		if st.caller.ID != "" {
 			attrs = append(attrs, "userId", st.caller.ID)
 		}
-		if id := tracing.TraceID(ctx); id != "" {
+		if id := tracing.SampledTraceID(ctx); id != "" {
 			attrs = append(attrs, "traceId", id)
 		}
 		attrs = append(attrs, emfMetadata(rt.opts.MetricsNamespace, start))

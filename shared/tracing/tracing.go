@@ -137,6 +137,22 @@ func TraceID(ctx context.Context) string {
 	return ""
 }
 
+// SampledTraceID is TraceID when the trace is sampled, that is when X-Ray
+// records it, and "" otherwise: the id of an unsampled trace (Lambda's
+// 95%) leads to nothing, and the access line pays for every byte.
+func SampledTraceID(ctx context.Context) string {
+	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
+		if sc.IsSampled() {
+			return xrayTraceID(sc.TraceID())
+		}
+		return ""
+	}
+	if sc, ok := parseHeader(lambdaHeader(ctx)); ok && sc.IsSampled() {
+		return xrayTraceID(sc.TraceID())
+	}
+	return ""
+}
+
 // lambdaHeader is the invocation's trace header, under aws-lambda-go's
 // plain-string context key.
 func lambdaHeader(ctx context.Context) string {

@@ -44,6 +44,18 @@ func TestTraceID(t *testing.T) {
 	assert.Equal(t, context.Background(), FromLambda(context.Background()), "no header, nothing to continue")
 }
 
+// SampledTraceID names a trace X-Ray records and no other, from the
+// header as from the span context continuing it.
+func TestSampledTraceID(t *testing.T) {
+	unsampled := "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0"
+	assert.Equal(t, "", SampledTraceID(context.Background()))
+	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", SampledTraceID(lambdaContext(header)))
+	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", SampledTraceID(FromLambda(lambdaContext(header))))
+	assert.Equal(t, "", SampledTraceID(lambdaContext(unsampled)))
+	assert.Equal(t, "", SampledTraceID(FromLambda(lambdaContext(unsampled))))
+	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", TraceID(lambdaContext(unsampled)), "TraceID names it still")
+}
+
 func TestSegmentName(t *testing.T) {
 	assert.Equal(t, "GET /v1/users/:userId/lines", segmentName("GET /v1/users/{userId}/lines"))
 	assert.Equal(t, "DELETE /v1/lines/:lineId/replies/:replyId", segmentName("DELETE /v1/lines/{lineId}/replies/{replyId}"))
