@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,7 +193,8 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 	ops := &opLog{}
 	awsCfg := env.AWS.Copy()
 	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
-	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
+	clock := &benchClock{}
+	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), clock.Now)
 	a.DNS = env.DNS // before the router is built: the DNS stand-in the scenario sets records in
 	requests := &requestCalls{}
 	handler := requests.wrap(devserver.Handler(a, groups.All(a.Deps())))
@@ -254,10 +256,22 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		out = append(out, observation{status: res.Status, calls: rec.Calls, depth: rec.Depth, chain: chain(noted)})
 	}
 	if examples != nil {
-		examples.probe(t, c, st)
+		examples.probe(t, &probeEnv{c: c, s: st, handler: handler, clock: clock, env: env})
 	}
 	return out
 }
+
+// benchClock is the scenario's app's clock: the wall clock, moved
+// forward only by the examples' probes (a free account's fifty posts
+// spread over rate-limit windows). Time keeps running, as the service
+// expects.
+type benchClock struct{ offset atomic.Int64 }
+
+// Now is the wall clock plus the offset.
+func (c *benchClock) Now() time.Time { return time.Now().Add(time.Duration(c.offset.Load())) }
+
+// Advance moves the clock forward by d.
+func (c *benchClock) Advance(d time.Duration) { c.offset.Add(int64(d)) }
 
 // benchCatalog is the handful of books the scenario's catalog steps read,
 // imported before the first step (the import is not a route, so its calls

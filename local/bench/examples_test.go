@@ -2,20 +2,32 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/bookplatform/backend/local/devserver"
+	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api/apitest"
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/openapi"
 )
 
@@ -112,57 +124,179 @@ func (r *exampleRecorder) step(s apitest.Step, res *response) {
 	}
 }
 
+// probeEnv is what a probe may use: the scenario's server, its state,
+// the handler the server serves (the router and the media route), the
+// app's clock and the test environment.
+type probeEnv struct {
+	c       *client
+	s       *apitest.State
+	handler http.Handler
+	clock   *benchClock
+	env     *testenv.Env
+}
+
 // probes are requests after the scenario for the answers the router
 // gives on any route, which no group's steps ask for: each names the
 // route it is recorded under (one whose operation documents the status)
-// and is kept only when answered with the status it wants. 431 (the
-// local server's front, in AWS API Gateway, answers it before any
-// route), 500 and 503 (faults) and the monthly limit's 403 (fifty posts
-// of a free account) are not provoked.
+// and is kept only when answered with the status it wants. The faults
+// (500, 503) are real: the service run over an environment whose
+// dependency is broken. The monthly limit's 403 comes last: it moves the
+// app's clock forward.
 var probes = []struct {
 	route string
 	want  int
-	do    func(c *client, s *apitest.State) *response
+	do    func(p *probeEnv) *response
 }{
-	{"GET /health", http.StatusMethodNotAllowed, func(c *client, _ *apitest.State) *response {
-		return c.Do(http.MethodDelete, "/health", nil, "")
+	{"GET /health", http.StatusMethodNotAllowed, func(p *probeEnv) *response {
+		return p.c.Do(http.MethodDelete, "/health", nil, "")
 	}},
-	{"POST /v1/auth/login", http.StatusUnsupportedMediaType, func(c *client, s *apitest.State) *response {
-		return c.Raw(http.MethodPost, "/v1/auth/login", "text/plain", strings.NewReader(s.Email), "")
+	{"POST /v1/auth/login", http.StatusUnsupportedMediaType, func(p *probeEnv) *response {
+		return p.c.Raw(http.MethodPost, "/v1/auth/login", "text/plain", strings.NewReader(p.s.Email), "")
 	}},
-	{"POST /v1/auth/login", http.StatusRequestEntityTooLarge, func(c *client, s *apitest.State) *response {
-		big := `{"email":"` + s.Email + `","password":"` + strings.Repeat("x", 1<<20) + `"}`
-		return c.Raw(http.MethodPost, "/v1/auth/login", "application/json", strings.NewReader(big), "")
+	{"POST /v1/auth/login", http.StatusRequestEntityTooLarge, func(p *probeEnv) *response {
+		big := `{"email":"` + p.s.Email + `","password":"` + strings.Repeat("x", 1<<20) + `"}`
+		return p.c.Raw(http.MethodPost, "/v1/auth/login", "application/json", strings.NewReader(big), "")
 	}},
-	{"POST /v1/auth/login", http.StatusTooManyRequests, func(c *client, s *apitest.State) *response {
+	{"POST /v1/auth/login", http.StatusTooManyRequests, func(p *probeEnv) *response {
 		// Wrong passwords for one account until its attempts run out.
 		var res *response
 		for range 30 {
-			res = c.Do(http.MethodPost, "/v1/auth/login", map[string]any{"email": s.Email, "password": "not-the-password"}, "")
+			res = p.c.Do(http.MethodPost, "/v1/auth/login", map[string]any{"email": p.s.Email, "password": "not-the-password"}, "")
 			if res.Status == http.StatusTooManyRequests {
 				break
 			}
 		}
 		return res
 	}},
-	{"POST /v1/follows/users/{userId}", http.StatusUnprocessableEntity, func(c *client, s *apitest.State) *response {
+	{"POST /v1/follows/users/{userId}", http.StatusUnprocessableEntity, func(p *probeEnv) *response {
 		// One Idempotency-Key, then the same key with another request.
-		keyed := c.Keyed("examples-follow-1")
-		keyed.Do(http.MethodPost, "/v1/follows/users/"+s.UserID, nil, s.SellerToken)
-		return keyed.Do(http.MethodPost, "/v1/follows/users/"+s.MigratedID, nil, s.SellerToken)
+		keyed := p.c.Keyed("examples-follow-1")
+		keyed.Do(http.MethodPost, "/v1/follows/users/"+p.s.UserID, nil, p.s.SellerToken)
+		return keyed.Do(http.MethodPost, "/v1/follows/users/"+p.s.MigratedID, nil, p.s.SellerToken)
 	}},
+	{"GET /v1/books/{id}", http.StatusRequestHeaderFieldsTooLarge, func(p *probeEnv) *response {
+		// The local server's front, as `make run` serves the app (in AWS,
+		// API Gateway refuses the request before any function), with a
+		// request line over its 10,240 bytes.
+		front := devserver.NewFront(devserver.DefaultSettings(), slog.New(slog.DiscardHandler))
+		front.Ready(p.handler)
+		return serve(front, func(c *client) *response {
+			return c.Do(http.MethodGet, "/v1/books/"+p.s.BookID+"?fields="+strings.Repeat("title,", 2000), nil, "")
+		})
+	}},
+	{"GET /v1/books/{id}", http.StatusInternalServerError, func(p *probeEnv) *response {
+		// The service deployed with a table name that names no table:
+		// DynamoDB answers ResourceNotFoundException, a fault the service
+		// does not expect.
+		cfg := p.env.Config
+		cfg.TableName = "examples-no-such-table"
+		return serve(faultyHandler(p.env, cfg, p.env.AWS), func(c *client) *response {
+			return c.Do(http.MethodGet, "/v1/books/"+p.s.BookID, nil, "")
+		})
+	}},
+	{"GET /v1/books/{id}", http.StatusServiceUnavailable, func(p *probeEnv) *response {
+		// DynamoDB stopped (its port refuses connections), behind the
+		// local server's front with a short request deadline: the SDK
+		// retries with growing pauses until the deadline ends the request.
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return &response{Body: []byte(err.Error())}
+		}
+		stopped := "http://" + ln.Addr().String()
+		ln.Close()
+		awsCfg := p.env.AWS.Copy()
+		awsCfg.ConfigSources = append([]any{dynamoEndpoint(stopped)}, awsCfg.ConfigSources...)
+		settings := devserver.DefaultSettings()
+		settings.RequestTimeout = time.Second
+		front := devserver.NewFront(settings, slog.New(slog.DiscardHandler))
+		front.Ready(faultyHandler(p.env, p.env.Config, awsCfg))
+		return serve(front, func(c *client) *response {
+			return c.Do(http.MethodGet, "/v1/books/"+p.s.BookID, nil, "")
+		})
+	}},
+	{"POST /v1/lines", http.StatusForbidden, monthlyLimit},
+}
+
+// monthlyLimit signs up a free account and posts lines until its monthly
+// limit refuses one (config.DefaultMonthlyPosts, fifty). The app's clock
+// moves a minute after every ten (create_line allows ten a minute) and to
+// the next hour before the last (create_line_hourly allows fifty an
+// hour, and the account logs in again), so that the rate limits, counted
+// first, refuse none; and past
+// the month's end first when the run is too close to it for every post to
+// be charged to one month.
+func monthlyLimit(p *probeEnv) *response {
+	now := p.clock.Now().UTC()
+	if next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC); next.Sub(now) < 3*time.Hour {
+		p.clock.Advance(next.Sub(now) + time.Hour)
+	}
+	p.clock.Advance(time.Minute) // a fresh minute for the sign-up's address
+	res := p.c.Do(http.MethodPost, "/v1/auth/signup", map[string]any{
+		"username": "bench_poster", "email": "bench.poster@example.com", "password": password, "displayName": "Bench Poster",
+	}, "")
+	token, _ := res.JSON["token"].(string)
+	if token == "" {
+		return res
+	}
+	post := func(i int) *response {
+		return p.c.Do(http.MethodPost, "/v1/lines", map[string]any{"bookId": p.s.BookID, "content": fmt.Sprintf("Line %d of the month.", i+1)}, token)
+	}
+	for i := range config.DefaultMonthlyPosts {
+		if i > 0 && i%10 == 0 {
+			p.clock.Advance(time.Minute)
+		}
+		if res := post(i); res.Status != http.StatusCreated {
+			return res
+		}
+	}
+	now = p.clock.Now()
+	p.clock.Advance(now.Truncate(time.Hour).Add(time.Hour).Sub(now) + time.Second)
+	// The hour outlived the access token: a new one.
+	res = p.c.Do(http.MethodPost, "/v1/auth/login", map[string]any{"email": "bench.poster@example.com", "password": password}, "")
+	if token, _ = res.JSON["token"].(string); token == "" {
+		return res
+	}
+	return post(config.DefaultMonthlyPosts)
+}
+
+// serve sends one request, by do, to a server of h made for it.
+func serve(h http.Handler, do func(c *client) *response) *response {
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	return do(&client{Base: srv.URL, HTTP: srv.Client()})
+}
+
+// faultyHandler is the service as the scenario serves it, over cfg and
+// awsCfg (a broken environment), logging nowhere.
+func faultyHandler(env *testenv.Env, cfg config.Config, awsCfg aws.Config) http.Handler {
+	a := app.New(cfg, app.NewClients(awsCfg), slog.New(slog.DiscardHandler), nil)
+	a.DNS = env.DNS
+	return devserver.Handler(a, groups.All(a.Deps()))
+}
+
+// dynamoEndpoint is an SDK configuration source that names DynamoDB's
+// endpoint; put first, it wins over the environment's.
+type dynamoEndpoint string
+
+// GetServiceBaseEndpoint returns the endpoint for DynamoDB only.
+func (e dynamoEndpoint) GetServiceBaseEndpoint(_ context.Context, sdkID string) (string, bool, error) {
+	return string(e), sdkID == dynamodb.ServiceID, nil
 }
 
 // probe sends the probes and keeps what they show.
-func (r *exampleRecorder) probe(t *testing.T, c *client, s *apitest.State) {
+func (r *exampleRecorder) probe(t *testing.T, p *probeEnv) {
 	t.Helper()
-	for _, p := range probes {
-		res := p.do(c, s)
-		if res.Status != p.want {
-			t.Logf("probe %s: HTTP %d, want %d: not recorded", p.route, res.Status, p.want)
+	for _, pr := range probes {
+		if !slices.Contains(routeKeys(), pr.route) {
+			t.Errorf("probe %s: no such route", pr.route)
 			continue
 		}
-		r.step(apitest.Step{Route: p.route, Want: p.want}, res)
+		res := pr.do(p)
+		if res.Status != pr.want {
+			t.Logf("probe %s: HTTP %d, want %d: not recorded: %.300s", pr.route, res.Status, pr.want, res.Body)
+			continue
+		}
+		r.step(apitest.Step{Route: pr.route, Want: pr.want}, res)
 	}
 }
 
