@@ -38,9 +38,10 @@ var notUUID = map[string]bool{
 // ("*.property": in every component). Each list is the domain's own
 // constants.
 var enums = map[string][]string{
-	"*.tier":                           strs(users.TierFree, users.TierPremium, users.TierBookstore),
-	"ClubMember.role":                  strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
-	"ClubMembership.role":              strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
+	"*.tier": strs(users.TierFree, users.TierPremium, users.TierBookstore),
+	// A member's role, wherever it is shown (also the inline membership
+	// of ClubRoleChange, which has no component name to key it by).
+	"*.role":                           strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
 	"JoinedClub.memberRole":            strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
 	"ClubView.memberRole":              strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),
 	"ClubRoleRequest.role":             strs(clubs.RoleModerator, clubs.RoleMember), // the host is not a role to give

@@ -5,6 +5,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // Every entry of the constraint tables matches a property of the whole
@@ -49,6 +50,19 @@ func TestConstraints_EveryEntryApplies(t *testing.T) {
 	tier := doc.Components.Schemas["UserOwn"].Value.Properties["tier"].Value
 	if len(tier.Enum) != 3 {
 		t.Errorf("tier enum %v", tier.Enum)
+	}
+	// A club member's role, also in the inline membership a role change
+	// answers; a role to give never names the host.
+	for _, role := range []*openapi3.Schema{
+		doc.Components.Schemas["ClubMember"].Value.Properties["role"].Value,
+		doc.Components.Schemas["ClubRoleChange"].Value.Properties["membership"].Value.Properties["role"].Value,
+	} {
+		if len(role.Enum) != 3 {
+			t.Errorf("club member role enum %v", role.Enum)
+		}
+	}
+	if e := doc.Components.Schemas["ClubRoleRequest"].Value.Properties["role"].Value.Enum; len(e) != 2 {
+		t.Errorf("ClubRoleRequest.role enum %v", e)
 	}
 	// The offset cap the server enforces on every offset list.
 	for _, path := range []string{"/v1/stores", "/v1/clubs", "/v1/challenges", "/v1/books"} {
