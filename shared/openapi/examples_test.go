@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -150,6 +151,33 @@ func TestExamples_everyOperation(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every error answer shows an example: each error response component
+// (the statuses every operation shares, 431, 500 and 503 among them, and
+// the monthly limit's 403) has the body the recording run was answered
+// with. The examples run's probes provoke what no group's steps ask for
+// (local/bench examples_test.go): a missing one fails here until `make
+// examples` records it.
+func TestExamples_everyErrorAnswer(t *testing.T) {
+	doc := document(t)
+	for _, name := range slices.Sorted(maps.Keys(doc.Components.Responses)) {
+		r := doc.Components.Responses[name]
+		if r.Value == nil {
+			continue
+		}
+		for media, mt := range r.Value.Content {
+			if mt.Example == nil && len(mt.Examples) == 0 {
+				t.Errorf("response %s (%s) has no example: run make examples (a probe of local/bench must provoke it)", name, media)
+			}
+		}
+	}
+	monthly := doc.Components.Responses["ForbiddenOrMonthlyLimit"].Value.Content.Get("application/json").Example
+	body, ok := monthly.(map[string]any)
+	require.True(t, ok, "ForbiddenOrMonthlyLimit has no example")
+	details, ok := body["error"].(map[string]any)["details"].(map[string]any)
+	require.True(t, ok, "the monthly limit's example has no details")
+	assert.Equal(t, "monthly_limit_reached", details["error"])
 }
 
 // The recorded file names only operations the route tables have, and
