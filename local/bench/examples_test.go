@@ -140,8 +140,8 @@ type probeEnv struct {
 // route it is recorded under (one whose operation documents the status)
 // and is kept only when answered with the status it wants. The faults
 // (500, 503) are real: the service run over an environment whose
-// dependency is broken. The monthly limit's 403 comes last: it moves the
-// app's clock forward.
+// dependency is broken. The two 403s come last: they move the app's
+// clock forward (the monthly limit's by an hour).
 var probes = []struct {
 	route string
 	want  int
@@ -214,17 +214,48 @@ var probes = []struct {
 			return c.Do(http.MethodGet, "/v1/books/"+p.s.BookID, nil, "")
 		})
 	}},
-	{"POST /v1/lines", http.StatusForbidden, monthlyLimit},
+	{"POST /v1/lines", http.StatusForbidden, notAMember},
+	{"POST /v1/lines/{id}/replies", http.StatusForbidden, monthlyLimit},
 }
 
-// monthlyLimit signs up a free account and posts lines until its monthly
-// limit refuses one (config.DefaultMonthlyPosts, fifty). The app's clock
-// moves a minute after every ten (create_line allows ten a minute) and to
+// notAMember provokes the other 403 of the operations that charge the
+// monthly quota: a new premium account's club (the scenario's is gone by
+// now), and a line in it by the bookseller, who is not its member.
+func notAMember(p *probeEnv) *response {
+	p.clock.Advance(time.Minute) // a fresh minute for the sign-up's address
+	res := p.c.Do(http.MethodPost, "/v1/auth/signup", map[string]any{
+		"username": "bench_host", "email": "bench.host@example.com", "password": password, "displayName": "Bench Host",
+	}, "")
+	u, _ := res.JSON["user"].(map[string]any)
+	id, _ := u["id"].(string)
+	if id == "" {
+		return res
+	}
+	if err := p.s.Promote(id); err != nil {
+		return &response{Body: []byte(err.Error())}
+	}
+	// A token that carries the new tier.
+	res = p.c.Do(http.MethodPost, "/v1/auth/login", map[string]any{"email": "bench.host@example.com", "password": password}, "")
+	token, _ := res.JSON["token"].(string)
+	if token == "" {
+		return res
+	}
+	res = p.c.Do(http.MethodPost, "/v1/clubs", map[string]any{"name": "Bench hosts", "description": "Members post here.", "isPublic": true}, token)
+	club, _ := res.JSON["id"].(string)
+	if club == "" {
+		return res
+	}
+	return p.c.Do(http.MethodPost, "/v1/lines", map[string]any{"bookId": p.s.BookID, "clubId": club, "content": "Not a member."}, p.s.SellerToken)
+}
+
+// monthlyLimit signs up a free account, posts fifty lines
+// (config.DefaultMonthlyPosts), then a reply, which its monthly limit
+// refuses (lines and replies count together). The app's clock moves a
+// minute after every ten posts (create_line allows ten a minute) and to
 // the next hour before the last (create_line_hourly allows fifty an
-// hour, and the account logs in again), so that the rate limits, counted
-// first, refuse none; and past
-// the month's end first when the run is too close to it for every post to
-// be charged to one month.
+// hour; the account logs in again), so that the rate limits, counted
+// first, refuse none; and past the month's end first when the run is too
+// close to it for every post to be charged to one month.
 func monthlyLimit(p *probeEnv) *response {
 	now := p.clock.Now().UTC()
 	if next := time.Date(now.Year(), now.Month()+1, 1, 0, 0, 0, 0, time.UTC); next.Sub(now) < 3*time.Hour {
@@ -241,12 +272,17 @@ func monthlyLimit(p *probeEnv) *response {
 	post := func(i int) *response {
 		return p.c.Do(http.MethodPost, "/v1/lines", map[string]any{"bookId": p.s.BookID, "content": fmt.Sprintf("Line %d of the month.", i+1)}, token)
 	}
+	var first string // the line the last post replies to
 	for i := range config.DefaultMonthlyPosts {
 		if i > 0 && i%10 == 0 {
 			p.clock.Advance(time.Minute)
 		}
-		if res := post(i); res.Status != http.StatusCreated {
+		res := post(i)
+		if res.Status != http.StatusCreated {
 			return res
+		}
+		if first == "" {
+			first, _ = res.JSON["id"].(string)
 		}
 	}
 	now = p.clock.Now()
@@ -256,7 +292,8 @@ func monthlyLimit(p *probeEnv) *response {
 	if token, _ = res.JSON["token"].(string); token == "" {
 		return res
 	}
-	return post(config.DefaultMonthlyPosts)
+	// The 51st post is a reply: lines and replies count together.
+	return p.c.Do(http.MethodPost, "/v1/lines/"+first+"/replies", map[string]any{"content": "One more."}, token)
 }
 
 // serve sends one request, by do, to a server of h made for it.
