@@ -82,7 +82,8 @@ var ExampleExemptions = map[string]map[string]string{
 // that generators see one type per status; an operation's own error
 // example would have to copy the component); a component no status of
 // the run names (the 403 of a monthly quota) takes the first, by route,
-// of the operations that refer to it. Examples of routes the
+// of the operations that refer to it, or, when they answered it in
+// different ways, the first of each kind as named examples. Examples of routes the
 // document does not have are left out (TestExamples_current fails on
 // them); so is an example where the operation has no JSON body.
 func addExamples(doc *openapi3.T, ex Examples) {
@@ -97,6 +98,11 @@ func addExamples(doc *openapi3.T, ex Examples) {
 			}
 		}
 	}
+	// Bodies of components no error status of the run set, in route
+	// order: shown as named examples when the operations sharing the
+	// component answered it in different ways (exampleVariants).
+	var shared []*openapi3.MediaType
+	bodies := map[*openapi3.MediaType][]any{}
 	keys := make([]string, 0, len(ex.Operations))
 	for k := range ex.Operations {
 		keys = append(keys, k)
@@ -128,8 +134,12 @@ func addExamples(doc *openapi3.T, ex Examples) {
 			if ref.Ref != "" {
 				name := strings.TrimPrefix(ref.Ref, "#/components/responses/")
 				if c := doc.Components.Responses[name]; c != nil && c.Value != nil {
-					if mt := c.Value.Content.Get(jsonMedia); mt != nil && mt.Example == nil {
-						mt.Example = body
+					if mt := c.Value.Content.Get(jsonMedia); mt != nil && (mt.Example == nil || bodies[mt] != nil) {
+						if bodies[mt] == nil {
+							shared = append(shared, mt)
+						}
+						bodies[mt] = append(bodies[mt], body)
+						mt.Example = bodies[mt][0]
 					}
 				}
 				continue
@@ -146,6 +156,39 @@ func addExamples(doc *openapi3.T, ex Examples) {
 			op.Responses.Set(status, &openapi3.ResponseRef{Value: &resp})
 		}
 	}
+	for _, mt := range shared {
+		if named := exampleVariants(bodies[mt]); len(named) > 1 {
+			mt.Example, mt.Examples = nil, named
+		}
+	}
+}
+
+// exampleVariants are the first body of each kind among bodies, named by
+// kind: an error envelope's details.error ("monthly_limit_reached"), else
+// its code in lower case ("forbidden"). The 403 of the routes that charge
+// a monthly quota is either the quota's body or a plain refusal, and a
+// reader sees both.
+func exampleVariants(bodies []any) openapi3.Examples {
+	out := openapi3.Examples{}
+	for _, body := range bodies {
+		name := "example"
+		if m, ok := body.(map[string]any); ok {
+			if e, ok := m["error"].(map[string]any); ok {
+				if code, ok := e["code"].(string); ok {
+					name = strings.ToLower(code)
+				}
+				if d, ok := e["details"].(map[string]any); ok {
+					if kind, ok := d["error"].(string); ok {
+						name = kind
+					}
+				}
+			}
+		}
+		if _, seen := out[name]; !seen {
+			out[name] = &openapi3.ExampleRef{Value: openapi3.NewExample(body)}
+		}
+	}
+	return out
 }
 
 const jsonMedia = "application/json"
@@ -199,20 +242,28 @@ func eachExample(doc *openapi3.T, f func(*openapi3.MediaType)) {
 func placeholdExamples(doc *openapi3.T) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var err error
-	eachExample(doc, func(mt *openapi3.MediaType) {
-		if mt.Example == nil || err != nil {
+	hold := func(v *any) {
+		if *v == nil || err != nil {
 			return
 		}
 		var b bytes.Buffer
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
-		if err = enc.Encode(mt.Example); err != nil {
+		if err = enc.Encode(*v); err != nil {
 			err = fmt.Errorf("openapi: write example: %w", err)
 			return
 		}
 		placeholder := fmt.Sprintf("\x00example %d\x00", len(out))
 		out[placeholder] = bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-		mt.Example = placeholder
+		*v = placeholder
+	}
+	eachExample(doc, func(mt *openapi3.MediaType) {
+		hold(&mt.Example)
+		for _, name := range slices.Sorted(maps.Keys(mt.Examples)) {
+			if ex := mt.Examples[name]; ex != nil && ex.Value != nil {
+				hold(&ex.Value.Value)
+			}
+		}
 	})
 	return out, err
 }

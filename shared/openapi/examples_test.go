@@ -56,6 +56,9 @@ func examples(doc *openapi3.T) []example {
 			if mt.Example != nil {
 				out = append(out, example{fmt.Sprintf("response %s (%s)", name, media), mt.Schema.Value, mt.Example, false})
 			}
+			for kind, ex := range mt.Examples {
+				out = append(out, example{fmt.Sprintf("response %s (%s) %s", name, media, kind), mt.Schema.Value, ex.Value.Value, false})
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b example) int { return strings.Compare(a.where, b.where) })
@@ -172,12 +175,14 @@ func TestExamples_everyErrorAnswer(t *testing.T) {
 			}
 		}
 	}
-	monthly := doc.Components.Responses["ForbiddenOrMonthlyLimit"].Value.Content.Get("application/json").Example
-	body, ok := monthly.(map[string]any)
-	require.True(t, ok, "ForbiddenOrMonthlyLimit has no example")
-	details, ok := body["error"].(map[string]any)["details"].(map[string]any)
+	// The monthly limit's 403 shows both of its bodies, by name.
+	shown := doc.Components.Responses["ForbiddenOrMonthlyLimit"].Value.Content.Get("application/json").Examples
+	require.Contains(t, shown, "monthly_limit_reached")
+	require.Contains(t, shown, "forbidden")
+	details, ok := shown["monthly_limit_reached"].Value.Value.(map[string]any)["error"].(map[string]any)["details"].(map[string]any)
 	require.True(t, ok, "the monthly limit's example has no details")
 	assert.Equal(t, "monthly_limit_reached", details["error"])
+	assert.Nil(t, shown["forbidden"].Value.Value.(map[string]any)["error"].(map[string]any)["details"])
 }
 
 // The recorded file names only operations the route tables have, and
@@ -233,15 +238,28 @@ func TestExamples_merged(t *testing.T) {
 	assert.Equal(t, "NOT_FOUND", body["error"].(map[string]any)["code"])
 }
 
-// Each example is written on one line of the document (the document
+// Each example, named ones too, is written on one line of the document (the document
 // stays under the repository's file size limit), and reads back as the
 // example it was.
 func TestExamples_oneLineEach(t *testing.T) {
 	data, err := openapi.JSON(groups.All(api.Deps{}))
 	require.NoError(t, err)
 	n := 0
+	examplesAt := "" // the indentation of an open "examples" object
 	for line := range strings.Lines(string(data)) {
-		_, value, ok := strings.Cut(line, `"example": `)
+		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+		if strings.HasSuffix(strings.TrimSpace(line), `"examples": {`) {
+			examplesAt = indent
+			continue
+		}
+		if examplesAt != "" && indent == examplesAt && strings.HasPrefix(strings.TrimSpace(line), "}") {
+			examplesAt = ""
+		}
+		key := `"example": `
+		if examplesAt != "" {
+			key = `"value": ` // a named example's
+		}
+		_, value, ok := strings.Cut(line, key)
 		if !ok {
 			continue
 		}
