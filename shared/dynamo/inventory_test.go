@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -270,4 +271,95 @@ func TestInventory_SearchAndDelete(t *testing.T) {
 	avail, err = st.InStock(ctx, ids[3], 10)
 	require.NoError(t, err)
 	assert.Empty(t, avail)
+}
+
+// SetNew, bulk import's creations: new items several to a transaction
+// (one with 40-word titles needs more than one, DynamoDB taking 100
+// items), the store's counts exact, each item with its history entry,
+// event and postings; an item that exists already is updated as Set
+// does, and a bad stock or a missing book fails alone.
+func TestInventory_SetNew(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	st := dynamo.NewInventory(env.App.Table)
+	storeID := invStore(t, env, "batch-shop")
+	ids := invBooks(t, env)
+	var long []books.Record
+	for i := range 6 {
+		var words []string
+		for j := range 40 {
+			words = append(words, fmt.Sprintf("w%dx%d", i, j))
+		}
+		long = append(long, books.Record{Title: strings.Join(words, " "), Authors: []string{"Long Author"}, ISBN: benchISBN(i)})
+	}
+	ids = append(ids, env.ImportBooks(t, long...)...)
+	by := inventory.Cause{Kind: inventory.CauseImport, UserID: "u1", Ref: "job-2", Reason: "import"}
+	_, err := st.Set(ctx, storeID, inventory.Stock{BookID: ids[0], Quantity: 5, PriceCents: 100, Condition: inventory.New}, by)
+	require.NoError(t, err)
+	eventsBefore := len(eventsOfType(env, t))
+
+	var sts []inventory.Stock
+	for i, id := range ids {
+		sts = append(sts, inventory.Stock{BookID: id, Quantity: i % 3, PriceCents: 100 + i, Condition: inventory.New})
+	}
+	sts = append(sts,
+		inventory.Stock{BookID: ids[1], Quantity: 9, PriceCents: 1, Condition: inventory.New},                                 // the same book again: set after
+		inventory.Stock{BookID: "00000000-0000-4000-8000-000000000000", Quantity: 1, PriceCents: 1, Condition: inventory.New}, // no such book
+		inventory.Stock{BookID: ids[2], Quantity: -1, Condition: "mint"},                                                      // invalid
+	)
+	res, errs := st.SetNew(ctx, storeID, sts, by)
+	require.Len(t, errs, len(sts))
+	for i := range ids {
+		require.NoError(t, errs[i], "stock %d", i)
+	}
+	assert.False(t, res[0].Created, "it existed: updated as Set does")
+	assert.True(t, res[0].Changed)
+	for i := 1; i < len(ids); i++ {
+		assert.True(t, res[i].Created, "stock %d", i)
+	}
+	n := len(ids)
+	require.NoError(t, errs[n])
+	assert.Equal(t, 9, res[n].Item.Quantity, "a book named twice: the later stock is set after the first")
+	assert.ErrorIs(t, errs[n+1], books.ErrNotFound)
+	assert.Error(t, errs[n+2])
+
+	items, inStock := storeCounts(t, env, storeID)
+	assert.Equal(t, len(ids), items, "inventoryCount exact")
+	wantIn := 0
+	for _, id := range ids {
+		it, err := st.Get(ctx, storeID, inventory.ItemID(storeID, id))
+		require.NoError(t, err)
+		if it.Quantity > 0 {
+			wantIn++
+		}
+		h, err := st.History(ctx, storeID, it.ID, page.First(10))
+		require.NoError(t, err)
+		require.NotEmpty(t, h.Items)
+		assert.Equal(t, it.Quantity, h.Items[0].After, "history of %s", id)
+	}
+	assert.Equal(t, wantIn, inStock, "inStockCount exact")
+	// ids[0] changed 5 → 0, ids[1] created then set to 9, ids[2..] created
+	// (those with quantity 0 as well: a creation is a change from nothing).
+	assert.Len(t, eventsOfType(env, t), eventsBefore+len(ids)+1, "one event per change")
+
+	s, err := inventory.ParseSearch("w5x39")
+	require.NoError(t, err)
+	found, err := st.List(ctx, storeID, inventory.ListQuery{Page: page.Offset{Limit: 10}, Search: s})
+	require.NoError(t, err)
+	require.Len(t, found.Items, 1, "postings written with the item")
+	assert.Equal(t, ids[len(ids)-1], found.Items[0].BookID)
+}
+
+// benchISBN is a valid ISBN-13 of the 979-8 range.
+func benchISBN(i int) string {
+	d12 := fmt.Sprintf("9798%08d", i)
+	sum := 0
+	for j := range 12 {
+		d := int(d12[j] - '0')
+		if j%2 == 1 {
+			d *= 3
+		}
+		sum += d
+	}
+	return d12 + fmt.Sprint((10-sum%10)%10)
 }

@@ -147,3 +147,21 @@ type StockWriter interface {
 	// sync); fn's error stops the walk and is returned.
 	All(ctx context.Context, storeID string, fn func([]*Item) error) error
 }
+
+// BatchWriter is a StockWriter that also creates many items of one store
+// at once (shared/dynamo's Inventory). Set creates an item in its own
+// transaction, each one adding one to the store's inventoryCount, so a
+// bulk import's creations all meet on that one counter and must go one
+// at a time; SetNew puts several new items in one transaction with one
+// addition of their number to the store's counts.
+type BatchWriter interface {
+	StockWriter
+	// SetNew sets each of sts (stocks of books storeID had no item for
+	// when it was read) as Set does: each new item's history entry and
+	// inventory.updated event are written in the transaction that
+	// creates it, and the store's counts stay exact. A stock whose item
+	// exists by then, or whose transaction is refused, is set by Set.
+	// results[i] and errs[i] are sts[i]'s (errs[i] nil when it was set):
+	// Set's errors, per stock.
+	SetNew(ctx context.Context, storeID string, sts []Stock, c Cause) (results []SetResult, errs []error)
+}

@@ -283,9 +283,11 @@ func (im *Importer) apply(ctx context.Context, job *Job, rows []*Row) (int, []Ro
 	}
 
 	// Rows of books the store has no item for yet create one, and every
-	// creation moves the store's item count: run side by side they only
-	// conflict on it, so they go one at a time; the other rows (updates
-	// of distinct items) go Concurrency at a time.
+	// creation moves the store's item count: run side by side they would
+	// only conflict on it, so they go together through SetNew (a few
+	// transactions, each adding its number of items to the count once)
+	// or, with a StockWriter that cannot, one at a time; the other rows
+	// (updates of distinct items) go Concurrency at a time.
 	var ids []string
 	for _, r := range rows {
 		if id := bookIDs[r.ISBN13]; id != "" {
@@ -299,8 +301,8 @@ func (im *Importer) apply(ctx context.Context, job *Job, rows []*Row) (int, []Ro
 	var mu sync.Mutex
 	imported := 0
 	cause := inventory.Cause{Kind: inventory.CauseImport, UserID: job.UserID, Ref: job.ID, Reason: "CSV bulk import"}
-	set := func(ctx context.Context, r *Row, id string) error {
-		_, err := im.Stock.Set(ctx, job.StoreID, r.Stock(id), cause)
+	// record counts a row's outcome; a storage failure stops the job.
+	record := func(r *Row, err error) error {
 		if err != nil && retryable(err) {
 			return fmt.Errorf("import %s: row %d: %w", job.ID, r.Number, err)
 		}
@@ -316,6 +318,10 @@ func (im *Importer) apply(ctx context.Context, job *Job, rows []*Row) (int, []Ro
 		}
 		imported++
 		return nil
+	}
+	set := func(ctx context.Context, r *Row, id string) error {
+		_, err := im.Stock.Set(ctx, job.StoreID, r.Stock(id), cause)
+		return record(r, err)
 	}
 	conc := im.Concurrency
 	if conc <= 0 {
@@ -335,6 +341,19 @@ func (im *Importer) apply(ctx context.Context, job *Job, rows []*Row) (int, []Ro
 		}
 	}
 	g.Go(func() error {
+		if bw, ok := im.Stock.(inventory.BatchWriter); ok && len(creates) > 0 {
+			sts := make([]inventory.Stock, len(creates))
+			for i, r := range creates {
+				sts[i] = r.Stock(bookIDs[r.ISBN13])
+			}
+			_, setErrs := bw.SetNew(gctx, job.StoreID, sts, cause)
+			for i, r := range creates {
+				if err := record(r, setErrs[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		for _, r := range creates {
 			if err := set(gctx, r, bookIDs[r.ISBN13]); err != nil {
 				return err

@@ -305,3 +305,44 @@ func BenchmarkRun_50000(b *testing.B) {
 	b.ReportMetric(float64(rows*b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(peak)/(1<<20), "peakMB")
 }
+
+// batchWorld is a fakeWorld whose stock can create many items at once
+// (inventory.BatchWriter), counting the calls.
+type batchWorld struct {
+	*fakeWorld
+	setNewCalls, setNewStocks int
+}
+
+func (w *batchWorld) SetNew(ctx context.Context, storeID string, sts []inventory.Stock, c inventory.Cause) ([]inventory.SetResult, []error) {
+	w.mu.Lock()
+	w.setNewCalls++
+	w.setNewStocks += len(sts)
+	w.mu.Unlock()
+	res, errs := make([]inventory.SetResult, len(sts)), make([]error, len(sts))
+	for i, s := range sts {
+		res[i], errs[i] = w.Set(ctx, storeID, s, c)
+	}
+	return res, errs
+}
+
+// With a BatchWriter, a chunk's new items go through one SetNew (a few
+// transactions, one addition to the store's count each) instead of one
+// Set after another; its per-stock errors are the rows' errors.
+func TestRun_createsAChunkThroughSetNew(t *testing.T) {
+	w := &batchWorld{fakeWorld: newFakeWorld(isbnA, isbnB)}
+	im := &Importer{Stock: w, Books: w, Catalog: w, Jobs: w, Chunk: 100, Concurrency: 4}
+	file := "isbn,quantity,price,condition,title\n" +
+		isbnA + ",3,12.99,new,\n" +
+		isbnB + ",1,4.50,used_good,\n" +
+		"9780141439600,2,1.00,new,Emma\n"
+	w.catalog[isbnC] = &books.Book{ID: "book-gone", ISBN13: isbnC} // found, but Set will not find it
+	file += isbnC + ",1,1.00,new,\n"
+	job, err := im.Run(context.Background(), newJob(w.fakeWorld), strings.NewReader(file), time.Time{})
+	require.NoError(t, err)
+	assert.Equal(t, 1, w.setNewCalls, "one SetNew for the chunk's creations")
+	assert.Equal(t, 4, w.setNewStocks)
+	assert.Equal(t, 3, job.Imported)
+	assert.Equal(t, 1, job.Failed)
+	require.Len(t, w.errs["job-1"], 1)
+	assert.Equal(t, 5, w.errs["job-1"][0].Row)
+}
