@@ -573,51 +573,130 @@ func (s *Inventory) List(ctx context.Context, storeID string, q inventory.ListQu
 	return res, nil
 }
 
-// search reads the postings of the search's driving word in the store
-// (one Query: begins_with "<word>#" for a whole word, "<prefix>" for a
-// prefix; at most inventory.MaxSearchPostings, projected to what the
-// match needs), keeps those matching every word (and in stock, when
-// asked), in title order, and reads the page's items (one
-// BatchGetItem).
-func (s *Inventory) search(ctx context.Context, storeID string, q inventory.ListQuery) (inventory.ListResult, error) {
-	d := q.Search.Driver()
-	begins := d.Text
-	if !d.Prefix {
+// searchPage is the fewest postings one Query of a search asks for:
+// about a page of results (the default limit, 50) with room for those
+// the other words or inStockOnly leave out.
+const searchPage = 100
+
+// postingRun is a search's read of one word's postings in the store, in
+// sort key order: those read so far, how many, and where the next Query
+// starts (nil: the word's postings are all read).
+type postingRun struct {
+	word inventory.Word
+	ps   []invPostingItem
+	read int
+	next dynamo.PagingKey
+}
+
+// more reads up to n more postings of r's word (one Query; at most
+// inventory.MaxSearchPostings in all, plus one to know there are more).
+func (s *Inventory) more(ctx context.Context, storeID string, r *postingRun, n int) error {
+	begins := r.word.Text
+	if !r.word.Prefix {
 		begins += "#"
 	}
+	n = min(n, inventory.MaxSearchPostings+1-r.read)
+	q := s.t.table.Get(AttrPK, InventoryPostingPartition(storeID, r.word.Text)).Range(AttrSK, dynamo.BeginsWith, begins).
+		Project(AttrSK, "titleKey", "authorKey", "isbn13", "inStock").Limit(n)
+	if r.next != nil {
+		q = q.StartFrom(r.next)
+	}
 	var ps []invPostingItem
-	err := s.t.table.Get(AttrPK, InventoryPostingPartition(storeID, d.Text)).Range(AttrSK, dynamo.BeginsWith, begins).
-		Project(AttrSK, "titleKey", "authorKey", "isbn13", "inStock").Limit(inventory.MaxSearchPostings+1).All(ctx, &ps)
+	next, err := q.AllWithLastEvaluatedKey(ctx, &ps)
 	if err != nil {
-		return inventory.ListResult{}, fmt.Errorf("search inventory of store %s for %q: %w", storeID, d.Text, err)
+		return fmt.Errorf("search inventory of store %s for %q: %w", storeID, r.word.Text, err)
 	}
-	var res inventory.ListResult
-	if len(ps) > inventory.MaxSearchPostings {
-		ps, res.TotalIsLowerBound = ps[:inventory.MaxSearchPostings], true
+	r.ps, r.read, r.next = append(r.ps, ps...), r.read+len(ps), next
+	return nil
+}
+
+// search answers a search from one word's postings, in title order. A
+// whole word's postings are in title order already (SK word#titleSK),
+// so it reads them a page at a time, only until it has the page and one
+// match more (paging stays stable: page k is the matches k*limit on of
+// the same ordered list); its total is then a lower bound
+// (TotalIsLowerBound), exact when the word's postings ran out first. To
+// drive by the rarest word, the first page of each whole word's postings
+// is read side by side: a word whose postings end within it drives
+// (the fewest), else Driver's word goes on. A prefix's postings are in
+// word order, so they are read whole (at most
+// inventory.MaxSearchPostings) and sorted by title. Either way the
+// matches are those having every word (and in stock, when asked), and
+// the page's items are read in one BatchGetItem.
+func (s *Inventory) search(ctx context.Context, storeID string, q inventory.ListQuery) (inventory.ListResult, error) {
+	want := q.Page.Offset + q.Page.Limit + 1
+	first := max(want, searchPage)
+	d := q.Search.Driver()
+	var run *postingRun
+	if d.Prefix {
+		run = &postingRun{word: d}
+		if err := s.more(ctx, storeID, run, inventory.MaxSearchPostings+1); err != nil {
+			return inventory.ListResult{}, err
+		}
+	} else {
+		var runs []*postingRun
+		for _, w := range q.Search.Words {
+			if !w.Prefix && (w == d || !books.IsStopWord(w.Text)) {
+				runs = append(runs, &postingRun{word: w})
+			}
+		}
+		g, gctx := errgroup.WithContext(ctx)
+		for _, r := range runs {
+			g.Go(func() error { return s.more(gctx, storeID, r, first) })
+		}
+		if err := g.Wait(); err != nil {
+			return inventory.ListResult{}, err
+		}
+		for _, r := range runs { // the fewest postings, all read
+			if r.next == nil && (run == nil || r.read < run.read) {
+				run = r
+			}
+		}
+		for _, r := range runs { // else Driver's word, read on
+			if run == nil && r.word == d {
+				run = r
+			}
+		}
 	}
+
 	type hit struct{ titleSK, id string }
-	hits := make([]hit, 0, len(ps))
-	seen := make(map[string]bool, len(ps))
-	for _, p := range ps {
-		if q.InStockOnly && !p.InStock || !q.Search.Match(p.TitleKey, p.AuthorKey, p.ISBN13) {
-			continue
+	var (
+		hits []hit
+		seen = map[string]bool{}
+		used int // postings matched so far
+		res  inventory.ListResult
+	)
+	match := func() {
+		for _, p := range run.ps[used:min(len(run.ps), inventory.MaxSearchPostings)] {
+			if q.InStockOnly && !p.InStock || !q.Search.Match(p.TitleKey, p.AuthorKey, p.ISBN13) {
+				continue
+			}
+			titleSK := p.SK[strings.IndexByte(p.SK, '#')+1:]
+			id := titleSK[strings.LastIndexByte(titleSK, '#')+1:]
+			if !seen[id] {
+				seen[id] = true
+				hits = append(hits, hit{titleSK, id})
+			}
 		}
-		titleSK := p.SK[strings.IndexByte(p.SK, '#')+1:]
-		id := titleSK[strings.LastIndexByte(titleSK, '#')+1:]
-		if !seen[id] {
-			seen[id] = true
-			hits = append(hits, hit{titleSK, id})
-		}
+		used = len(run.ps)
 	}
-	if d.Prefix { // sorted by word first: the words of one prefix interleave titles
+	match()
+	for !run.word.Prefix && run.next != nil && len(hits) < want && run.read <= inventory.MaxSearchPostings {
+		if err := s.more(ctx, storeID, run, max(want-len(hits), searchPage)); err != nil {
+			return inventory.ListResult{}, err
+		}
+		match()
+	}
+	if run.word.Prefix { // sorted by word first: the words of one prefix interleave titles
 		slices.SortFunc(hits, func(a, b hit) int { return strings.Compare(a.titleSK, b.titleSK) })
 	}
-	res.Total = len(hits)
+	res.Total, res.TotalIsLowerBound = len(hits), run.next != nil
 	from, to := min(q.Page.Offset, len(hits)), min(q.Page.Offset+q.Page.Limit, len(hits))
 	ids := make([]string, 0, to-from)
 	for _, h := range hits[from:to] {
 		ids = append(ids, h.id)
 	}
+	var err error
 	res.Items, err = s.getItems(ctx, storeID, ids)
 	return res, err
 }

@@ -363,3 +363,82 @@ func benchISBN(i int) string {
 	}
 	return d12 + fmt.Sprint((10-sum%10)%10)
 }
+
+// A search driven by a whole word (here "letters": the last word of a
+// search is a prefix, only verified) reads its postings a page at a time, only
+// until it has the page and one match more: the total of a first page
+// of a common word is then a lower bound, pages taken one after another
+// list every match once in title order, and the last page's total is
+// exact. Several words drive by the one whose postings are fewest.
+func TestInventory_SearchReadsAboutAPage(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	st := dynamo.NewInventory(env.App.Table)
+	storeID := invStore(t, env, "paged-shop")
+	const n = 130
+	var recs []books.Record
+	for i := range n {
+		title := fmt.Sprintf("Love Letters %03d", n-i) // titles in the reverse of the ISBNs' order
+		if i%40 == 0 {
+			title += " Rare"
+		}
+		recs = append(recs, books.Record{Title: title, Authors: []string{"Pat Page"}, ISBN: benchISBN(100 + i)})
+	}
+	ids := env.ImportBooks(t, recs...)
+	var sts []inventory.Stock
+	for i, id := range ids {
+		sts = append(sts, inventory.Stock{BookID: id, Quantity: i % 2, PriceCents: 100, Condition: inventory.New})
+	}
+	_, errs := st.SetNew(ctx, storeID, sts, inventory.Cause{Kind: inventory.CauseImport})
+	require.NoError(t, errors.Join(errs...))
+
+	search := func(q string, inStock bool, offset, limit int) inventory.ListResult {
+		t.Helper()
+		s, err := inventory.ParseSearch(q)
+		require.NoError(t, err)
+		res, err := st.List(ctx, storeID, inventory.ListQuery{Page: page.Offset{Offset: offset, Limit: limit}, InStockOnly: inStock, Search: s})
+		require.NoError(t, err)
+		return res
+	}
+	first := search("letters pat", false, 0, 20)
+	assert.True(t, first.TotalIsLowerBound, "the word's postings were not all read")
+	assert.GreaterOrEqual(t, first.Total, 21, "a next page is known")
+	assert.Less(t, first.Total, n)
+
+	for _, inStock := range []bool{false, true} {
+		var got []string
+		var last inventory.ListResult
+		for off := 0; ; off += 20 {
+			last = search("letters pat", inStock, off, 20)
+			for _, it := range last.Items {
+				got = append(got, it.BookID)
+			}
+			if last.Total <= off+20 {
+				break
+			}
+		}
+		var want []string
+		for i := n - 1; i >= 0; i-- { // "love letters 001" is the last book
+			if !inStock || i%2 == 1 {
+				want = append(want, ids[i])
+			}
+		}
+		assert.Equal(t, want, got, "every match once, in title order (in stock only: %v)", inStock)
+		assert.False(t, last.TotalIsLowerBound, "the last page read the word to its end")
+		assert.Equal(t, len(want), last.Total)
+	}
+
+	rare := search("love rare letters", false, 0, 50)
+	assert.False(t, rare.TotalIsLowerBound, "driven by the rarer word, read whole")
+	assert.Equal(t, 4, rare.Total)
+	require.Len(t, rare.Items, 4)
+	assert.Equal(t, ids[120], rare.Items[0].BookID, "love letters 010 rare first")
+	assert.Equal(t, ids[0], rare.Items[3].BookID)
+	lp := search("letters pag", false, 0, 50)
+	assert.True(t, lp.TotalIsLowerBound)
+	assert.Len(t, lp.Items, 50)
+	pref := search("lett", false, 100, 50)
+	assert.False(t, pref.TotalIsLowerBound, "a prefix is read whole")
+	assert.Equal(t, n, pref.Total)
+	assert.Len(t, pref.Items, 30)
+}

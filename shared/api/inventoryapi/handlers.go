@@ -88,7 +88,7 @@ func newDetail(v *inventory.View) detail {
 type listResponse struct {
 	Items []item `json:"items"`
 	httpapi.OffsetMeta
-	TotalIsLowerBound bool `json:"totalIsLowerBound,omitempty" doc:"Present (true) when total is a lower bound: a search whose driving word is in more than 2,000 of the store's items counts the matches among the first 2,000 (in title order) only; absent when total is exact."`
+	TotalIsLowerBound bool `json:"totalIsLowerBound,omitempty" doc:"Present (true) when total is a lower bound: a search reads its driving word's postings only until it has the page and one match more (total is then at least offset + limit + 1 when there is a next page), and at most 500 of them; absent when total is exact."`
 }
 
 // createRequest is the body of POST /v1/inventory. The numbers are read
