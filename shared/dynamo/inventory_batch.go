@@ -32,12 +32,12 @@ type newItemWrite struct {
 func (w *newItemWrite) size() int { return 4 + len(w.row.Words) }
 
 // SetNew sets stocks of books storeID had no item for
-// (inventory.BatchWriter): their books read in one BatchGetItem, then
-// the new items packed into transactions of at most maxTxItems items,
-// each with its items' history entries, events and postings, the checks
-// that their books still exist, and one update of the store's counts
-// (ADD inventoryCount n, inStockCount m) conditional on the store being
-// live. The transactions run one after another: side by side they would
+// (inventory.BatchWriter): their books read in one consistent
+// BatchGetItem (100 keys a call), then the new items packed into
+// transactions of at most maxTxItems items, each with its items'
+// history entries, events and postings, the checks that their books
+// still exist, and one update of the store's counts (ADD inventoryCount
+// n, inStockCount m) conditional on the store being live. The transactions run one after another: side by side they would
 // only meet on the store's counts. A transaction refused (an item
 // created since the read, a book deleted since, a store being deleted)
 // or losing to others on the counts a few times is not retried as a
@@ -54,9 +54,8 @@ func (s *Inventory) SetNew(ctx context.Context, storeID string, sts []inventory.
 		valid  []int
 	)
 	for i, st := range sts {
-		switch {
-		case st.Validate() != nil:
-			errs[i] = st.Validate()
+		switch errs[i] = st.Validate(); {
+		case errs[i] != nil:
 		case first[st.BookID]:
 			again = append(again, i)
 		default:
@@ -65,7 +64,8 @@ func (s *Inventory) SetNew(ctx context.Context, storeID string, sts []inventory.
 			valid = append(valid, i)
 		}
 	}
-	found, err := (&Books{s.t}).batchGetBooks(ctx, bookID, false)
+	// Consistent: an import adds the books its rows lack just before.
+	found, err := (&Books{s.t}).batchGetBooks(ctx, bookID, true)
 	if err != nil {
 		for _, i := range valid {
 			errs[i] = err
