@@ -682,7 +682,11 @@ func (s *Inventory) search(ctx context.Context, storeID string, q inventory.List
 	}
 	match()
 	for !run.word.Prefix && run.next != nil && len(hits) < want && run.read <= inventory.MaxSearchPostings {
-		if err := s.more(ctx, storeID, run, max(want-len(hits), searchPage)); err != nil {
+		// As many as the matches so far say the rest of the page needs
+		// (a quarter more), so that a rare match is one more Query, not
+		// one per searchPage.
+		need := (want - len(hits)) * run.read / max(len(hits), 1)
+		if err := s.more(ctx, storeID, run, max(need+need/4, searchPage)); err != nil {
 			return inventory.ListResult{}, err
 		}
 		match()
