@@ -612,10 +612,11 @@ func (s *Inventory) more(ctx context.Context, storeID string, r *postingRun, n i
 
 // search answers a search from one word's postings, in title order. A
 // whole word's postings are in title order already (SK word#titleSK),
-// so it reads them a page at a time, only until it has the page and one
-// match more (paging stays stable: page k is the matches k*limit on of
-// the same ordered list); its total is then a lower bound
-// (TotalIsLowerBound), exact when the word's postings ran out first. To
+// so it reads them (about a page, then as many as the matches so far
+// say the rest needs) only until it has the page and one match more
+// (paging stays stable: page k is the matches k*limit on of the same
+// ordered list); its total is then a lower bound (TotalIsLowerBound),
+// exact when the word's postings ran out first. To
 // drive by the rarest word, the first page of each whole word's postings
 // is read side by side: a word whose postings end within it drives
 // (the fewest), else Driver's word goes on. A prefix's postings are in
