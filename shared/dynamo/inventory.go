@@ -376,6 +376,13 @@ func (s *Inventory) Update(ctx context.Context, storeID, id string, u inventory.
 // its event (deleted), in one transaction conditional on the version
 // read. Errors: inventory.ErrNotFound, stores.ErrNotFound.
 func (s *Inventory) Delete(ctx context.Context, storeID, id string, c inventory.Cause) error {
+	return s.remove(ctx, storeID, id, c, true)
+}
+
+// remove is Delete; counted false leaves the store's counts alone (a
+// deleting store's go with it, and its items' removals, side by side,
+// would otherwise all meet on the store item).
+func (s *Inventory) remove(ctx context.Context, storeID, id string, c inventory.Cause, counted bool) error {
 	for attempt := 1; ; attempt++ {
 		row, err := s.read(ctx, storeID, id)
 		if err != nil {
@@ -388,15 +395,17 @@ func (s *Inventory) Delete(ctx context.Context, storeID, id string, c inventory.
 		if err != nil {
 			return err
 		}
-		count := s.t.update(StoreKey(storeID)).Add("inventoryCount", -1)
-		if it.InStock() {
-			count = count.Add("inStockCount", -1)
-		}
 		x := s.t.tx().
 			delete(s.t.del(InventoryItemKey(storeID, id)).If("version = ?", row.Version), errItemMoved).
-			update(count.If("attribute_exists(PK)"), stores.ErrNotFound).
 			put(s.t.put(toChangeItem(ch, ev.ID)), nil).
 			emit(ev)
+		if counted {
+			count := s.t.update(StoreKey(storeID)).Add("inventoryCount", -1)
+			if it.InStock() {
+				count = count.Add("inStockCount", -1)
+			}
+			x.update(count.If("attribute_exists(PK)"), stores.ErrNotFound)
+		}
 		for _, k := range row.postingKeys() {
 			x.delete(s.t.del(k), nil)
 		}
@@ -726,16 +735,24 @@ func (s *Inventory) getItems(ctx context.Context, storeID string, ids []string) 
 }
 
 // releaseStore removes a deleting store's items and their postings, one
-// small transaction per item (its histories stay, as a deleted item's
-// do). The store's counts go with the store.
+// small transaction per item that also writes the item's last history
+// entry (cause delete, reason StoreDeletedReason) and its event, as
+// Delete does for one item (its history stays, as a deleted item's
+// does). An item removed meanwhile is skipped. The store's counts go
+// with the store.
 func (s *Inventory) releaseStore(ctx context.Context, storeID string) error {
+	c := inventory.Cause{Kind: inventory.CauseDelete, Reason: StoreDeletedReason}
 	return eachPage(ctx, s.t, inventoryAll(storeID), func(ctx context.Context, rows []inventoryItem) error {
 		return eachItem(ctx, rows, func(ctx context.Context, row inventoryItem) error {
-			x := s.t.tx().delete(s.t.del(InventoryItemKey(storeID, row.ID)), nil)
-			for _, k := range row.postingKeys() {
-				x.delete(s.t.del(k), nil)
+			err := s.remove(ctx, storeID, row.ID, c, false)
+			if errors.Is(err, inventory.ErrNotFound) {
+				return nil
 			}
-			return x.run(ctx)
+			return err
 		})
 	})
 }
+
+// StoreDeletedReason is the reason of the history entries and events of
+// the items a store's deletion removes.
+const StoreDeletedReason = "store deleted"

@@ -1,6 +1,7 @@
 package dynamo_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -441,4 +442,50 @@ func TestInventory_SearchReadsAboutAPage(t *testing.T) {
 	assert.False(t, pref.TotalIsLowerBound, "a prefix is read whole")
 	assert.Equal(t, n, pref.Total)
 	assert.Len(t, pref.Items, 30)
+}
+
+// A store's deletion removes each of its items as Delete removes one:
+// the item's history ends with the quantity going to zero (cause delete,
+// the store's deletion as reason) and its inventory.updated event says
+// it is gone, both written with the removal.
+func TestInventory_StoreDeletionRecordsEachItem(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	st := dynamo.NewInventory(env.App.Table)
+	storeID := invStore(t, env, "closing-shop")
+	ids := invBooks(t, env)[:2]
+	by := inventory.Cause{Kind: inventory.CauseImport}
+	for i, id := range ids {
+		_, err := st.Set(ctx, storeID, inventory.Stock{BookID: id, Quantity: i + 2, PriceCents: 100, Condition: inventory.New}, by)
+		require.NoError(t, err)
+	}
+	before := len(eventsOfType(env, t))
+
+	require.NoError(t, dynamo.NewBookstores(env.App.Table).DeleteStore(ctx, &stores.Store{ID: storeID}))
+	for i, id := range ids {
+		itemID := inventory.ItemID(storeID, id)
+		assert.Nil(t, env.Item(t, dynamo.InventoryItemKey(storeID, itemID)))
+		h, err := st.History(ctx, storeID, itemID, page.First(10))
+		require.NoError(t, err)
+		require.Len(t, h.Items, 2, "the import's entry and the removal's")
+		last := h.Items[0]
+		assert.Equal(t, inventory.CauseDelete, last.Cause.Kind)
+		assert.Equal(t, dynamo.StoreDeletedReason, last.Cause.Reason)
+		assert.Equal(t, i+2, last.Before)
+		assert.Equal(t, -(i + 2), last.Delta)
+		assert.Zero(t, last.After)
+	}
+	evs := eventsOfType(env, t)
+	require.Len(t, evs, before+len(ids), "one event per removed item")
+	removed := map[string]int{}
+	for _, ev := range evs {
+		var data inventory.UpdatedData
+		require.NoError(t, json.Unmarshal([]byte(ev["data"].(string)), &data))
+		if data.Deleted {
+			assert.Equal(t, dynamo.StoreDeletedReason, data.Change.Reason)
+			assert.Zero(t, data.Quantity)
+			removed[data.BookID] = data.Change.PreviousQuantity
+		}
+	}
+	assert.Equal(t, map[string]int{ids[0]: 2, ids[1]: 3}, removed)
 }

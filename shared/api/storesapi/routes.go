@@ -17,6 +17,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/storejson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/stores"
 )
 
@@ -37,7 +38,8 @@ var (
 // Update, Delete and ConditionCheck parts) for every change that must
 // stay in step with another; UpdateItem for images and domain progress;
 // BatchWriteItem for a deleted store's follows (its deletion also lets its
-// clubs and challenges go, one transaction each);
+// clubs and challenges go, one transaction each, and removes its stock,
+// one transaction per item with its history entry and event);
 // S3 for logos and banners (multipart or presigned); the CDN's tenant
 // API for custom domains.
 func Group(d api.Deps) api.Group {
@@ -52,6 +54,9 @@ func Group(d api.Deps) api.Group {
 		// missing presigned upload, on the uploads prefix alone.
 		Media: []string{"s3:DeleteObject", "s3:GetObject", "s3:ListBucket", "s3:PutObject"},
 		CDN:   api.TenantActions,
+		// A store's deletion removes its stock as DELETE /inventory/{id}
+		// removes an item: each with its inventory.updated event.
+		Emits: inventory.Events,
 		Routes: append(append([]httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/stores"), Auth: httpapi.AuthNone, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "Stores near a position (by distance, within a radius) or every store by name", Query: listQuery,
