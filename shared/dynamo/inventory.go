@@ -235,7 +235,8 @@ func (s *Inventory) Get(ctx context.Context, storeID, id string) (*inventory.Ite
 }
 
 // Create puts a new item of book b with its postings (b's words), its
-// history's first entry and its event, and counts it on the store, in
+// history's first entry (after any its id's history has: pastHistory)
+// and its event, and counts it on the store, in
 // one transaction that also checks the book still exists. Errors:
 // inventory.ErrExists, books.ErrNotFound, stores.ErrNotFound.
 func (s *Inventory) Create(ctx context.Context, it *inventory.Item, b *books.Book, c inventory.Cause) error {
@@ -243,6 +244,9 @@ func (s *Inventory) Create(ctx context.Context, it *inventory.Item, b *books.Boo
 }
 
 func (s *Inventory) create(ctx context.Context, it *inventory.Item, b *books.Book, c inventory.Cause) error {
+	if err := s.pastHistory(ctx, it); err != nil {
+		return err
+	}
 	row := toInventoryItem(it, inventory.IndexOf(b), 1)
 	ch := inventory.Change{ItemID: it.ID, StoreID: it.StoreID, Cause: c, Delta: it.Quantity, After: it.Quantity, At: it.UpdatedAt}
 	ev, err := inventory.Updated(it, ch, false)
@@ -266,6 +270,27 @@ func (s *Inventory) create(ctx context.Context, it *inventory.Item, b *books.Boo
 	}
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("create inventory item %s of store %s: %w", it.ID, it.StoreID, err)
+	}
+	return nil
+}
+
+// pastHistory moves the times of it, an item about to be created, past
+// the last entry of the history its id already has (an item deleted and
+// created again: ItemID gives its id back), as ChangeTime does for a
+// change of an existing item, so its first entry is not listed before
+// the deletion's. One consistent Query of the newest entry (an empty
+// partition for a first creation).
+func (s *Inventory) pastHistory(ctx context.Context, it *inventory.Item) error {
+	var last []invChangeItem
+	err := s.t.table.Get(AttrPK, inventoryHistoryPK(it.StoreID, it.ID)).Order(dynamo.Descending).
+		Consistent(true).Project("at").Limit(1).All(ctx, &last)
+	if err != nil {
+		return fmt.Errorf("read the history of inventory item %s of store %s: %w", it.ID, it.StoreID, err)
+	}
+	if len(last) == 1 {
+		if at := inventory.ChangeTime(it.UpdatedAt, last[0].At); !at.Equal(it.UpdatedAt) {
+			it.CreatedAt, it.UpdatedAt = at, at
+		}
 	}
 	return nil
 }

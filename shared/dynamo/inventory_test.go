@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
@@ -488,4 +489,39 @@ func TestInventory_StoreDeletionRecordsEachItem(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]int{ids[0]: 2, ids[1]: 3}, removed)
+}
+
+// An item deleted and created again (the same id, ItemID) starts its
+// new history after the deletion's entry even when the clock has not
+// moved past it (the deletion's time was moved past the item's last
+// change), so the history, newest first, lists the creation first.
+func TestInventory_RecreatedHistoryStaysOrdered(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	ctx := t.Context()
+	st := dynamo.NewInventory(env.App.Table)
+	storeID := invStore(t, env, "again-shop")
+	ids := invBooks(t, env)
+	by := inventory.Cause{Kind: inventory.CauseImport}
+	stock := inventory.Stock{BookID: ids[0], Quantity: 2, PriceCents: 100, Condition: inventory.New}
+	itemID := inventory.ItemID(storeID, ids[0])
+
+	_, err := st.Set(ctx, storeID, stock, by)
+	require.NoError(t, err)
+	require.NoError(t, st.Delete(ctx, storeID, itemID, inventory.Cause{Kind: inventory.CauseDelete}))
+	res, err := st.Set(ctx, storeID, stock, by)
+	require.NoError(t, err)
+	require.True(t, res.Created)
+
+	h, err := st.History(ctx, storeID, itemID, page.First(10))
+	require.NoError(t, err)
+	require.Len(t, h.Items, 3)
+	assert.Equal(t, by.Kind, h.Items[0].Cause.Kind, "the re-creation is the newest entry")
+	assert.Equal(t, inventory.CauseDelete, h.Items[1].Cause.Kind)
+	assert.True(t, h.Items[0].At.After(h.Items[1].At))
+	assert.True(t, h.Items[0].At.Equal(res.Item.UpdatedAt), "the item's times are its first entry's")
+	assert.True(t, res.Item.CreatedAt.Equal(res.Item.UpdatedAt))
+	for i := 0; i+1 < len(h.Items); i++ {
+		assert.Equal(t, h.Items[i+1].After, h.Items[i].Before, "each change starts where the one before ended")
+	}
 }

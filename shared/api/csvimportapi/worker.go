@@ -17,7 +17,8 @@ import (
 // Group is the csv-import worker. Its calls: GetItem of the job; GetObject
 // of its file; BatchGetItem of the rows' ISBN claims; the catalog
 // importer's writes for books added by title (BatchWriteItem); each row's
-// StockWriter.Set (as the imports group's inline run); UpdateItem of the checkpoint (a TransactWriteItems
+// StockWriter.Set (as the imports group's inline run; a Query of the
+// item's history's newest entry before each creation); UpdateItem of the checkpoint (a TransactWriteItems
 // with the PutItem of its errors when it has any), of the handoff and of
 // a failed job; SendMessage of the next stretch. The file was checked
 // against the limits at upload: it is read without them.
@@ -26,7 +27,7 @@ func Group(d api.Deps) api.Group {
 	return api.Group{
 		Name: "csvimport",
 		Table: []string{
-			"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+			"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem",
 		},
 		Media: []string{"s3:GetObject"},
 		Sends: []queues.Name{queues.CSVImport},
