@@ -39,10 +39,12 @@ func ItemID(storeID, bookID string) string {
 }
 
 // Update is a change of an item's fields other than its quantity (PUT
-// /inventory/{id}); nil keeps a field.
+// /inventory/{id}); nil keeps a field. ClearCost removes the cost (the
+// request's costCents null; CostCents is then nil).
 type Update struct {
 	PriceCents *int
 	CostCents  *int
+	ClearCost  bool
 	Condition  *Condition
 	Location   *string
 	Notes      *string

@@ -112,6 +112,8 @@ func (u Update) Apply(it Item) Item {
 	if u.CostCents != nil {
 		c := *u.CostCents
 		it.CostCents = &c
+	} else if u.ClearCost {
+		it.CostCents = nil
 	}
 	if u.Condition != nil {
 		it.Condition = *u.Condition

@@ -105,11 +105,12 @@ type createRequest struct {
 }
 
 // updateRequest is the body of PUT /v1/inventory/{id}: a field left out
-// keeps its value; "" clears location or notes.
+// keeps its value; "" clears location or notes, null clears costCents
+// (as null clears a note's pageNumber).
 type updateRequest struct {
 	StoreID    string          `json:"storeId"`
 	PriceCents json.RawMessage `json:"priceCents,omitempty" openapi:"integer"`
-	CostCents  json.RawMessage `json:"costCents,omitempty" openapi:"integer"`
+	CostCents  json.RawMessage `json:"costCents,omitempty" openapi:"integer,null" doc:"What the store paid, in cents; null clears it, left out keeps it."`
 	Condition  *string         `json:"condition,omitempty"`
 	Location   *string         `json:"location,omitempty"`
 	Notes      *string         `json:"notes,omitempty"`
@@ -294,7 +295,11 @@ func (h *handler) update(w http.ResponseWriter, r *http.Request) error {
 	var f apperr.Fields
 	u := inventory.Update{Location: req.Location, Notes: req.Notes}
 	u.PriceCents = cents(&f, req.PriceCents, "priceCents", false)
-	u.CostCents = cents(&f, req.CostCents, "costCents", false)
+	cost, costSet, err := httpapi.IntField(req.CostCents, "costCents", inventory.CentsMessage)
+	if err != nil {
+		f.Add("costCents", inventory.CentsMessage)
+	}
+	u.CostCents, u.ClearCost = cost, costSet && cost == nil
 	if req.Condition != nil {
 		c := inventory.Condition(*req.Condition)
 		u.Condition = &c

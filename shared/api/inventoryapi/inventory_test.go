@@ -175,6 +175,23 @@ func TestInventory_Item(t *testing.T) {
 		assert.Equal(t, "used_good", res.JSON["condition"])
 		assert.Equal(t, "", res.JSON["notes"])
 		assert.Equal(t, "Shelf B", res.JSON["location"], "left out, kept")
+		cost := func() any {
+			t.Helper()
+			res := env.Do("GET", "/v1/inventory/"+id+"?storeId="+s.ID, nil, s.Owner.Token)
+			require.Equal(t, http.StatusOK, res.Status, "%s", res)
+			return res.JSON["costCents"]
+		}
+		assert.EqualValues(t, 650, cost(), "costCents left out, kept")
+		res = env.Do("PUT", "/v1/inventory/"+id, map[string]any{"storeId": s.ID, "costCents": nil}, s.Owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Nil(t, cost(), "costCents null clears it")
+		res = env.Do("PUT", "/v1/inventory/"+id, map[string]any{"storeId": s.ID, "costCents": 700}, s.Owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.EqualValues(t, 700, cost())
+		res = env.Do("PUT", "/v1/inventory/"+id, map[string]any{"storeId": s.ID, "costCents": "7.00"}, s.Owner.Token)
+		require.Equal(t, http.StatusBadRequest, res.Status)
+		assert.Contains(t, testenv.FieldErrors(t, res), "costCents")
+		assert.EqualValues(t, 700, cost())
 		res = env.Do("PUT", "/v1/inventory/"+id, map[string]any{"storeId": s.ID, "condition": "shiny", "priceCents": -3}, s.Owner.Token)
 		require.Equal(t, http.StatusBadRequest, res.Status)
 		assert.Contains(t, testenv.FieldErrors(t, res), "priceCents")
