@@ -12,6 +12,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -48,8 +49,8 @@ var sqsSamples = map[string]bool{"csvimport-message.json": true, "possync-messag
 var samples = map[string]replay{
 	"health.json":                 {"health", 200},
 	"unknown-route.json":          {"health", 404},
-	"wrong-method.json":           {"users", 405}, // the ANY route of /v1/users/me reaches users; $default's health answers the same
-	"auth-login.json":             {"auth", 401},  // no such account in a fresh table
+	"wrong-method.json":           {"health", 405}, // no DELETE route of /v1/users/me: $default reaches health, which knows every route
+	"auth-login.json":             {"auth", 401},   // no such account in a fresh table
 	"users-me.json":               {"users", 200},
 	"books-list.json":             {"books", 200},
 	"lines-book.json":             {"lines", 404},
@@ -102,6 +103,55 @@ func TestEvents_EveryFunction(t *testing.T) {
 	}
 	if len(files) != len(samples) {
 		t.Errorf("%d files, %d samples", len(files), len(samples))
+	}
+}
+
+// Every HTTP event, and the authorizer's request, names a route the API
+// has: its routeKey is a route of the route table (the generated
+// shared/app route keys), the HEAD the stack adds beside a GET, or
+// $default; the gateway may rename a path variable (infra gatewayPaths),
+// so variables match whatever their names. Its method is the request's.
+func TestEvents_RouteKeys(t *testing.T) {
+	variable := regexp.MustCompile(`\{[^}]+\}`)
+	known := map[string]bool{"$default": true}
+	for _, k := range app.RouteKeys() {
+		path := variable.ReplaceAllString(k.Path, "{}")
+		known[k.Method+" "+path] = true
+		if k.Method == "GET" {
+			known["HEAD "+path] = true
+		}
+	}
+	checked := 0
+	for _, name := range slices.Sorted(maps.Keys(samples)) {
+		var ev struct {
+			RouteKey       string `json:"routeKey"`
+			RequestContext struct {
+				RouteKey string `json:"routeKey"`
+				HTTP     struct {
+					Method string `json:"method"`
+				} `json:"http"`
+			} `json:"requestContext"`
+		}
+		if err := json.Unmarshal(read(t, name, nil), &ev); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if ev.RouteKey == "" && ev.RequestContext.HTTP.Method == "" {
+			continue // not an API Gateway event
+		}
+		checked++
+		key := variable.ReplaceAllString(ev.RouteKey, "{}")
+		if !known[key] {
+			t.Errorf("%s: routeKey %q is no route of the API", name, ev.RouteKey)
+		}
+		if ev.RequestContext.RouteKey != ev.RouteKey {
+			t.Errorf("%s: requestContext.routeKey %q, routeKey %q", name, ev.RequestContext.RouteKey, ev.RouteKey)
+		}
+		if method, _, _ := strings.Cut(ev.RouteKey, " "); ev.RouteKey != "$default" && method != ev.RequestContext.HTTP.Method {
+			t.Errorf("%s: routeKey %q for a %s request", name, ev.RouteKey, ev.RequestContext.HTTP.Method)
+		}
+	}
+	if checked < 15 {
+		t.Errorf("%d API Gateway events checked; the HTTP samples were not recognised", checked)
 	}
 }
 

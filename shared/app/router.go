@@ -80,6 +80,11 @@ func (a *App) FallbackRouter(g api.Group) *httpapi.Router {
 // knows of the routes of the other groups.
 type RouteKey struct{ Method, Path string }
 
+// RouteKeys are the method and path of every route of every group (the
+// generated routeKeys), for the tests that hold copies of them (the
+// sample events of events/) to the routes there are.
+func RouteKeys() []RouteKey { return slices.Clone(routeKeys) }
+
 func notRoutedHere(_ http.ResponseWriter, r *http.Request) error {
 	return httpapi.NoRoute(r)
 }
