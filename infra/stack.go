@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/awssqs"
 	"github.com/aws/constructs-go/constructs/v10"
 	"github.com/aws/jsii-runtime-go"
+	"github.com/bookplatform/backend/shared/api/importjob"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
@@ -332,6 +333,12 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 // Presigned uploads (shared/images) land under images.UploadsPrefix: a
 // lifecycle rule removes what is never attached after a day, and CORS
 // lets a browser PUT a file there straight from the page.
+//
+// Inventory import files (importjob.FilePrefix) hold cost prices and are
+// read by the import functions alone: the bucket policy denies CloudFront
+// that prefix (an explicit deny beats the OAC grant, so the CDN answers
+// 403 whatever key it is asked for), and a lifecycle rule deletes them
+// after importjob.FileExpiryDays.
 func newMedia(scope constructs.Construct, logs awss3.IBucket, acl *string, ops OpsProps) (awss3.Bucket, awscloudfront.Distribution, *string) {
 	bucket := awss3.NewBucket(scope, jsii.String("MediaBucket"), &awss3.BucketProps{
 		BlockPublicAccess:      awss3.BlockPublicAccess_BLOCK_ALL(),
@@ -346,6 +353,10 @@ func newMedia(scope constructs.Construct, logs awss3.IBucket, acl *string, ops O
 			Id:         jsii.String("UnattachedUploads"),
 			Prefix:     jsii.String(images.UploadsPrefix),
 			Expiration: awscdk.Duration_Days(jsii.Number(1)),
+		}, {
+			Id:         jsii.String("ImportFiles"),
+			Prefix:     jsii.String(importjob.FilePrefix),
+			Expiration: awscdk.Duration_Days(jsii.Number(importjob.FileExpiryDays)),
 		}},
 		Cors: &[]*awss3.CorsRule{{
 			AllowedMethods: &[]awss3.HttpMethods{awss3.HttpMethods_PUT},
@@ -354,6 +365,13 @@ func newMedia(scope constructs.Construct, logs awss3.IBucket, acl *string, ops O
 			MaxAge:         jsii.Number(3000),
 		}},
 	})
+	bucket.AddToResourcePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+		Sid:        jsii.String("ImportFilesNotOnTheCDN"),
+		Effect:     awsiam.Effect_DENY,
+		Principals: &[]awsiam.IPrincipal{awsiam.NewServicePrincipal(jsii.String("cloudfront.amazonaws.com"), nil)},
+		Actions:    jsii.Strings("s3:GetObject"),
+		Resources:  jsii.Strings(*bucket.ArnForObjects(jsii.String(importjob.FilePrefix + "*"))),
+	}))
 	props := &awscloudfront.DistributionProps{
 		Comment: jsii.String("bookplatform media"),
 		DefaultBehavior: &awscloudfront.BehaviorOptions{

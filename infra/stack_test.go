@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2/cxapi"
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/importjob"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -1082,12 +1083,34 @@ func TestMediaBucket_Uploads(t *testing.T) {
 	// THEN presigned uploads that are never attached expire, and browsers may PUT them
 	must(t, "lifecycle and CORS", func() {
 		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
-			"LifecycleConfiguration": obj{"Rules": arr(assertions.Match_ObjectLike(&obj{
+			"LifecycleConfiguration": obj{"Rules": assertions.Match_ArrayWith(arr(assertions.Match_ObjectLike(&obj{
 				"Prefix": images.UploadsPrefix, "ExpirationInDays": 1, "Status": "Enabled",
-			}))},
+			})))},
 			"CorsConfiguration": obj{"CorsRules": arr(assertions.Match_ObjectLike(&obj{
 				"AllowedMethods": arr("PUT"), "AllowedOrigins": arr("*"),
 			}))},
+		})
+	})
+}
+
+func TestMediaBucket_ImportFiles(t *testing.T) {
+	// WHEN the bucket and its policy are read from the template
+	// THEN import files (cost prices) expire, and CloudFront may not read them
+	must(t, "import files expire", func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::Bucket"), obj{
+			"LifecycleConfiguration": obj{"Rules": assertions.Match_ArrayWith(arr(assertions.Match_ObjectLike(&obj{
+				"Prefix": importjob.FilePrefix, "ExpirationInDays": importjob.FileExpiryDays, "Status": "Enabled",
+			})))},
+		})
+	})
+	must(t, "CloudFront is denied the import files", func() {
+		template.HasResourceProperties(jsii.String("AWS::S3::BucketPolicy"), obj{
+			"PolicyDocument": obj{"Statement": assertions.Match_ArrayWith(arr(assertions.Match_ObjectLike(&obj{
+				"Effect":    "Deny",
+				"Action":    "s3:GetObject",
+				"Principal": obj{"Service": "cloudfront.amazonaws.com"},
+				"Resource":  obj{"Fn::Join": arr("", assertions.Match_ArrayWith(arr("/"+importjob.FilePrefix+"*")))},
+			})))},
 		})
 	})
 }

@@ -85,8 +85,17 @@ const (
 	workerMargin = 4 * time.Second
 )
 
-// FilePrefix begins the media bucket's key of every import file.
+// FilePrefix begins the media bucket's key of every import file. The
+// files hold cost prices: the media CDN is refused them (infra's bucket
+// policy denies CloudFront this prefix), and a lifecycle rule deletes
+// them FileExpiryDays after upload.
 const FilePrefix = "imports/"
+
+// FileExpiryDays is how long an import file is kept: far longer than
+// any job runs (a job still running after StaleAfter is failed), short
+// enough that a store's costs do not sit in the bucket for ever. The
+// job's counts and errors stay 30 days without it.
+const FileExpiryDays = 7
 
 // FileKey is where a job's file is kept: under the store, named by the
 // job and a random part no answer shows, so that no one who learns a job
