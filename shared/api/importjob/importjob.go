@@ -201,22 +201,36 @@ func (r *Runner) send(ctx context.Context, m Message) error {
 //     key makes it run once) and this message is done.
 //   - A stretch that fails leaves the job at its last checkpoint; the
 //     redelivery resumes there. On the last receipt before the
-//     dead-letter queue the job is marked failed, so its endpoint says so.
+//     dead-letter queue the job is marked failed, so its endpoint says so,
+//     also when it is the job's read that failed (fail). A job no
+//     receipt could mark (each timed out) its endpoint reports failed
+//     once stale (Settle), and a message of it that still comes marks
+//     it so and applies nothing.
 func (r *Runner) Handle(ctx context.Context, m worker.Message) error {
 	var msg Message
 	if err := json.Unmarshal(m.Body, &msg); err != nil || msg.JobID == "" {
 		return fmt.Errorf("csv-import message %s is not an import job message: %q", m.ID, m.Body)
 	}
+	last := m.ReceiveCount >= queues.MaxReceiveCount
 	job, err := r.Jobs.GetJob(ctx, msg.JobID)
 	switch {
 	case errors.Is(err, csvimport.ErrJobNotFound):
 		r.logger.Warn("csv-import: the message's job is gone", "jobId", msg.JobID)
 		return nil
 	case err != nil:
+		if last {
+			r.fail(ctx, &csvimport.Job{ID: msg.JobID}, "The import stopped after repeated failures to read its progress")
+		}
 		return err
 	case job.Status != csvimport.Running:
 		return nil
-	case job.Handoff > msg.From:
+	}
+	if reason, stale := r.Stale(job); stale {
+		// Its endpoint reports it failed already: keep to that.
+		r.fail(ctx, job, reason)
+		return nil
+	}
+	if job.Handoff > msg.From {
 		return r.send(ctx, Message{JobID: job.ID, From: job.Handoff})
 	}
 	job, err = r.run(ctx, job)
@@ -224,11 +238,8 @@ func (r *Runner) Handle(ctx context.Context, m worker.Message) error {
 	case errors.Is(err, csvimport.ErrStale):
 		return nil // another attempt moved the job on
 	case err != nil:
-		if m.ReceiveCount >= queues.MaxReceiveCount {
-			reason := fmt.Sprintf("The import stopped at row %d of %d after repeated failures", job.RowsDone, job.Total)
-			if ferr := r.Jobs.FailJob(context.WithoutCancel(ctx), job, reason); ferr != nil {
-				r.logger.Warn("csv-import: marking the job failed failed", "jobId", job.ID, "error", ferr.Error())
-			}
+		if last {
+			r.fail(ctx, job, fmt.Sprintf("The import stopped at row %d of %d after repeated failures", job.RowsDone, job.Total))
 		}
 		return err
 	case job.Status == csvimport.Running:
@@ -237,6 +248,64 @@ func (r *Runner) Handle(ctx context.Context, m worker.Message) error {
 		}
 	}
 	return nil
+}
+
+// failAttempts bounds the writes fail tries; failPause is the wait
+// between two.
+const (
+	failAttempts = 3
+	failPause    = 200 * time.Millisecond
+)
+
+// fail marks job failed with reason on a message's last receipt (the
+// next failure sends it to the dead-letter queue, and nothing runs the
+// job again), trying the write a few times: the storage that just
+// failed may fail again. A job it still cannot mark is reported failed
+// by its endpoint once stale (Settle).
+func (r *Runner) fail(ctx context.Context, job *csvimport.Job, reason string) {
+	ctx = context.WithoutCancel(ctx)
+	var err error
+	for attempt := 1; attempt <= failAttempts; attempt++ {
+		if err = r.Jobs.FailJob(ctx, job, reason); err == nil {
+			return
+		}
+		if attempt < failAttempts {
+			time.Sleep(failPause)
+		}
+	}
+	r.logger.Warn("csv-import: marking the job failed failed", "jobId", job.ID, "error", err.Error())
+}
+
+// StaleAfter is how long a running job may go without recording a step
+// (its UpdatedAt: a checkpoint, a handoff) before it is taken to have
+// stopped: a message is received at most queues.MaxReceiveCount times,
+// each receipt hidden for queues.VisibilityTimeout, so a job whose
+// message every receipt failed to finish, even one that timed out each
+// time or could not mark the job failed, has had its last receipt by
+// then. A stretch records a checkpoint every chunk, far more often.
+const StaleAfter = queues.VisibilityTimeout * queues.MaxReceiveCount
+
+// Stale reports whether job is running but has recorded nothing for
+// StaleAfter, and why it is then taken to have failed.
+func (r *Runner) Stale(job *csvimport.Job) (string, bool) {
+	if job.Status != csvimport.Running || r.now().Sub(job.UpdatedAt) <= StaleAfter {
+		return "", false
+	}
+	return fmt.Sprintf("The import stopped at row %d of %d: its worker made no progress for %s", job.RowsDone, job.Total, StaleAfter), true
+}
+
+// Settle is job as its endpoint reports it: a stale job (Stale) as
+// failed, with the reason. The endpoint is a read (a GET is admitted to
+// change nothing): the job is marked failed in storage by the worker,
+// should a message of it still come (Handle), and then applies nothing.
+func (r *Runner) Settle(job *csvimport.Job) *csvimport.Job {
+	reason, stale := r.Stale(job)
+	if !stale {
+		return job
+	}
+	failed := *job
+	failed.Status, failed.Reason = csvimport.Failed, reason
+	return &failed
 }
 
 // run applies one stretch of job read from its file in the bucket.

@@ -156,7 +156,9 @@ func countRows(data []byte, l csvimport.Limits) (int, error) {
 }
 
 // job serves GET /v1/inventory/bulk-import/{jobId}?storeId=: the job's
-// progress and errors; 404 for a job of another store (as for none).
+// progress and errors; 404 for a job of another store (as for none). A
+// running job idle for importjob.StaleAfter is answered failed
+// (Runner.Settle): no message is left to run it.
 func (h *handler) job(w http.ResponseWriter, r *http.Request) error {
 	id, ok := ids.Parse(r.PathValue("jobId"))
 	if !ok {
@@ -169,5 +171,5 @@ func (h *handler) job(w http.ResponseWriter, r *http.Request) error {
 	if job.StoreID != httpapi.CallerOf(r).Store().ID {
 		return csvimport.ErrJobNotFound
 	}
-	return h.answer(w, r, http.StatusOK, job)
+	return h.answer(w, r, http.StatusOK, h.run.Settle(job))
 }

@@ -3,6 +3,7 @@ package importsapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -22,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/inventory/csvimport"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
@@ -500,6 +502,79 @@ func TestBulkImport_unqueuedJobFails(t *testing.T) {
 	res = s.Do("GET", "/v1/inventory/bulk-import/"+jobID+"?storeId="+s.storeID, nil, s.owner.Token)
 	require.Equal(t, http.StatusOK, res.Status, res.String())
 	a := decode(t, res)
+	assert.Equal(t, "failed", a.Status)
+	assert.False(t, a.Success)
+	assert.NotEmpty(t, a.Reason)
+}
+
+// A job whose worker stopped recording progress (each receipt of its
+// message timed out, or failed without marking it) is no longer reported
+// running once idle for importjob.StaleAfter: its endpoint reports it
+// failed, with the reason, and a late message stores it so and applies
+// nothing.
+func TestBulkImport_staleJobFails(t *testing.T) {
+	clock := testenv.NewClock(time.Now().UTC())
+	s := newShop(t, testenv.WithClock(clock), testenv.WithQueues(), testenv.WithEnv(importjob.EnvInlineRows, "0"))
+	res := s.upload("isbn,quantity,price,condition\n9780198534532,1,1.00,new\n", s.owner.Token)
+	require.Equal(t, http.StatusAccepted, res.Status, res.String())
+	jobID := decode(t, res).JobID
+	get := func() answer {
+		t.Helper()
+		res := s.Do("GET", "/v1/inventory/bulk-import/"+jobID+"?storeId="+s.storeID, nil, s.owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		return decode(t, res)
+	}
+
+	clock.Advance(importjob.StaleAfter)
+	assert.Equal(t, "running", get().Status, "idle for StaleAfter: its last receipt may still run")
+	clock.Advance(time.Second)
+	a := get()
+	assert.Equal(t, "failed", a.Status)
+	assert.False(t, a.Success)
+	assert.Contains(t, a.Reason, "no progress")
+
+	runner := importjob.NewRunner(s.App.Deps(), csvimport.Limits{})
+	body, _ := json.Marshal(importjob.Message{JobID: jobID})
+	require.NoError(t, runner.Handle(context.Background(), worker.Message{ID: "late", Body: body, ReceiveCount: 1}))
+	assert.Nil(t, s.item(t, s.hobbitID), "a late message applies nothing")
+	job, err := dynamo.NewImportJobs(s.App.Table).GetJob(context.Background(), jobID)
+	require.NoError(t, err)
+	assert.Equal(t, csvimport.Failed, job.Status, "the late message stored it failed")
+	assert.Equal(t, a.Reason, job.Reason)
+}
+
+// failingReads is the jobs' store with every read of a job failing.
+type failingReads struct{ csvimport.Jobs }
+
+func (failingReads) GetJob(context.Context, string) (*csvimport.Job, error) {
+	return nil, errors.New("read throttled")
+}
+
+// A message whose job cannot even be read fails each receipt; on the
+// last receipt before the dead-letter queue the job is marked failed all
+// the same, so it does not stay running.
+func TestWorker_lastReceiptFailsUnreadableJob(t *testing.T) {
+	s := newShop(t, testenv.WithQueues(), testenv.WithEnv(importjob.EnvInlineRows, "0"))
+	res := s.upload("isbn,quantity,price,condition\n9780198534532,1,1.00,new\n", s.owner.Token)
+	require.Equal(t, http.StatusAccepted, res.Status, res.String())
+	jobID := decode(t, res).JobID
+	status := func() answer {
+		t.Helper()
+		res := s.Do("GET", "/v1/inventory/bulk-import/"+jobID+"?storeId="+s.storeID, nil, s.owner.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		return decode(t, res)
+	}
+
+	runner := importjob.NewRunner(s.App.Deps(), csvimport.Limits{})
+	runner.Jobs = failingReads{runner.Jobs}
+	body, _ := json.Marshal(importjob.Message{JobID: jobID})
+	ctx := context.Background()
+	for n := 1; n < queues.MaxReceiveCount; n++ {
+		require.Error(t, runner.Handle(ctx, worker.Message{ID: "m", Body: body, ReceiveCount: n}))
+		assert.Equal(t, "running", status().Status, "receipt %d: a later one may still read it", n)
+	}
+	require.Error(t, runner.Handle(ctx, worker.Message{ID: "m", Body: body, ReceiveCount: queues.MaxReceiveCount}), "the message still goes to the dead-letter queue")
+	a := status()
 	assert.Equal(t, "failed", a.Status)
 	assert.False(t, a.Success)
 	assert.NotEmpty(t, a.Reason)
