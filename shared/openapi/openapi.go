@@ -504,15 +504,19 @@ func describe(r httpapi.Route) string {
 
 // situations says, per error status of the route, which situation gives
 // it where that is the route's own: its Doc.Why, its role's and quota's
-// 403, the 409 and 422 of Idempotency-Key. What gives the router's other
-// statuses (400, 401, 405, 413, 415, 429, 431, 500, 503) is the same on
-// every route: their response components say it, once.
+// 403, the 409 and 422 of Idempotency-Key (then the Why follows it: "or
+// ..."). What gives the router's other statuses (400, 401, 405, 413,
+// 415, 429, 431, 500, 503) is the same on every route: their response
+// components say it, once.
 func situations(r httpapi.Route) []string {
 	var out []string
 	for _, code := range errorStatuses(r) {
-		why := r.Doc.Why[code]
-		if why == "" {
-			why = routeSituation(r, code)
+		why, base := r.Doc.Why[code], routeSituation(r, code)
+		switch {
+		case base != "" && why != "":
+			why = base + "; or " + why
+		case base != "":
+			why = base + handlerToo(r, code)
 		}
 		if why != "" {
 			out = append(out, fmt.Sprintf("- %d: %s", code, why))
@@ -522,19 +526,19 @@ func situations(r httpapi.Route) []string {
 }
 
 // routeSituation is what gives code on route r when it depends on the
-// route's table entry; "" otherwise.
+// route's table entry, without its ending; "" otherwise.
 func routeSituation(r httpapi.Route, code int) string {
 	switch {
 	case code == http.StatusConflict && r.Idempotent:
-		return "a request with the same `Idempotency-Key` is still being processed (retry after `Retry-After`)" + handlerToo(r, code)
+		return "a request with the same `Idempotency-Key` is still being processed (retry after `Retry-After`)"
 	case code == http.StatusUnprocessableEntity && r.Idempotent:
-		return "the `Idempotency-Key` was used with another request" + handlerToo(r, code)
+		return "the `Idempotency-Key` was used with another request"
 	case code == http.StatusForbidden && r.Quota != "":
-		return "the free tier's monthly limit is reached (`details` is the MonthlyLimitReached body), or the caller may not do this."
+		return "the free tier's monthly limit is reached (`details` is the MonthlyLimitReached body)"
 	case code == http.StatusForbidden && r.Role.Need != httpapi.NeedNone:
-		return "the caller lacks the route's role (see Role above)" + handlerToo(r, code)
+		return "the caller lacks the route's role (see Role above)"
 	case code == http.StatusNotFound && r.Role.Store != (httpapi.StoreRef{}):
-		return "no such store" + handlerToo(r, code)
+		return "no such store"
 	}
 	return ""
 }

@@ -34,9 +34,11 @@ func Group(d api.Deps) api.Group {
 						httpapi.OffsetParam(),
 					}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/books/{id}"), Auth: httpapi.AuthOptional, Handler: h.get,
-				Doc: httpapi.Doc{Summary: "A book by id", Response: bookjson.Full{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "A book by id", Response: bookjson.Full{}, Errors: []int{404},
+					Why: map[int]string{404: "no book has this id (also for an id that is not a UUID)."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/books/isbn/{isbn}"), Auth: httpapi.AuthOptional, Handler: h.getByISBN,
-				Doc: httpapi.Doc{Summary: "A book by ISBN-10 or ISBN-13", Response: bookjson.Full{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "A book by ISBN-10 or ISBN-13", Response: bookjson.Full{}, Errors: []int{400, 404},
+					Why: map[int]string{404: "no book in the catalog has this ISBN (400 for one that is not a valid ISBN-10 or ISBN-13)."}}},
 		},
 	}
 }

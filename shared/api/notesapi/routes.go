@@ -35,7 +35,8 @@ func Group(d api.Deps) api.Group {
 			"dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/notes"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.create,
-				Doc: httpapi.Doc{Summary: "Write a private note on a book", Body: createRequest{}, Response: note{}, Status: http.StatusCreated, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Write a private note on a book", Body: createRequest{}, Response: note{}, Status: http.StatusCreated, Errors: []int{400, 404},
+					Why: map[int]string{404: "no book has this bookId."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/notes"), Auth: httpapi.AuthBearer, Handler: h.list,
 				Doc: httpapi.Doc{Summary: "The caller's notes, newest first, optionally on one book", Response: httpapi.CursorBody[note]{}, Errors: []int{400},
 					Query: []httpapi.Param{
@@ -44,11 +45,14 @@ func Group(d api.Deps) api.Group {
 						httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
 					}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/notes/{id}"), Auth: httpapi.AuthBearer, Handler: h.get,
-				Doc: httpapi.Doc{Summary: "One of the caller's notes", Response: note{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "One of the caller's notes", Response: note{}, Errors: []int{404},
+					Why: map[int]string{404: "the caller has no note with this id (another account's note is 404 too)."}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/notes/{id}"), Auth: httpapi.AuthBearer, Handler: h.update,
-				Doc: httpapi.Doc{Summary: "Edit one of the caller's notes", Body: updateRequest{}, Response: note{}, Errors: []int{400, 404}}},
+				Doc: httpapi.Doc{Summary: "Edit one of the caller's notes", Body: updateRequest{}, Response: note{}, Errors: []int{400, 404},
+					Why: map[int]string{404: "the caller has no note with this id (another account's note is 404 too)."}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/notes/{id}"), Auth: httpapi.AuthBearer, Handler: h.delete,
-				Doc: httpapi.Doc{Summary: "Delete one of the caller's notes", Response: httpapi.Success{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "Delete one of the caller's notes", Response: httpapi.Success{}, Errors: []int{404},
+					Why: map[int]string{404: "the caller has no note with this id (another account's note is 404 too)."}}},
 		},
 	}
 }

@@ -40,7 +40,8 @@ func Group(d api.Deps) api.Group {
 		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/reports"), Auth: httpapi.AuthBearer, Actions: []string{"report"}, Idempotent: true, Handler: h.create,
-				Doc: httpapi.Doc{Summary: "Report a line, a reply, a review or a club to moderation", Body: createRequest{}, Response: report{}, Status: http.StatusCreated, Errors: []int{400, 404, 409}}},
+				Doc: httpapi.Doc{Summary: "Report a line, a reply, a review or a club to moderation", Body: createRequest{}, Response: report{}, Status: http.StatusCreated, Errors: []int{400, 404, 409},
+					Why: map[int]string{404: "no such line, reply, review or club, or one the caller may not see (a private club's).", 409: "the caller has already reported this target."}}},
 		},
 	}
 }
