@@ -505,7 +505,7 @@ func describe(r httpapi.Route) string {
 // situations says, per error status of the route, which situation gives
 // it where that is the route's own: its Doc.Why, its role's and quota's
 // 403, the 409 and 422 of Idempotency-Key (then the Why follows it: "or
-// ..."). What gives the router's other statuses (400, 401, 405, 413,
+// ..."; a quota route's Why for 403 says the monthly limit itself). What gives the router's other statuses (400, 401, 405, 413,
 // 415, 429, 431, 500, 503) is the same on every route: their response
 // components say it, once.
 func situations(r httpapi.Route) []string {
@@ -513,7 +513,7 @@ func situations(r httpapi.Route) []string {
 	for _, code := range errorStatuses(r) {
 		why, base := r.Doc.Why[code], routeSituation(r, code)
 		switch {
-		case base != "" && why != "":
+		case base != "" && why != "" && (code != http.StatusForbidden || r.Quota == ""):
 			why = base + "; or " + why
 		case base != "":
 			why = base + handlerToo(r, code)
