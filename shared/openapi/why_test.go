@@ -10,7 +10,7 @@ import (
 
 // whyPending are the groups whose handler statuses are not said yet
 // (issue 17, item 4): each leaves this list as its Why lands.
-var whyPending = []string{"stores", "inventory", "imports", "extpos"}
+var whyPending = []string{"inventory", "imports", "extpos"}
 
 // A 403, 404 or 409 the handler answers means something different on
 // each operation (following someone twice is 400, not the 409 the route

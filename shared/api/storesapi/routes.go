@@ -67,16 +67,19 @@ func Group(d api.Deps) api.Group {
 			// The caller's record names the store it owns: the handler
 			// starts once it is read.
 			{Method: http.MethodGet, Path: httpapi.V1("/stores/my"), Auth: httpapi.AuthBearer, AfterAdmission: true, Handler: h.mine,
-				Doc: httpapi.Doc{Summary: "The store the caller owns", Response: storejson.Owned{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "The store the caller owns", Response: storejson.Owned{}, Errors: []int{404},
+					Why: map[int]string{404: "the caller owns no store."}}},
 			// The storefront calls this on every page it serves: one
 			// GetItem, and not metered (a storefront serves many readers
 			// from one address; the CDN caches it in front).
 			{Method: http.MethodGet, Path: httpapi.V1("/stores/lookup-by-domain"), Auth: httpapi.AuthNone, Unmetered: true, Handler: h.lookupByDomain,
 				Doc: httpapi.Doc{Summary: "The store serving a custom domain", Query: []httpapi.Param{
 					{Name: "domain", Type: "string", Required: true, About: "the host name the storefront was asked for"},
-				}, Response: lookupResponse{}, Errors: []int{400, 404}}},
+				}, Response: lookupResponse{}, Errors: []int{400, 404},
+					Why: map[int]string{404: "no store claims this domain."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/stores/{slug}"), Auth: httpapi.AuthNone, Handler: h.get,
-				Doc: httpapi.Doc{Summary: "A store's public profile", Response: storejson.Store{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "A store's public profile", Response: storejson.Store{}, Errors: []int{404},
+					Why: map[int]string{404: "no store has this slug."}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/stores/{slug}"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.update,
 				Doc: httpapi.Doc{Summary: "Change the store's profile, hours, position or tax rate (the slug never changes)", Body: updateRequest{},
 					Response: storejson.Owned{}, Errors: []int{400}}},
@@ -84,7 +87,8 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Delete the store: its staff and readers who chose it as home store keep no reference to it",
 					Response: httpapi.Success{}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/stores/{slug}/website-config"), Auth: httpapi.AuthNone, Handler: h.websiteConfig,
-				Doc: httpapi.Doc{Summary: "What the store's website shows: branding, contact, hours and domain", Response: websiteConfigResponse{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "What the store's website shows: branding, contact, hours and domain", Response: websiteConfigResponse{}, Errors: []int{404},
+					Why: map[int]string{404: "no store has this slug."}}},
 
 			{Method: http.MethodPost, Path: httpapi.V1("/stores/{slug}/domain/verify"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.verifyDomain,
 				Doc: httpapi.Doc{Summary: "Start verifying a custom domain: PENDING, and the CNAME record to create", Body: verifyRequest{},
@@ -108,11 +112,14 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "Take an account's staff rights at the store away", Response: httpapi.Success{}}},
 
 			{Method: http.MethodGet, Path: httpapi.V1("/users/me/home-store"), Auth: httpapi.AuthBearer, AfterAdmission: true, Handler: h.getHome,
-				Doc: httpapi.Doc{Summary: "The caller's home store", Response: homeStore{}, Errors: []int{404}}},
+				Doc: httpapi.Doc{Summary: "The caller's home store", Response: homeStore{}, Errors: []int{404},
+					Why: map[int]string{404: "the caller has no home store set."}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/users/me/home-store"), Auth: httpapi.AuthBearer, Handler: h.setHome,
-				Doc: httpapi.Doc{Summary: "Choose the caller's home store", Body: setHomeRequest{}, Response: setHomeResponse{}, Errors: []int{400, 404, 409}}},
+				Doc: httpapi.Doc{Summary: "Choose the caller's home store", Body: setHomeRequest{}, Response: setHomeResponse{}, Errors: []int{400, 404, 409},
+					Why: map[int]string{404: "no store has the storeId.", 409: "the caller's account changed meanwhile (a concurrent home-store change won; retry)."}}},
 			{Method: http.MethodDelete, Path: httpapi.V1("/users/me/home-store"), Auth: httpapi.AuthBearer, Handler: h.clearHome,
-				Doc: httpapi.Doc{Summary: "Forget the caller's home store", Response: httpapi.Success{}, Errors: []int{409}}},
+				Doc: httpapi.Doc{Summary: "Forget the caller's home store", Response: httpapi.Success{}, Errors: []int{409},
+					Why: map[int]string{409: "the caller's account changed meanwhile (a concurrent home-store change won; retry)."}}},
 		}, h.imageRoutes(images.Logo)...), h.imageRoutes(images.Banner)...),
 	}
 }
