@@ -504,8 +504,11 @@ func describe(r httpapi.Route) string {
 
 // situations says, per error status of the route, which situation gives
 // it where that is the route's own: its Doc.Why, its role's and quota's
-// 403, the 409 and 422 of Idempotency-Key (then the Why follows it: "or
-// ..."; a quota route's Why for 403 says the monthly limit itself). What gives the router's other statuses (400, 401, 405, 413,
+// 403, the 409 and 422 of Idempotency-Key. A Why for the 409 or 422 of
+// an idempotent route follows the key's situation ("...; or <why>"): the
+// key's is true on every such route; a Why for a role's or quota's 403
+// or 404 replaces the route's, so it says the role or the limit itself.
+// What gives the router's other statuses (400, 401, 405, 413,
 // 415, 429, 431, 500, 503) is the same on every route: their response
 // components say it, once.
 func situations(r httpapi.Route) []string {
@@ -513,9 +516,9 @@ func situations(r httpapi.Route) []string {
 	for _, code := range errorStatuses(r) {
 		why, base := r.Doc.Why[code], routeSituation(r, code)
 		switch {
-		case base != "" && why != "" && (code != http.StatusForbidden || r.Quota == ""):
+		case base != "" && why != "" && r.Idempotent && (code == http.StatusConflict || code == http.StatusUnprocessableEntity):
 			why = base + "; or " + why
-		case base != "":
+		case why == "" && base != "":
 			why = base + handlerToo(r, code)
 		}
 		if why != "" {

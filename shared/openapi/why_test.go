@@ -2,6 +2,7 @@ package openapi_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -28,5 +29,19 @@ func TestDocument_HandlerStatusesSayTheirSituation(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// An idempotent route's own 409 follows the key's, which is true of it
+// too; a role route's Why says its 404 itself.
+func TestDocument_WhyJoinsTheKeysConflict(t *testing.T) {
+	doc := document(t)
+	report := doc.Paths.Value("/v1/reports").Post.Description
+	if !strings.Contains(report, "- 409: a request with the same `Idempotency-Key` is still being processed (retry after `Retry-After`); or the caller has already reported this target.") {
+		t.Errorf("POST /v1/reports does not say both situations of its 409:\n%s", report)
+	}
+	demand := doc.Paths.Value("/v1/stores/{slug}/wishlist-demand").Get.Description
+	if !strings.Contains(demand, "- 404: no store has this slug.") {
+		t.Errorf("GET wishlist-demand does not say its own 404:\n%s", demand)
 	}
 }
