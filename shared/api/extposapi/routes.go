@@ -64,7 +64,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodGet, Path: httpapi.V1("/integrations/extpos/connect"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.connect,
 				Doc: httpapi.Doc{Summary: "Start connecting the store to its point-of-sale system: a redirect to its authorisation page",
 					Query: []httpapi.Param{storeParam}, Status: http.StatusFound, Errors: []int{403, 404},
-					Why: map[int]string{http.StatusFound: "Location is the point-of-sale system's authorisation page, with a signed state that expires in 10 minutes and is good once"}}},
+					Why: map[int]string{http.StatusForbidden: "the caller does not own the store (its staff included).", http.StatusNotFound: "no store has the storeId.", http.StatusFound: "Location is the point-of-sale system's authorisation page, with a signed state that expires in 10 minutes and is good once"}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/integrations/extpos/callback"), Auth: httpapi.AuthNone, AfterAdmission: true, Handler: h.callback,
 				Doc: httpapi.Doc{Summary: "Where the point-of-sale system's authorisation page sends the owner back: a redirect to the app",
 					Query: []httpapi.Param{
@@ -81,10 +81,12 @@ func Group(d api.Deps) api.Group {
 						http.StatusOK:        "the sync finished within the wait: its counts and item errors",
 						http.StatusAccepted:  "the sync is still running: poll GET /v1/inventory/sync-extpos/{jobId}",
 						http.StatusForbidden: "not the store's owner, or the store has not connected its point-of-sale system",
+						http.StatusNotFound:  "no store has the storeId",
 					}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/inventory/sync-extpos/{jobId}"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.job,
 				Doc: httpapi.Doc{Summary: "A sync's status and, once done, its counts and item errors",
-					Query: []httpapi.Param{storeParam}, Response: extPosSyncAnswer{}, Errors: []int{403, 404}}},
+					Query: []httpapi.Param{storeParam}, Response: extPosSyncAnswer{}, Errors: []int{403, 404},
+					Why: map[int]string{403: "the caller does not own the store (its staff included).", 404: "no store has the storeId, or the store has no sync job with this id."}}},
 		},
 	}
 }
