@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/stores"
 )
 
 // Books is what a sync reads of the catalog: books by ISBN-13 (import)
@@ -33,6 +34,11 @@ type Deps struct {
 	Books    Books
 	Currency string
 	Now      func() time.Time
+	// OwnerOf reads a store's owner (stores.ErrNotFound for none): the
+	// callback checks again that the state's user still owns the store,
+	// which may have changed hands while the owner was on the
+	// authorisation page. The worker's service leaves it nil.
+	OwnerOf func(ctx context.Context, storeID string) (string, error)
 }
 
 // Service is the integration: connecting a store, and syncing it.
@@ -47,13 +53,14 @@ func NewService(d Deps) *Service {
 }
 
 // ConnectURL is the authorisation page for storeID's owner userID, with a
-// fresh state.
-func (s *Service) ConnectURL(storeID, userID string) (string, error) {
-	state, err := s.d.States.New(storeID, userID)
+// fresh state, and the browser binding the callback must be given with
+// that state (the connect route sets it as a cookie).
+func (s *Service) ConnectURL(storeID, userID string) (authURL, binding string, err error) {
+	state, binding, err := s.d.States.New(storeID, userID)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	return s.d.Square.AuthCodeURL(state), nil
+	return s.d.Square.AuthCodeURL(state), binding, nil
 }
 
 // Reasons of a failed callback beside the state's (ErrState*), for the
@@ -61,6 +68,7 @@ func (s *Service) ConnectURL(storeID, userID string) (string, error) {
 const (
 	ReasonDenied   = "access_denied"   // the seller declined, or the page reported an error
 	ReasonExchange = "exchange_failed" // the code did not turn into tokens
+	ReasonNotOwner = "not_owner"       // the state's user no longer owns the store (or it is gone)
 )
 
 // CallbackError is a callback that did not connect: Reason goes to the
@@ -73,21 +81,33 @@ type CallbackError struct {
 func (e *CallbackError) Error() string { return e.Reason + ": " + e.Err.Error() }
 func (e *CallbackError) Unwrap() error { return e.Err }
 
-// Callback finishes a connect: it checks state (signed, unexpired, used
-// once), exchanges code for tokens, finds the merchant's main location
-// and stores the connection with the tokens sealed. A refusal is a
-// *CallbackError naming the reason; oauthErr is the error parameter the
-// authorisation page sent back instead of a code.
-func (s *Service) Callback(ctx context.Context, code, state, oauthErr string) (string, error) {
-	c, err := s.d.States.Open(ctx, state)
+// Callback finishes a connect: it checks state (signed, unexpired, come
+// back to the browser that started it, whose binding cookie is binding,
+// used once) and that its user still owns the store, exchanges code for
+// tokens, finds the merchant's main location and stores the connection
+// with the tokens sealed. A refusal is a *CallbackError naming the
+// reason; oauthErr is the error parameter the authorisation page sent
+// back instead of a code.
+func (s *Service) Callback(ctx context.Context, code, state, binding, oauthErr string) (string, error) {
+	c, err := s.d.States.Open(ctx, state, binding)
 	switch {
-	case errors.Is(err, ErrStateForged), errors.Is(err, ErrStateExpired), errors.Is(err, ErrStateReused):
+	case errors.Is(err, ErrStateForged), errors.Is(err, ErrStateExpired), errors.Is(err, ErrStateReused), errors.Is(err, ErrStateBrowser):
 		return "", &CallbackError{Reason: err.Error(), Err: err}
 	case err != nil:
 		return "", err
 	}
 	if oauthErr != "" || code == "" {
 		return c.StoreID, &CallbackError{Reason: ReasonDenied, Err: fmt.Errorf("the authorisation page answered %q", oauthErr)}
+	}
+	if s.d.OwnerOf == nil {
+		return c.StoreID, errors.New("extpos: the callback needs Deps.OwnerOf")
+	}
+	owner, err := s.d.OwnerOf(ctx, c.StoreID)
+	if errors.Is(err, stores.ErrNotFound) || (err == nil && owner != c.UserID) {
+		return c.StoreID, &CallbackError{Reason: ReasonNotOwner, Err: fmt.Errorf("user %s does not own store %s (any more)", c.UserID, c.StoreID)}
+	}
+	if err != nil {
+		return c.StoreID, err
 	}
 	g, err := s.d.Square.Exchange(ctx, code)
 	if err != nil {

@@ -19,6 +19,10 @@ var (
 	ErrStateForged  = errors.New("invalid_state") // not signed by us, or malformed
 	ErrStateExpired = errors.New("expired_state") // signed, but too old
 	ErrStateReused  = errors.New("state_reused")  // already used once
+	// ErrStateBrowser is a state come back to another browser than the
+	// one that started the connect: its binding cookie is missing or
+	// another's (an authorisation link sent to someone else).
+	ErrStateBrowser = errors.New("browser_mismatch")
 )
 
 // UsedStates records the states that came back, so each is used once: a
@@ -36,6 +40,10 @@ type StateClaims struct {
 	UserID  string `json:"u"`
 	Nonce   string `json:"n"`
 	Expires int64  `json:"e"` // Unix seconds
+	// Binding is the SHA-256 (hex) of the random value connect gave the
+	// browser in its binding cookie: the callback opens the state only
+	// beside that cookie.
+	Binding string `json:"b"`
 }
 
 // States makes and checks the OAuth state of a connect: the store and the
@@ -69,23 +77,37 @@ func (s *States) now() time.Time {
 	return s.Now()
 }
 
-// New returns a fresh state for storeID's connect by userID.
-func (s *States) New(storeID, userID string) (string, error) {
+// New returns a fresh state for storeID's connect by userID, and the
+// browser binding: the value of the cookie the browser that follows the
+// state must bring back to the callback. The state carries only the
+// binding's hash, so the link to the authorisation page (which may be
+// logged, or sent on) does not give the cookie away.
+func (s *States) New(storeID, userID string) (state, binding string, err error) {
 	keys := s.Keys()
 	if len(keys) == 0 {
-		return "", errors.New("no signing key for the OAuth state")
+		return "", "", errors.New("no signing key for the OAuth state")
 	}
-	var nonce [16]byte
+	var nonce, bind [16]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
-		return "", err
+		return "", "", err
 	}
-	c := StateClaims{StoreID: storeID, UserID: userID, Nonce: hex.EncodeToString(nonce[:]), Expires: s.now().Add(s.TTL).Unix()}
+	if _, err := rand.Read(bind[:]); err != nil {
+		return "", "", err
+	}
+	binding = base64.RawURLEncoding.EncodeToString(bind[:])
+	c := StateClaims{StoreID: storeID, UserID: userID, Nonce: hex.EncodeToString(nonce[:]), Expires: s.now().Add(s.TTL).Unix(),
+		Binding: bindingHash(binding)}
 	payload, err := json.Marshal(c)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	p := base64.RawURLEncoding.EncodeToString(payload)
-	return p + "." + base64.RawURLEncoding.EncodeToString(sign(keys[0], p)), nil
+	return p + "." + base64.RawURLEncoding.EncodeToString(sign(keys[0], p)), binding, nil
+}
+
+func bindingHash(binding string) string {
+	h := sha256.Sum256([]byte(binding))
+	return hex.EncodeToString(h[:])
 }
 
 func sign(secret []byte, payload string) []byte {
@@ -95,9 +117,12 @@ func sign(secret []byte, payload string) []byte {
 }
 
 // Open checks state and uses it up: ErrStateForged for a bad signature or
-// shape, ErrStateExpired past its expiry, ErrStateReused the second time.
-// Other errors are the used-state store's.
-func (s *States) Open(ctx context.Context, state string) (StateClaims, error) {
+// shape, ErrStateExpired past its expiry, ErrStateBrowser when binding
+// (the callback's cookie) is not the one New gave with it, ErrStateReused
+// the second time. A state refused for its browser is not used up: the
+// browser that started the connect may still bring it back. Other errors
+// are the used-state store's.
+func (s *States) Open(ctx context.Context, state, binding string) (StateClaims, error) {
 	p, sig, ok := strings.Cut(state, ".")
 	mac, err := base64.RawURLEncoding.DecodeString(sig)
 	if !ok || err != nil || len(state) > 1024 {
@@ -121,6 +146,9 @@ func (s *States) Open(ctx context.Context, state string) (StateClaims, error) {
 	exp := time.Unix(c.Expires, 0)
 	if !s.now().Before(exp) {
 		return StateClaims{}, ErrStateExpired
+	}
+	if c.Binding == "" || binding == "" || !hmac.Equal([]byte(bindingHash(binding)), []byte(c.Binding)) {
+		return StateClaims{}, ErrStateBrowser
 	}
 	if err := s.Used.UseState(ctx, c.Nonce, exp); err != nil {
 		return StateClaims{}, err

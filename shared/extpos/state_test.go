@@ -39,24 +39,32 @@ func TestStates(t *testing.T) {
 	s := &extpos.States{Keys: func() [][]byte { return keys }, TTL: 10 * time.Minute, Used: &usedSet{seen: map[string]bool{}}, Now: func() time.Time { return now }}
 	ctx := context.Background()
 
-	st, err := s.New("store-1", "owner-1")
+	st, bind, err := s.New("store-1", "owner-1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Open(ctx, st)
+	// Another browser's binding, or none: refused, and the state is not
+	// used up by it.
+	_, otherBind, _ := s.New("store-1", "owner-1")
+	for _, b := range []string{"", otherBind} {
+		if _, err := s.Open(ctx, st, b); !errors.Is(err, extpos.ErrStateBrowser) {
+			t.Fatalf("binding %q: %v", b, err)
+		}
+	}
+	c, err := s.Open(ctx, st, bind)
 	if err != nil || c.StoreID != "store-1" || c.UserID != "owner-1" {
 		t.Fatalf("open: %+v, %v", c, err)
 	}
-	if _, err := s.Open(ctx, st); !errors.Is(err, extpos.ErrStateReused) {
+	if _, err := s.Open(ctx, st, bind); !errors.Is(err, extpos.ErrStateReused) {
 		t.Fatalf("reused: %v", err)
 	}
 
 	// Forged: another store's id with the old signature, another key,
 	// garbage.
-	st2, _ := s.New("store-1", "owner-1")
+	st2, bind2, _ := s.New("store-1", "owner-1")
 	payload, sig, _ := strings.Cut(st2, ".")
 	other := &extpos.States{Keys: func() [][]byte { return [][]byte{keyB} }, TTL: time.Minute, Used: s.Used, Now: s.Now}
-	st3, _ := other.New("store-1", "owner-1")
+	st3, _, _ := other.New("store-1", "owner-1")
 	for name, forged := range map[string]string{
 		"payload changed": strings.Replace(payload, payload[2:4], "zz", 1) + "." + sig,
 		"other key":       st3,
@@ -64,21 +72,21 @@ func TestStates(t *testing.T) {
 		"garbage":         "%%%.###",
 		"empty":           "",
 	} {
-		if _, err := s.Open(ctx, forged); !errors.Is(err, extpos.ErrStateForged) {
+		if _, err := s.Open(ctx, forged, bind2); !errors.Is(err, extpos.ErrStateForged) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 
 	// A rotation: the previous key still opens what it signed.
 	keys = [][]byte{keyB, keyA}
-	if _, err := s.Open(ctx, st2); err != nil {
+	if _, err := s.Open(ctx, st2, bind2); err != nil {
 		t.Fatalf("after rotation: %v", err)
 	}
 
 	// Expired.
-	st4, _ := s.New("store-1", "owner-1")
+	st4, bind4, _ := s.New("store-1", "owner-1")
 	now = now.Add(10 * time.Minute)
-	if _, err := s.Open(ctx, st4); !errors.Is(err, extpos.ErrStateExpired) {
+	if _, err := s.Open(ctx, st4, bind4); !errors.Is(err, extpos.ErrStateExpired) {
 		t.Fatalf("expired: %v", err)
 	}
 }

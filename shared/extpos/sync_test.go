@@ -190,14 +190,15 @@ func connected(t *testing.T) *fixture {
 	st := &memStore{usedSet: usedSet{seen: map[string]bool{}}, conns: map[string]*extpos.Connection{}, jobs: map[string]*extpos.Job{}}
 	stock := &memStock{items: map[string]*inventory.Item{}, now: clock}
 	svc := extpos.NewService(extpos.Deps{Square: q, States: &extpos.States{Keys: keys, TTL: time.Minute, Used: st, Now: clock},
-		Sealer: extpos.LocalSealer{Keys: keys}, Store: st, Stock: stock, Books: bs, Currency: "USD", Now: clock})
-	u, err := svc.ConnectURL("store-1", "owner-1")
+		Sealer: extpos.LocalSealer{Keys: keys}, Store: st, Stock: stock, Books: bs, Currency: "USD", Now: clock,
+		OwnerOf: func(context.Context, string) (string, error) { return "owner-1", nil }})
+	u, binding, err := svc.ConnectURL("store-1", "owner-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	state, _ := url.Parse(u)
 	code := authorise(t, q, state.Query().Get("state"))
-	if _, err := svc.Callback(context.Background(), code, state.Query().Get("state"), ""); err != nil {
+	if _, err := svc.Callback(context.Background(), code, state.Query().Get("state"), binding, ""); err != nil {
 		t.Fatal(err)
 	}
 	f.svc, f.sq, f.stock, f.store, f.books = svc, sq, stock, st, bs

@@ -79,19 +79,42 @@ func demoBooks(t *testing.T, env *testenv.Env) map[string]string {
 	return out
 }
 
-// connect walks connect → authorisation page → callback and returns the
-// app URL the callback sent the browser to.
+// bindingOf is the binding cookie connect set (a browser's cookie jar
+// keeps it for the callback).
+func bindingOf(t *testing.T, res *testenv.Response) *http.Cookie {
+	t.Helper()
+	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
+		if c.Name == extposapi.BindingCookie {
+			return c
+		}
+	}
+	t.Fatalf("connect set no %s cookie: %v", extposapi.BindingCookie, res.Header)
+	return nil
+}
+
+// withCookie is the header of a request carrying c (none when nil).
+func withCookie(c *http.Cookie) map[string]string {
+	if c == nil {
+		return nil
+	}
+	return map[string]string{"Cookie": c.Name + "=" + c.Value}
+}
+
+// connect walks connect → authorisation page → callback, as the owner's
+// browser does (with the binding cookie), and returns the app URL the
+// callback sent the browser to.
 func connect(t *testing.T, env *testenv.Env, s shop) *url.URL {
 	t.Helper()
 	res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, s.owner.Token)
 	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	cookie := bindingOf(t, res)
 	auth := res.Header.Get("Location")
 	require.True(t, strings.HasPrefix(auth, env.POSURL+"/oauth2/authorize?"), auth)
 	res = env.Do("GET", auth, nil, "")
 	require.Equal(t, http.StatusFound, res.Status, "%s", res)
 	cb := res.Header.Get("Location")
 	require.True(t, strings.HasPrefix(cb, env.Server.URL+"/v1/integrations/extpos/callback?"), cb)
-	res = env.Do("GET", cb, nil, "")
+	res = env.DoHeaders("GET", cb, nil, withCookie(cookie))
 	require.Equal(t, http.StatusFound, res.Status, "%s", res)
 	back, err := url.Parse(res.Header.Get("Location"))
 	require.NoError(t, err)
@@ -245,12 +268,18 @@ func TestSync_badModeAndRoles(t *testing.T) {
 	assert.Equal(t, http.StatusNotFound, res.Status, "%s", res)
 }
 
-// callbackReason follows a callback and returns the reason it redirected
-// with ("" for connected).
-func callbackReason(t *testing.T, env *testenv.Env, query string) string {
+// callbackReason follows a callback in a browser holding cookie (nil:
+// none) and returns the reason it redirected with ("" for connected).
+func callbackReason(t *testing.T, env *testenv.Env, query string, cookie *http.Cookie) string {
 	t.Helper()
-	res := env.Do("GET", "/v1/integrations/extpos/callback?"+query, nil, "")
+	res := env.DoHeaders("GET", "/v1/integrations/extpos/callback?"+query, nil, withCookie(cookie))
 	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	// Whatever the outcome, the binding cookie is cleared.
+	cleared := false
+	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
+		cleared = cleared || (c.Name == extposapi.BindingCookie && c.MaxAge < 0)
+	}
+	require.True(t, cleared, "the callback did not clear the binding cookie: %v", res.Header)
 	u, err := url.Parse(res.Header.Get("Location"))
 	require.NoError(t, err)
 	require.Equal(t, "/settings/integrations", u.Path)
@@ -261,40 +290,104 @@ func callbackReason(t *testing.T, env *testenv.Env, query string) string {
 	return u.Query().Get("reason")
 }
 
+// authorise starts a connect as s's owner and follows the authorisation
+// page: the callback's query, and the binding cookie of the owner's
+// browser.
+func authorise(t *testing.T, env *testenv.Env, s shop) (url.Values, *http.Cookie) {
+	t.Helper()
+	res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, s.owner.Token)
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	cookie := bindingOf(t, res)
+	res = env.Do("GET", res.Header.Get("Location"), nil, "")
+	u, _ := url.Parse(res.Header.Get("Location"))
+	return u.Query(), cookie
+}
+
+// The state is bound to the browser that started the connect: its
+// authorisation link opened elsewhere (sent to another merchant) comes
+// back without the binding cookie, or with another connect's, and
+// connects nothing; the owner's own browser still can. The cookie is
+// HttpOnly, SameSite=Lax, sent to the callback only, for the state's
+// life, and Secure when the callback is HTTPS.
+func TestCallback_stateBoundToTheBrowser(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "bound-shop")
+
+	q, mine := authorise(t, env, s)
+	assert.True(t, mine.HttpOnly)
+	assert.Equal(t, http.SameSiteLaxMode, mine.SameSite)
+	assert.Equal(t, "/v1/integrations/extpos/callback", mine.Path)
+	assert.Equal(t, int(extpos.DefaultStateTTL/time.Second), mine.MaxAge)
+	assert.False(t, mine.Secure, "the local callback is plain HTTP")
+	assert.NotContains(t, q.Get("state"), mine.Value, "the link carries the binding's hash, not the binding")
+
+	_, theirs := authorise(t, env, s)
+	assert.Equal(t, "browser_mismatch", callbackReason(t, env, q.Encode(), nil), "no cookie")
+	assert.Equal(t, "browser_mismatch", callbackReason(t, env, q.Encode(), theirs), "another connect's cookie")
+	assert.Equal(t, "browser_mismatch", callbackReason(t, env, q.Encode(), &http.Cookie{Name: extposapi.BindingCookie, Value: "x"}))
+	_, err := dynamo.NewExtPos(env.App.Table).GetConnection(context.Background(), s.id)
+	require.ErrorIs(t, err, extpos.ErrNotConnected)
+	// Refusing the wrong browser did not use the state up.
+	assert.Equal(t, "", callbackReason(t, env, q.Encode(), mine))
+
+	// An https callback makes the cookie Secure.
+	secure := testenv.New(t, testenv.WithEnv(extpos.EnvRedirectURL, "https://api.example/v1/integrations/extpos/callback"))
+	s2 := newShop(t, secure, "secure-shop")
+	res := secure.Do("GET", "/v1/integrations/extpos/connect?storeId="+s2.id, nil, s2.owner.Token)
+	require.Equal(t, http.StatusFound, res.Status, "%s", res)
+	assert.True(t, bindingOf(t, res).Secure)
+}
+
+// A store that changed hands while its owner was on the authorisation
+// page is not connected with the former owner's state.
+func TestCallback_ownerChangedMeanwhile(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "sold-shop")
+	q, cookie := authorise(t, env, s)
+
+	k := dynamo.StoreKey(s.id)
+	_, err := env.App.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(env.Config.TableName),
+		Key:                       map[string]dbtypes.AttributeValue{"PK": &dbtypes.AttributeValueMemberS{Value: k.PK}, "SK": &dbtypes.AttributeValueMemberS{Value: k.SK}},
+		UpdateExpression:          aws.String("SET ownerUserId = :o"),
+		ExpressionAttributeValues: map[string]dbtypes.AttributeValue{":o": &dbtypes.AttributeValueMemberS{Value: s.other.ID}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "not_owner", callbackReason(t, env, q.Encode(), cookie))
+	_, err = dynamo.NewExtPos(env.App.Table).GetConnection(context.Background(), s.id)
+	require.ErrorIs(t, err, extpos.ErrNotConnected)
+}
+
 func TestCallback_forgedExpiredReusedState(t *testing.T) {
 	clock := testenv.NewClock(time.Now())
 	env := testenv.New(t, testenv.WithWorkers(), testenv.WithClock(clock), testenv.WithEnv("APP_URL", "https://app.example/"))
 	s := newShop(t, env, "state-shop")
 
-	authorise := func() url.Values {
-		res := env.Do("GET", "/v1/integrations/extpos/connect?storeId="+s.id, nil, s.owner.Token)
-		require.Equal(t, http.StatusFound, res.Status, "%s", res)
-		res = env.Do("GET", res.Header.Get("Location"), nil, "")
-		u, _ := url.Parse(res.Header.Get("Location"))
-		return u.Query()
+	authorise := func() (url.Values, *http.Cookie) {
+		return authorise(t, env, s)
 	}
 
-	q := authorise()
+	q, cookie := authorise()
 	state := q.Get("state")
 	payload, sig, _ := strings.Cut(state, ".")
 	forged := url.Values{"code": {q.Get("code")}, "state": {payload[:len(payload)-2] + "AA." + sig}}
-	assert.Equal(t, "invalid_state", callbackReason(t, env, forged.Encode()))
-	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}, "state": {"garbage"}}.Encode()))
-	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}}.Encode()))
+	assert.Equal(t, "invalid_state", callbackReason(t, env, forged.Encode(), cookie))
+	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}, "state": {"garbage"}}.Encode(), cookie))
+	assert.Equal(t, "invalid_state", callbackReason(t, env, url.Values{"code": {q.Get("code")}}.Encode(), cookie))
 	// The genuine one connects once; the second use is refused.
-	assert.Equal(t, "", callbackReason(t, env, q.Encode()))
-	assert.Equal(t, "state_reused", callbackReason(t, env, q.Encode()))
+	assert.Equal(t, "", callbackReason(t, env, q.Encode(), cookie))
+	assert.Equal(t, "state_reused", callbackReason(t, env, q.Encode(), cookie))
 
 	// Expired: the owner took longer than the state's life.
-	q = authorise()
+	q, cookie = authorise()
 	clock.Advance(extpos.DefaultStateTTL + time.Second)
-	assert.Equal(t, "expired_state", callbackReason(t, env, q.Encode()))
+	assert.Equal(t, "expired_state", callbackReason(t, env, q.Encode(), cookie))
 
 	// Declined on the authorisation page.
-	q = authorise()
+	q, cookie = authorise()
 	q.Del("code")
 	q.Set("error", "access_denied")
-	assert.Equal(t, "access_denied", callbackReason(t, env, q.Encode()))
+	assert.Equal(t, "access_denied", callbackReason(t, env, q.Encode(), cookie))
 
 	res := env.Do("GET", "/v1/integrations/extpos/callback?state=x", nil, "")
 	assert.True(t, strings.HasPrefix(res.Header.Get("Location"), "https://app.example/settings/integrations?"), res.Header.Get("Location"))

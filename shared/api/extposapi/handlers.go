@@ -15,23 +15,49 @@ import (
 	"github.com/bookplatform/backend/shared/ids"
 )
 
+// BindingCookie is the cookie connect sets and the callback requires: the
+// browser binding of the state (extpos.States.New), so a state comes back
+// only with the browser that started the connect.
+const BindingCookie = "extpos_connect"
+
+// bindingCookie is the binding cookie with value (maxAge < 0: cleared).
+// It is sent only to the callback's path, for the state's life; HttpOnly
+// (no script reads it); SameSite=Lax, which a top-level GET redirect from
+// the authorisation page carries and a cross-site subrequest does not;
+// Secure when the callback is HTTPS (the local run's is plain HTTP).
+func (h *handler) bindingCookie(value string, maxAge int) *http.Cookie {
+	return &http.Cookie{Name: BindingCookie, Value: value, Path: h.cookiePath, MaxAge: maxAge,
+		HttpOnly: true, Secure: h.cookieSecure, SameSite: http.SameSiteLaxMode}
+}
+
 // connect answers 302 to the authorisation page with a fresh state for
-// the store the role named (its owner is the caller).
+// the store the role named (its owner is the caller), and sets the
+// state's binding cookie: the callback connects only in the browser that
+// holds it (docs/decisions.md, "The OAuth state is bound to the browser").
 func (h *handler) connect(w http.ResponseWriter, r *http.Request) error {
 	c := httpapi.CallerOf(r)
-	u, err := h.svc.ConnectURL(c.Store().ID, c.ID)
+	u, binding, err := h.svc.ConnectURL(c.Store().ID, c.ID)
 	if err != nil {
 		return err
 	}
+	http.SetCookie(w, h.bindingCookie(binding, int(h.stateTTL/time.Second)))
+	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, u, http.StatusFound)
 	return nil
 }
 
 // callback finishes a connect and sends the browser back to the app:
 // never an error status, since a person, not a client, reads the answer.
+// The binding cookie is cleared whatever the outcome: a state is good
+// once.
 func (h *handler) callback(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	_, err := h.svc.Callback(r.Context(), q.Get("code"), q.Get("state"), q.Get("error"))
+	binding := ""
+	if ck, err := r.Cookie(BindingCookie); err == nil {
+		binding = ck.Value
+	}
+	http.SetCookie(w, h.bindingCookie("", -1))
+	_, err := h.svc.Callback(r.Context(), q.Get("code"), q.Get("state"), binding, q.Get("error"))
 	back := url.Values{"extpos": {"connected"}}
 	var ce *extpos.CallbackError
 	switch {

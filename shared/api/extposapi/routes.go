@@ -7,9 +7,11 @@
 package extposapi
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -45,10 +47,15 @@ type handler struct {
 	now      func() time.Time
 	pollStep time.Duration
 	logger   *slog.Logger
+	// The binding cookie's path (the callback's, from EXTPOS_REDIRECT_URL),
+	// whether it is Secure (an https callback) and its life (the state's).
+	cookiePath   string
+	cookieSecure bool
+	stateTTL     time.Duration
 }
 
-// Group is the extpos group. Its calls: GetItem for the connection and a
-// job, PutItem for a used state (conditional), the connection and a job;
+// Group is the extpos group. Its calls: GetItem for the connection, a
+// job and the store's owner (the callback checks it again), PutItem for a used state (conditional), the connection and a job;
 // the queue pos-sync; KMS (GenerateDataKey) when EXTPOS_KMS_KEY_ID is set.
 func Group(d api.Deps) api.Group {
 	h := newHandler(d)
@@ -64,7 +71,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodGet, Path: httpapi.V1("/integrations/extpos/connect"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.connect,
 				Doc: httpapi.Doc{Summary: "Start connecting the store to its point-of-sale system: a redirect to its authorisation page",
 					Query: []httpapi.Param{storeParam}, Status: http.StatusFound, Errors: []int{403, 404},
-					Why: map[int]string{http.StatusForbidden: "the caller does not own the store (its staff included).", http.StatusNotFound: "no store has the storeId.", http.StatusFound: "Location is the point-of-sale system's authorisation page, with a signed state that expires in 10 minutes and is good once"}}},
+					Why: map[int]string{http.StatusForbidden: "the caller does not own the store (its staff included).", http.StatusNotFound: "no store has the storeId.", http.StatusFound: "Location is the point-of-sale system's authorisation page, with a signed state that expires in 10 minutes and is good once; Set-Cookie binds the state to the browser that follows it (the callback connects only with that cookie)"}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/integrations/extpos/callback"), Auth: httpapi.AuthNone, AfterAdmission: true, Handler: h.callback,
 				Doc: httpapi.Doc{Summary: "Where the point-of-sale system's authorisation page sends the owner back: a redirect to the app",
 					Query: []httpapi.Param{
@@ -73,7 +80,7 @@ func Group(d api.Deps) api.Group {
 						{Name: "error", Type: "string", About: "set instead of code when the owner declined"},
 					},
 					Status: http.StatusFound,
-					Why:    map[int]string{http.StatusFound: "Location is APP_URL/settings/integrations?extpos=connected, or ?extpos=error&reason= one of invalid_state, expired_state, state_reused, access_denied, exchange_failed, server_error: never an error status"}}},
+					Why:    map[int]string{http.StatusFound: "Location is APP_URL/settings/integrations?extpos=connected, or ?extpos=error&reason= one of invalid_state, expired_state, state_reused, browser_mismatch (not the browser that started the connect: its cookie is missing or another's), not_owner (the user no longer owns the store), access_denied, exchange_failed, server_error: never an error status"}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/inventory/sync-extpos"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.sync,
 				Doc: httpapi.Doc{Summary: "Sync the store's inventory with its point-of-sale system (import, export or two-way)",
 					Query: []httpapi.Param{storeParam}, Body: extPosSyncRequest{}, Response: extPosSyncAnswer{}, Also: []int{http.StatusAccepted}, Errors: []int{400, 403, 404},
@@ -117,11 +124,21 @@ func newHandler(d api.Deps) *handler {
 	if logger == nil {
 		logger = slog.Default()
 	}
+	cookiePath, cookieSecure := "/", false
+	if u, err := url.Parse(settings.RedirectURL); err == nil { // ReadSettings checked it
+		cookiePath, cookieSecure = u.EscapedPath(), u.Scheme == "https"
+	}
+	bookstores := dynamo.NewBookstores(d.Table)
 	h := &handler{appURL: appURL, wait: wait, now: now, pollStep: 100 * time.Millisecond, logger: logger,
+		cookiePath: cookiePath, cookieSecure: cookieSecure, stateTTL: settings.StateTTL,
 		svc: extpos.NewService(extpos.Deps{
 			Square: extpos.NewSquare(settings, nil, now),
 			States: &extpos.States{Keys: keys, TTL: settings.StateTTL, Used: store, Now: now},
 			Sealer: kmsseal.Choose(settings, d.AWS, keys), Store: store, Currency: settings.Currency, Now: now,
+			OwnerOf: func(ctx context.Context, storeID string) (string, error) {
+				_, _, owner, err := bookstores.StoreHeader(ctx, false, storeID)
+				return owner, err
+			},
 		})}
 	h.send = senderOf(d)
 	return h

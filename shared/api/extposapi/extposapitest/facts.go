@@ -6,6 +6,7 @@ package extposapitest
 
 import (
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 
@@ -13,10 +14,13 @@ import (
 )
 
 // noFollow is c sending requests without following redirects: the
-// connect and the callback answer 302, which is what is measured.
-func noFollow(c *apitest.Client) *apitest.Client {
+// connect and the callback answer 302, which is what is measured. jar
+// is the owner's browser's: connect's binding cookie goes back with the
+// callback.
+func noFollow(c *apitest.Client, jar http.CookieJar) *apitest.Client {
 	hc := *c.HTTP
 	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hc.Jar = jar
 	n := *c
 	n.HTTP = &hc
 	return &n
@@ -29,15 +33,16 @@ func noFollow(c *apitest.Client) *apitest.Client {
 // the callback, then syncs.
 func Facts() apitest.Facts {
 	var location, callback, jobID string
+	jar, _ := cookiejar.New(nil) // never fails without options
 	return apitest.Facts{
 		Steps: []apitest.Step{
 			// The inventory group's steps opened the bench's store again
 			// (s.StoreID, s.StoreSlug): the bookseller's one store.
 			{Stage: apitest.Store, Route: "GET /v1/integrations/extpos/connect", Note: "not the owner", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				return noFollow(c).Do("GET", "/v1/integrations/extpos/connect?storeId="+s.StoreID, nil, s.Token)
+				return noFollow(c, jar).Do("GET", "/v1/integrations/extpos/connect?storeId="+s.StoreID, nil, s.Token)
 			}},
 			{Stage: apitest.Store, Route: "GET /v1/integrations/extpos/connect", Want: 302, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				res := noFollow(c).Do("GET", "/v1/integrations/extpos/connect?storeId="+s.StoreID, nil, s.SellerToken)
+				res := noFollow(c, jar).Do("GET", "/v1/integrations/extpos/connect?storeId="+s.StoreID, nil, s.SellerToken)
 				location = res.Header.Get("Location")
 				return res
 			}},
@@ -59,10 +64,10 @@ func Facts() apitest.Facts {
 					return nil
 				},
 				Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-					return noFollow(c).Do("GET", callback, nil, "")
+					return noFollow(c, jar).Do("GET", callback, nil, "")
 				}},
-			{Stage: apitest.Store, Route: "GET /v1/integrations/extpos/callback", Note: "state reused", Want: 302, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				return noFollow(c).Do("GET", callback, nil, "")
+			{Stage: apitest.Store, Route: "GET /v1/integrations/extpos/callback", Note: "state reused, its cookie cleared", Want: 302, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return noFollow(c, jar).Do("GET", callback, nil, "")
 			}},
 			{Stage: apitest.Store, Route: "POST /v1/inventory/sync-extpos", Note: "bad mode", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.StoreID, map[string]any{"mode": "sideways"}, s.SellerToken)
