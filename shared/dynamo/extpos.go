@@ -19,6 +19,7 @@ const (
 	typeExtPosConnection = "ExtPosConnection"
 	typeExtPosState      = "ExtPosState"
 	typeExtPosSyncJob    = "ExtPosSyncJob"
+	typeExtPosSyncLock   = "ExtPosSyncLock"
 )
 
 // ExtPosConnectionKey is a store's connection: in the store's partition.
@@ -29,6 +30,9 @@ func ExtPosStateKey(nonce string) Key { return Key{"EXTPOSSTATE#" + nonce, "STAT
 
 // ExtPosJobKey is one sync job of a store.
 func ExtPosJobKey(storeID, jobID string) Key { return Key{StoreKey(storeID).PK, "EXTPOSSYNC#" + jobID} }
+
+// ExtPosLockKey is a store's sync lock: in the store's partition.
+func ExtPosLockKey(storeID string) Key { return Key{StoreKey(storeID).PK, "EXTPOSLOCK"} }
 
 // extPosJobTTL is how long a sync job's record is kept: its answer is
 // read within minutes; a month is the history an owner may ask about.
@@ -192,4 +196,51 @@ func (s *ExtPos) GetJob(ctx context.Context, storeID, id string) (*extpos.Job, e
 		}
 	}
 	return j, nil
+}
+
+type extPosLockItem struct {
+	PK         string `dynamo:"PK"`
+	SK         string `dynamo:"SK"`
+	Type       string `dynamo:"type"`
+	JobID      string `dynamo:"jobId"`
+	LeaseUntil int64  `dynamo:"leaseUntil"` // Unix milliseconds
+	ExpiresAt  int64  `dynamo:"expiresAt"`
+}
+
+// extPosLockTTL keeps a lock item a while after its lease (TTL removes
+// it then; an ended lease is free whether or not it is still there).
+const extPosLockTTL = 24 * time.Hour
+
+// LockSync takes or renews a store's sync lock with one conditional
+// PutItem (absent, already the job's, or its lease ended); when another
+// job holds it, one consistent GetItem names that job.
+func (s *ExtPos) LockSync(ctx context.Context, storeID, jobID string, now time.Time, lease time.Duration) error {
+	k := ExtPosLockKey(storeID)
+	until := now.Add(lease)
+	err := s.t.put(extPosLockItem{PK: k.PK, SK: k.SK, Type: typeExtPosSyncLock, JobID: jobID, LeaseUntil: until.UnixMilli(),
+		ExpiresAt: until.Add(extPosLockTTL).Unix()}).
+		If("attribute_not_exists(PK) OR jobId = ? OR leaseUntil < ?", jobID, now.UnixMilli()).Run(ctx)
+	if !dynamo.IsCondCheckFailed(err) {
+		if err != nil {
+			return fmt.Errorf("lock extpos sync: %w", err)
+		}
+		return nil
+	}
+	var held extPosLockItem
+	if err := s.t.get(k).Consistent(true).One(ctx, &held); err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return fmt.Errorf("read extpos sync lock: %w", err)
+	}
+	return &extpos.RunningError{JobID: held.JobID}
+}
+
+// UnlockSync ends the job's lease with one PutItem conditional on the
+// job holding the lock (another's is left alone).
+func (s *ExtPos) UnlockSync(ctx context.Context, storeID, jobID string) error {
+	k := ExtPosLockKey(storeID)
+	err := s.t.put(extPosLockItem{PK: k.PK, SK: k.SK, Type: typeExtPosSyncLock, ExpiresAt: time.Now().Add(extPosLockTTL).Unix()}).
+		If("jobId = ?", jobID).Run(ctx)
+	if err != nil && !dynamo.IsCondCheckFailed(err) {
+		return fmt.Errorf("unlock extpos sync: %w", err)
+	}
+	return nil
 }

@@ -143,14 +143,21 @@ func (s *Service) Connected(ctx context.Context, storeID string) (*Connection, e
 
 // RequestSync records a queued job for storeID (which must be
 // connected: ErrNotConnected); the caller sends it to the pos-sync queue.
+// The job takes the store's sync lock first: while another job of the
+// store holds it (queued or running), no second one is recorded, a
+// *RunningError naming that job (two syncs at once would both create the
+// items missing outside).
 func (s *Service) RequestSync(ctx context.Context, storeID, userID string, mode Mode) (*Job, error) {
 	if _, err := s.d.Store.GetConnection(ctx, storeID); err != nil {
 		return nil, err
 	}
 	now := s.d.Now()
 	j := &Job{ID: ids.New(), StoreID: storeID, Mode: mode, UserID: userID, Status: JobQueued, CreatedAt: now, UpdatedAt: now}
-	if err := s.d.Store.CreateJob(ctx, j); err != nil {
+	if err := s.d.Store.LockSync(ctx, storeID, j.ID, now, SyncLease); err != nil {
 		return nil, err
+	}
+	if err := s.d.Store.CreateJob(ctx, j); err != nil {
+		return nil, errors.Join(err, s.d.Store.UnlockSync(context.WithoutCancel(ctx), storeID, j.ID))
 	}
 	return j, nil
 }
@@ -182,18 +189,33 @@ func (s *Service) RunJob(ctx context.Context, m Message) error {
 	if j.Status != JobQueued {
 		return nil
 	}
+	// The store's sync lock, taken (or renewed) for this run: a job the
+	// request could not lock for (its lease ended while it waited) runs
+	// only once no other job of the store does; until then its message
+	// is retried (a *RunningError).
+	if err := s.d.Store.LockSync(ctx, j.StoreID, j.ID, s.d.Now(), SyncLease); err != nil {
+		return err
+	}
 	res, err := s.Sync(ctx, j.StoreID, j.Mode, inventory.Cause{Kind: inventory.CauseSync, UserID: j.UserID, Ref: j.ID, Reason: "extpos " + string(j.Mode)})
 	j.UpdatedAt = s.d.Now()
 	if errors.Is(err, ErrUnauthorized) || errors.Is(err, ErrNotConnected) || errors.Is(err, ErrUnsealable) {
 		// Retrying cannot help: the owner must connect again.
 		j.Status, j.Error = JobFailed, err.Error()
-		return s.d.Store.FinishJob(ctx, j)
+		return s.finish(ctx, j)
 	}
 	if err != nil {
-		return err
+		return err // retried: the job keeps the lock (its lease) meanwhile
 	}
 	j.Status, j.Result = JobDone, res
-	return s.d.Store.FinishJob(ctx, j)
+	return s.finish(ctx, j)
+}
+
+// finish writes j's outcome and then frees the store's sync lock.
+func (s *Service) finish(ctx context.Context, j *Job) error {
+	if err := s.d.Store.FinishJob(ctx, j); err != nil {
+		return err
+	}
+	return s.d.Store.UnlockSync(context.WithoutCancel(ctx), j.StoreID, j.ID)
 }
 
 // GiveUp finishes m's job failed for reason when no attempt will run it
@@ -213,7 +235,7 @@ func (s *Service) GiveUp(ctx context.Context, m Message, reason string) error {
 	}
 	j.Status, j.UpdatedAt = JobFailed, s.d.Now()
 	j.Error = reason
-	return s.d.Store.FinishJob(ctx, j)
+	return s.finish(ctx, j)
 }
 
 // session opens storeID's tokens and returns the adapter acting with

@@ -12,6 +12,23 @@ var ErrNotConnected = errors.New("the store has not connected its point-of-sale 
 // ErrJobNotFound is an unknown sync job.
 var ErrJobNotFound = errors.New("sync job not found")
 
+// ErrSyncRunning is a sync asked for, or about to run, while another of
+// the same store holds the store's sync lock (RunningError names it).
+var ErrSyncRunning = errors.New("another sync of the store is running")
+
+// RunningError is ErrSyncRunning naming the job that holds the lock.
+type RunningError struct{ JobID string }
+
+func (e *RunningError) Error() string     { return ErrSyncRunning.Error() + ": job " + e.JobID }
+func (e *RunningError) Is(err error) bool { return err == ErrSyncRunning }
+
+// SyncLease is how long a store's sync lock holds without its job
+// renewing it: from the request until the worker takes the job, and from
+// each run's start (the worker's run ends well within it: its Lambda
+// times out at a sixth of the queue's 60 s visibility timeout). A job
+// whose worker died frees the store when its lease ends.
+const SyncLease = 2 * time.Minute
+
 // Connection is a store's link to its external account. Tokens holds the
 // OAuth tokens sealed (Sealer), never in clear.
 type Connection struct {
@@ -105,4 +122,12 @@ type Store interface {
 	GetJob(ctx context.Context, storeID, id string) (*Job, error)
 	// FinishJob writes a job's outcome (status, result, error).
 	FinishJob(ctx context.Context, j *Job) error
+	// LockSync takes storeID's sync lock for jobID until now+lease, or
+	// renews it when jobID holds it: a *RunningError naming the holder
+	// when another job's lease has not ended. Two callers racing for a
+	// free lock: one gets it.
+	LockSync(ctx context.Context, storeID, jobID string, now time.Time, lease time.Duration) error
+	// UnlockSync frees storeID's sync lock if jobID holds it (else it
+	// does nothing).
+	UnlockSync(ctx context.Context, storeID, jobID string) error
 }

@@ -107,6 +107,9 @@ type memStore struct {
 	mu    sync.Mutex
 	conns map[string]*extpos.Connection
 	jobs  map[string]*extpos.Job
+	// The sync lock: its job and lease.
+	lockJob   string
+	lockUntil time.Time
 }
 
 func (m *memStore) PutConnection(_ context.Context, c *extpos.Connection) error {
@@ -136,12 +139,16 @@ func (m *memStore) SetTokens(_ context.Context, id string, sealed []byte, _ time
 }
 
 func (m *memStore) CreateJob(_ context.Context, j *extpos.Job) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	cp := *j
 	m.jobs[j.ID] = &cp
 	return nil
 }
 
 func (m *memStore) GetJob(_ context.Context, _, id string) (*extpos.Job, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	j := m.jobs[id]
 	if j == nil {
 		return nil, extpos.ErrJobNotFound
@@ -151,8 +158,30 @@ func (m *memStore) GetJob(_ context.Context, _, id string) (*extpos.Job, error) 
 }
 
 func (m *memStore) FinishJob(_ context.Context, j *extpos.Job) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	cp := *j
 	m.jobs[j.ID] = &cp
+	return nil
+}
+
+// The sync lock of one store ("store-1" is the fixtures' only one).
+func (m *memStore) LockSync(_ context.Context, _, jobID string, now time.Time, lease time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lockJob != "" && m.lockJob != jobID && now.Before(m.lockUntil) {
+		return &extpos.RunningError{JobID: m.lockJob}
+	}
+	m.lockJob, m.lockUntil = jobID, now.Add(lease)
+	return nil
+}
+
+func (m *memStore) UnlockSync(_ context.Context, _, jobID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lockJob == jobID {
+		m.lockJob = ""
+	}
 	return nil
 }
 
@@ -329,5 +358,59 @@ func TestRunJob_notConnectedAndRevoked(t *testing.T) {
 	got, _ := f.store.GetJob(ctx, "store-1", j.ID)
 	if got.Status != extpos.JobFailed || got.Error == "" {
 		t.Fatalf("job %+v", got)
+	}
+}
+
+// One sync of a store at a time: a second request while a job holds the
+// store's lock names that job; a job whose request found the lock free
+// only after the first's lease ended still does not run beside it (two
+// exports at once would both create the item the catalog lacks), and
+// runs once the other is done.
+func TestRunJob_oneSyncOfAStoreAtATime(t *testing.T) {
+	f := connected(t)
+	ctx := context.Background()
+	local := f.books["9780439785969"]
+	if _, err := f.stock.Set(ctx, "store-1", inventory.Stock{BookID: local.ID, Quantity: 5, PriceCents: 1250, Condition: inventory.UsedGood}, inventory.Cause{Kind: inventory.CauseCreate}); err != nil {
+		t.Fatal(err)
+	}
+	before := f.sq.Items()
+	a, err := f.svc.RequestSync(ctx, "store-1", "owner-1", extpos.Export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var running *extpos.RunningError
+	if _, err := f.svc.RequestSync(ctx, "store-1", "owner-1", extpos.Export); !errors.As(err, &running) || running.JobID != a.ID {
+		t.Fatalf("second request: %v", err)
+	}
+	// A's message waited past its lease: B may be asked for, and takes
+	// the lock; A's delivery then must not run beside B.
+	*f.clock = f.clock.Add(extpos.SyncLease + time.Second)
+	b, err := f.svc.RequestSync(ctx, "store-1", "owner-1", extpos.Export)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.RunJob(ctx, extpos.Message{StoreID: "store-1", JobID: a.ID}); !errors.As(err, &running) || running.JobID != b.ID {
+		t.Fatalf("A ran while B held the lock: %v", err)
+	}
+	if f.sq.Items() != before {
+		t.Fatalf("A changed the catalog while B held the lock: %d items, want %d", f.sq.Items(), before)
+	}
+	if err := f.svc.RunJob(ctx, extpos.Message{StoreID: "store-1", JobID: b.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// B done frees the store: A's retry runs, and finds the item there.
+	if err := f.svc.RunJob(ctx, extpos.Message{StoreID: "store-1", JobID: a.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if f.sq.Items() != before+1 {
+		t.Fatalf("%d items, want %d", f.sq.Items(), before+1)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		if j, _ := f.store.GetJob(ctx, "store-1", id); j.Status != extpos.JobDone {
+			t.Fatalf("job %+v", j)
+		}
+	}
+	if _, err := f.svc.RequestSync(ctx, "store-1", "owner-1", extpos.Import); err != nil {
+		t.Fatalf("the lock stayed after both jobs: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"encoding/json"
+	"fmt"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -543,4 +545,75 @@ func TestSync_unsentJobFails(t *testing.T) {
 	res = env.Do("GET", "/v1/inventory/sync-extpos/"+jobID+"?storeId="+s.id, nil, s.owner.Token)
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
 	assert.Equal(t, "failed", res.JSON["status"], "%s", res)
+}
+
+// One sync of a store at a time. Many owners' requests at once while a
+// job is queued (its worker not running yet) are each answered 409
+// naming that job; once it is done the next request is taken. And the
+// store's lock itself, raced from many goroutines, goes to one job.
+func TestSync_oneAtATime(t *testing.T) {
+	env := testenv.New(t, testenv.WithQueues(), testenv.WithEnv(extposapi.EnvSyncWait, "1ms"))
+	demoBooks(t, env)
+	s := newShop(t, env, "busy-shop")
+	connect(t, env, s)
+
+	first := env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "import"}, s.owner.Token)
+	require.Equal(t, http.StatusAccepted, first.Status, "%s", first)
+	jobID := first.JSON["jobId"].(string)
+
+	const n = 8
+	answers := make([]*testenv.Response, n)
+	var wg gosync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = env.Do("POST", "/v1/inventory/sync-extpos?storeId="+s.id, map[string]any{"mode": "export"}, s.owner.Token)
+		}()
+	}
+	wg.Wait()
+	for _, res := range answers {
+		testenv.AssertError(t, res, http.StatusConflict, "Conflict", "")
+		assert.Equal(t, jobID, res.JSON["error"].(map[string]any)["details"].(map[string]any)["jobId"], "%s", res)
+	}
+
+	env.StartWorkers(t)
+	done := awaitJob(t, env, s, first)
+	require.Equal(t, "done", done.JSON["status"], "%s", done)
+	res := sync(t, env, s, "import")
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.EqualValues(t, 0, res.JSON["created"], "%s", res)
+
+	// The lock: one conditional put wins however many race for it.
+	store := dynamo.NewExtPos(env.App.Table)
+	other := newShop(t, env, "race-shop")
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = store.LockSync(context.Background(), other.id, fmt.Sprintf("job-%d", i), time.Now(), extpos.SyncLease)
+		}()
+	}
+	wg.Wait()
+	winner := ""
+	for i, err := range errs {
+		if err == nil {
+			require.Empty(t, winner, "two jobs took the lock")
+			winner = fmt.Sprintf("job-%d", i)
+		}
+	}
+	require.NotEmpty(t, winner)
+	for _, err := range errs {
+		var running *extpos.RunningError
+		if err != nil {
+			require.ErrorAs(t, err, &running)
+			assert.Equal(t, winner, running.JobID)
+		}
+	}
+	// Freed by its holder only.
+	require.NoError(t, store.UnlockSync(context.Background(), other.id, "not-"+winner))
+	require.ErrorIs(t, store.LockSync(context.Background(), other.id, "late", time.Now(), extpos.SyncLease), extpos.ErrSyncRunning)
+	require.NoError(t, store.UnlockSync(context.Background(), other.id, winner))
+	require.NoError(t, store.LockSync(context.Background(), other.id, "late", time.Now(), extpos.SyncLease))
 }

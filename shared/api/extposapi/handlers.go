@@ -127,6 +127,13 @@ func (h *handler) sync(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, extpos.ErrNotConnected) {
 		return errNotConnected
 	}
+	var running *extpos.RunningError
+	if errors.As(err, &running) {
+		// One sync of a store at a time: the client polls the running
+		// one (details.jobId) and asks again once it is done.
+		return apperr.Conflict("Another sync of the store is running: GET /v1/inventory/sync-extpos/%s, then ask again once it is done", running.JobID).
+			WithDetails(map[string]any{"jobId": running.JobID})
+	}
 	if err != nil {
 		return err
 	}
@@ -148,9 +155,14 @@ func (h *handler) sync(w http.ResponseWriter, r *http.Request) error {
 	status := http.StatusOK
 	if j.Status == extpos.JobQueued {
 		status = http.StatusAccepted
-		w.Header().Set("Location", httpapi.V1("/inventory/sync-extpos/"+j.ID)+"?storeId="+url.QueryEscape(j.StoreID))
+		w.Header().Set("Location", jobLocation(j.ID, j.StoreID))
 	}
 	return httpapi.JSON(w, status, answerOf(j))
+}
+
+// jobLocation is the job endpoint of store storeID's job id.
+func jobLocation(id, storeID string) string {
+	return httpapi.V1("/inventory/sync-extpos/"+id) + "?storeId=" + url.QueryEscape(storeID)
 }
 
 // await polls the job until it is finished or the wait is over (nil
