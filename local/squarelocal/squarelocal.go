@@ -84,6 +84,7 @@ type Server struct {
 
 type count struct {
 	quantity     int
+	raw          string // the quantity as answered when set by SetRawCount ("1.5")
 	calculatedAt time.Time
 }
 
@@ -178,6 +179,16 @@ func (s *Server) SetCount(variationID string, q int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[variationID] = count{quantity: q, calculatedAt: s.now()}
+}
+
+// SetRawCount sets a variation's count to quantity as Square's decimal
+// string, which may be fractional ("1.5": Square counts by weight or
+// volume too); Count then reads its whole part.
+func (s *Server) SetRawCount(variationID, quantity string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, _ := strconv.ParseFloat(quantity, 64)
+	s.counts[variationID] = count{quantity: int(f), raw: quantity, calculatedAt: s.now()}
 }
 
 // VariationByCode is the id of the variation whose UPC or SKU is code.
@@ -427,8 +438,12 @@ func (s *Server) batchRetrieveCounts(w http.ResponseWriter, r *http.Request) {
 	if len(req.LocationIDs) == 0 || slices.Contains(req.LocationIDs, LocationID) {
 		for _, id := range req.CatalogObjectIDs {
 			if c, ok := s.counts[id]; ok {
+				q := strconv.Itoa(c.quantity)
+				if c.raw != "" {
+					q = c.raw
+				}
 				counts = append(counts, map[string]any{"catalog_object_id": id, "catalog_object_type": "ITEM_VARIATION", "state": "IN_STOCK",
-					"location_id": LocationID, "quantity": strconv.Itoa(c.quantity), "calculated_at": c.calculatedAt.UTC().Format(time.RFC3339Nano)})
+					"location_id": LocationID, "quantity": q, "calculated_at": c.calculatedAt.UTC().Format(time.RFC3339Nano)})
 			}
 		}
 	}

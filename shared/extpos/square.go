@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -367,8 +368,14 @@ func (s *Session) Items(ctx context.Context, fn func([]Item) error) error {
 
 // Count is a variation's IN_STOCK count at a location.
 type Count struct {
-	VariationID  string
-	Quantity     int
+	VariationID string
+	// Quantity is the count's whole part, at least 0.
+	Quantity int
+	// Inexact is Square's quantity as it was answered when Quantity is
+	// not exactly it: a fractional count ("1.5": Square counts items sold
+	// by weight or volume in decimals), a negative one (oversold) or one
+	// that is no number. The sync reports such an item (ItemError).
+	Inexact      string
 	CalculatedAt time.Time
 }
 
@@ -378,7 +385,8 @@ const countsPerCall = 100
 
 // Counts reads the IN_STOCK counts of variations at location
 // (BatchRetrieveInventoryCounts, cursor-paged), keyed by variation id; a
-// variation never counted is absent. A fractional count is rounded down.
+// variation never counted is absent. A fractional count is rounded down
+// and a negative or unreadable one is 0, each marked Inexact.
 func (s *Session) Counts(ctx context.Context, locationID string, variationIDs []string) (map[string]Count, error) {
 	out := map[string]Count{}
 	for start := 0; start < len(variationIDs); start += countsPerCall {
@@ -406,11 +414,20 @@ func (s *Session) Counts(ctx context.Context, locationID string, variationIDs []
 				if c.State != "IN_STOCK" || c.LocationID != locationID {
 					continue
 				}
+				n := Count{VariationID: c.CatalogObjectID, CalculatedAt: c.CalculatedAt}
 				f, err := strconv.ParseFloat(c.Quantity, 64)
-				if err != nil || f < 0 {
-					f = 0
+				switch {
+				case err != nil || math.IsNaN(f) || f < 0:
+					n.Inexact = c.Quantity
+				case f > math.MaxInt32:
+					n.Quantity, n.Inexact = math.MaxInt32, c.Quantity
+				default:
+					n.Quantity = int(f) // rounded down
+					if float64(n.Quantity) != f {
+						n.Inexact = c.Quantity
+					}
 				}
-				out[c.CatalogObjectID] = Count{VariationID: c.CatalogObjectID, Quantity: int(f), CalculatedAt: c.CalculatedAt}
+				out[c.CatalogObjectID] = n
 			}
 			if r.Cursor == "" {
 				break

@@ -192,6 +192,12 @@ func (s *Service) importOne(ctx context.Context, storeID string, e *external, li
 		res.fail(ItemError{ExternalItemID: e.VariationID, ISBN: e.isbn, Reason: err.Error()})
 		return
 	}
+	if e.count.Inexact != "" {
+		// Applied, rounded down, and said: a store counts whole copies,
+		// and refusing the item would leave its old count standing.
+		res.fail(ItemError{ExternalItemID: e.VariationID, ISBN: e.isbn,
+			Reason: fmt.Sprintf("the point-of-sale count %q is not a whole number of copies: set to %d", e.count.Inexact, e.count.Quantity)})
+	}
 	res.Synced++
 	switch {
 	case r.Created:

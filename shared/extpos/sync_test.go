@@ -414,3 +414,30 @@ func TestRunJob_oneSyncOfAStoreAtATime(t *testing.T) {
 		t.Fatalf("the lock stayed after both jobs: %v", err)
 	}
 }
+
+// A count that is no whole number of copies (Square counts in decimals:
+// "1.5") is rounded down and applied, and the item is reported with
+// what was set; a negative or unreadable count is 0, reported alike.
+func TestSync_inexactCountRoundedDownAndReported(t *testing.T) {
+	f := connected(t)
+	door, you := f.books["9780345413994"], f.books["9780060590291"]
+	f.sq.SetRawCount(f.sq.VariationByCode("9780345413994"), "1.5")
+	f.sq.SetRawCount(f.sq.VariationByCode("9780060590291"), "-2")
+	res := f.sync(t, extpos.Import)
+	if got := f.stock.items[door.ID].Quantity; got != 1 {
+		t.Fatalf("1.5 became %d, want 1", got)
+	}
+	if got := f.stock.items[you.ID].Quantity; got != 0 {
+		t.Fatalf("-2 became %d, want 0", got)
+	}
+	reasons := map[string]string{}
+	for _, e := range res.Errors {
+		reasons[e.ISBN] = e.Reason
+	}
+	if r := reasons["9780345413994"]; r != `the point-of-sale count "1.5" is not a whole number of copies: set to 1` {
+		t.Fatalf("1.5 reported as %q (%+v)", r, res.Errors)
+	}
+	if r := reasons["9780060590291"]; r == "" {
+		t.Fatalf("-2 not reported (%+v)", res.Errors)
+	}
+}
