@@ -1,6 +1,7 @@
 package extpos
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"sort"
@@ -17,7 +18,11 @@ import (
 const (
 	EnvBaseURL      = "EXTPOS_BASE_URL"      // the service's base URL, default Square's sandbox
 	EnvClientID     = "EXTPOS_CLIENT_ID"     // the application's id
-	EnvClientSecret = "EXTPOS_CLIENT_SECRET" // the application's secret
+	EnvClientSecret = "EXTPOS_CLIENT_SECRET" // the application's secret (the local run)
+	// EnvClientSecretARN names a Secrets Manager secret holding the
+	// application's secret instead (AWS: the stack sets it), read at run
+	// time (ManagedSecret).
+	EnvClientSecretARN = "EXTPOS_CLIENT_SECRET_ARN"
 	// EnvRedirectURL is this API's callback as registered with the
 	// application: <API>/v1/integrations/extpos/callback.
 	EnvRedirectURL = "EXTPOS_REDIRECT_URL"
@@ -36,8 +41,14 @@ const (
 // Settings are the integration's settings.
 type Settings struct {
 	BaseURL, ClientID, ClientSecret, RedirectURL string
-	KMSKeyID                                     string
-	Currency                                     string
+	// ClientSecretARN, when set, replaces ClientSecret: the groups give
+	// the adapter a ManagedSecret reading it (ClientSecretFrom).
+	ClientSecretARN string
+	// ClientSecretFrom, when set, is where the adapter gets the client
+	// secret at the time of each exchange or refresh.
+	ClientSecretFrom func(context.Context) (string, error)
+	KMSKeyID         string
+	Currency         string
 	// StateTTL is how long a connect's state may come back (default 10m).
 	StateTTL time.Duration
 }
@@ -50,7 +61,10 @@ func ReadSettings(env *config.Env) Settings {
 	s := Settings{
 		BaseURL: env.String(EnvBaseURL), ClientID: env.String(EnvClientID), ClientSecret: env.String(EnvClientSecret),
 		RedirectURL: env.String(EnvRedirectURL), KMSKeyID: env.String(EnvKMSKeyID), Currency: env.String(EnvCurrency),
-		StateTTL: DefaultStateTTL,
+		ClientSecretARN: env.String(EnvClientSecretARN), StateTTL: DefaultStateTTL,
+	}
+	if s.ClientSecret != "" && s.ClientSecretARN != "" {
+		env.Fail(fmt.Errorf("%s replaces %s: set either", EnvClientSecretARN, EnvClientSecret))
 	}
 	if s.BaseURL == "" {
 		s.BaseURL = DefaultBaseURL

@@ -113,7 +113,14 @@ func (q *Square) Refresh(ctx context.Context, refreshToken string) (Grant, error
 }
 
 func (q *Square) obtain(ctx context.Context, body map[string]string) (Grant, error) {
-	body["client_id"], body["client_secret"] = q.settings.ClientID, q.settings.ClientSecret
+	secret := q.settings.ClientSecret
+	if q.settings.ClientSecretFrom != nil {
+		var err error
+		if secret, err = q.settings.ClientSecretFrom(ctx); err != nil {
+			return Grant{}, fmt.Errorf("obtain token (%s): %w", body["grant_type"], err)
+		}
+	}
+	body["client_id"], body["client_secret"] = q.settings.ClientID, secret
 	var r tokenReply
 	if err := q.call(ctx, q.http, http.MethodPost, q.oauth.Endpoint.TokenURL, body, &r); err != nil {
 		return Grant{}, fmt.Errorf("obtain token (%s): %w", body["grant_type"], err)

@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 )
 
 // The group's own settings beside the integration's (extpos.Settings).
@@ -56,7 +57,9 @@ type handler struct {
 
 // Group is the extpos group. Its calls: GetItem for the connection, a
 // job and the store's owner (the callback checks it again), PutItem for a used state (conditional), the connection and a job;
-// the queue pos-sync; KMS (GenerateDataKey) when EXTPOS_KMS_KEY_ID is set.
+// the queue pos-sync; KMS (GenerateDataKey) when EXTPOS_KMS_KEY_ID is set;
+// Secrets Manager (GetSecretValue) for the client secret when
+// EXTPOS_CLIENT_SECRET_ARN is (the callback's code exchange).
 func Group(d api.Deps) api.Group {
 	h := newHandler(d)
 	store := httpapi.IDInQuery("storeId")
@@ -100,7 +103,7 @@ func Group(d api.Deps) api.Group {
 }
 
 func newHandler(d api.Deps) *handler {
-	settings := extpos.ReadSettings(d.Env)
+	settings := extpos.ReadSettings(d.Env).WithManagedSecret(secretsmgr.NewClient(d.AWS), d.Now)
 	appURL := d.Env.String(EnvAppURL)
 	if appURL == "" {
 		appURL = DefaultAppURL

@@ -18,6 +18,7 @@ import (
 	"github.com/bookplatform/backend/shared/extpos/kmsseal"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/worker"
 )
 
@@ -27,9 +28,10 @@ import (
 // BatchGetItem for books by ISBN and by id and the store's items by book;
 // and Set's transactions (PutItem, UpdateItem, ConditionCheckItem), with
 // inventory.updated events in the outbox. KMS (Decrypt, GenerateDataKey)
-// when EXTPOS_KMS_KEY_ID is set.
+// when EXTPOS_KMS_KEY_ID is set; Secrets Manager (GetSecretValue) for the
+// client secret when EXTPOS_CLIENT_SECRET_ARN is (a token refresh).
 func Group(d api.Deps) api.Group {
-	settings := extpos.ReadSettings(d.Env)
+	settings := extpos.ReadSettings(d.Env).WithManagedSecret(secretsmgr.NewClient(d.AWS), d.Now)
 	keys := func() [][]byte {
 		if d.Keys == nil {
 			return nil
