@@ -51,6 +51,7 @@ func main() {
 		ExtPosClientID:          contextString(a, "extposClientId"),
 		ExtPosRedirectURL:       contextString(a, "extposRedirectUrl"),
 		AppURL:                  contextString(a, "appUrl"),
+		ExtPosClientSecretARN:   contextString(a, "extposClientSecretArn"),
 		Ops:                     ops,
 		SAM:                     sam,
 	})

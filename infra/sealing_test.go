@@ -81,3 +81,55 @@ func TestSealingKey(t *testing.T) {
 		t.Error("no function seals: the point-of-sale groups should declare their KMS actions")
 	}
 }
+
+// The point-of-sale client secret is a Secrets Manager secret read at
+// run time: the functions whose group reads EXTPOS_CLIENT_SECRET_ARN
+// (extpos, possync) are told its ARN and may read that secret alone
+// (GetSecretValue); no function holds the value (EXTPOS_CLIENT_SECRET),
+// and no other function is told the ARN or may read the secret.
+func TestExtPosClientSecret(t *testing.T) {
+	var secret string
+	for id := range *template.FindResources(jsii.String("AWS::SecretsManager::Secret"), nil) {
+		if strings.HasPrefix(id, "ExtPosClientSecret") {
+			secret = id
+		}
+	}
+	if secret == "" {
+		t.Fatal("no point-of-sale client secret")
+	}
+	arn := fmt.Sprint(obj{"Ref": secret})
+	var readers []string
+	for _, f := range functions {
+		_, fn := function(t, f.Name)
+		vars := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)
+		if v, has := vars[extpos.EnvClientSecret]; has {
+			t.Errorf("%s: %s holds the value: %v", f.Name, extpos.EnvClientSecret, v)
+		}
+		told, has := vars[extpos.EnvClientSecretARN]
+		reads := slices.Contains(f.Settings, extpos.EnvClientSecretARN)
+		if has != reads || (has && fmt.Sprint(told) != arn) {
+			t.Errorf("%s: %s = %v, want the secret's ARN on the functions that read it only", f.Name, extpos.EnvClientSecretARN, told)
+		}
+		var on []string
+		for _, st := range roleStatements(t, f.Name) {
+			if strings.Contains(fmt.Sprint(st["Resource"]), secret) {
+				on = append(on, fmt.Sprint(st["Action"]))
+				if fmt.Sprint(st["Resource"]) != arn {
+					t.Errorf("%s: a statement on the secret and more: %v", f.Name, st["Resource"])
+				}
+			}
+		}
+		var want []string
+		if reads {
+			want = []string{"secretsmanager:GetSecretValue"}
+			readers = append(readers, f.Name)
+		}
+		if !slices.Equal(on, want) {
+			t.Errorf("%s: actions on the client secret %v, want %v", f.Name, on, want)
+		}
+	}
+	slices.Sort(readers)
+	if !slices.Equal(readers, []string{"extpos", "possync"}) {
+		t.Errorf("the functions reading the client secret: %v, want extpos and possync", readers)
+	}
+}

@@ -62,6 +62,10 @@ type BackendStackProps struct {
 	// EXTPOS_REDIRECT_URL and APP_URL (extPosEnv); empty means the
 	// groups' defaults (Square's sandbox, the local run's addresses).
 	ExtPosBaseURL, ExtPosClientID, ExtPosRedirectURL, AppURL string
+	// ExtPosClientSecretARN is an existing secret holding the
+	// application's client secret; empty, the stack creates one
+	// (extPosClientSecret).
+	ExtPosClientSecretARN string
 	// Ops are the operations settings (CDK context, config.go): the alarm
 	// subscription, log retention, deployment style, WAF, domains.
 	Ops OpsProps
@@ -192,7 +196,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		groupEnv[storesapi.EnvDistributionID] = storeDomains.Ref()
 	}
 	sealingKey := newSealingKey(stack, functions)
-	maps.Copy(groupEnv, extPosEnv(sealingKey, props))
+	extPosSecret := extPosClientSecret(stack, functions, props)
+	maps.Copy(groupEnv, extPosEnv(sealingKey, extPosSecret, props))
 	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
 			groupEnv[name] = jsii.String(v)
@@ -246,6 +251,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
 		grantSealing(fn, f, sealingKey)
+		readExtPosClientSecret(fn, f, extPosSecret)
 		switch {
 		case f.KeyRotation:
 			rotateKeys(stack, signingKeys, fn, alias)
