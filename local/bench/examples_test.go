@@ -25,6 +25,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api/apitest"
+	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
@@ -212,6 +213,23 @@ var probes = []struct {
 		front.Ready(faultyHandler(p.env, p.env.Config, awsCfg))
 		return serve(front, func(c *client) *response {
 			return c.Do(http.MethodGet, "/v1/books/"+p.s.BookID, nil, "")
+		})
+	}},
+	{"POST /v1/inventory/sync-extpos", http.StatusAccepted, func(p *probeEnv) *response {
+		// The service deployed with a sync wait (EXTPOS_SYNC_WAIT) shorter
+		// than the worker's round trip through the queue: the sync is
+		// answered while still queued, and the scenario's worker runs it.
+		cfg, err := config.LoadFrom(func(name string) string {
+			if name == extposapi.EnvSyncWait {
+				return "1ms"
+			}
+			return p.env.Config.Env().String(name)
+		})
+		if err != nil {
+			return &response{Body: []byte(err.Error())}
+		}
+		return serve(faultyHandler(p.env, cfg, p.env.AWS), func(c *client) *response {
+			return c.Do(http.MethodPost, "/v1/inventory/sync-extpos?storeId="+p.s.StoreID, map[string]any{"mode": "import"}, p.s.SellerToken)
 		})
 	}},
 	{"POST /v1/lines", http.StatusForbidden, notAMember},
