@@ -84,16 +84,7 @@ func importFile(isbns []string) []byte {
 func benchISBNs(n int) []string {
 	out := make([]string, n)
 	for i := range out {
-		d12 := fmt.Sprintf("9798%08d", i)
-		sum := 0
-		for j := range 12 {
-			d := int(d12[j] - '0')
-			if j%2 == 1 {
-				d *= 3
-			}
-			sum += d
-		}
-		out[i] = d12 + strconv.Itoa((10-sum%10)%10)
+		out[i] = books.CompleteISBN13(fmt.Sprintf("9798%08d", i))
 	}
 	return out
 }

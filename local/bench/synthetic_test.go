@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -67,16 +66,7 @@ func syntheticPick(r *rand.Rand, list []string, skew float64) string {
 // (979 books have no ISBN-10, which the benchmark wants represented), with
 // its check digit computed.
 func syntheticISBN13(n int) string {
-	d12 := "9798" + fmt.Sprintf("%08d", 90000000+n)
-	sum := 0
-	for i, c := range d12 {
-		d := int(c - '0')
-		if i%2 == 1 {
-			d *= 3
-		}
-		sum += d
-	}
-	return d12 + strconv.Itoa((10-sum%10)%10)
+	return books.CompleteISBN13("9798" + fmt.Sprintf("%08d", 90000000+n))
 }
 
 // syntheticBooks returns n plausible catalog records, the same ones for

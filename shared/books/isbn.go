@@ -104,6 +104,10 @@ func check10(d9 string) byte {
 	return byte('0' + c)
 }
 
+// CompleteISBN13 appends the check digit to twelve digits: the ISBN-13
+// they begin (test data and synthetic catalogs make theirs with it).
+func CompleteISBN13(d12 string) string { return d12 + string(check13(d12)) }
+
 // check13 is the ISBN-13 (EAN-13) check digit of twelve digits: weights
 // alternating 1 and 3, the total a multiple of 10.
 func check13(d12 string) byte {

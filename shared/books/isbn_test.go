@@ -78,3 +78,10 @@ func TestISBNConversion_roundTrip(t *testing.T) {
 	}
 	assert.Equal(t, "", ISBN13To10("9791090636071"))
 }
+
+// CompleteISBN13 gives printed ISBNs their printed check digits.
+func TestCompleteISBN13(t *testing.T) {
+	assert.Equal(t, "9780306406157", CompleteISBN13("978030640615"))
+	assert.Equal(t, "9780439785969", CompleteISBN13("978043978596"))
+	assert.Equal(t, "9780804429573", CompleteISBN13("978080442957"))
+}

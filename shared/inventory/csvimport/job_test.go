@@ -193,7 +193,7 @@ func TestRun_resumesFromItsCheckpoint(t *testing.T) {
 	file := "isbn,quantity,price,condition\n"
 	for i := range 10 {
 		d12 := fmt.Sprintf("978000000%03d", i)
-		isbn := d12 + string(check13(d12))
+		isbn := books.CompleteISBN13(d12)
 		isbns = append(isbns, isbn)
 		file += isbn + ",1,1.00,new\n"
 	}
@@ -238,19 +238,6 @@ func TestRun_stopsAfterItsDeadline(t *testing.T) {
 	assert.ErrorIs(t, err, ErrStale, "an attempt behind the checkpoint stops")
 }
 
-// check13 is the ISBN-13 check digit of 12 digits.
-func check13(d12 string) byte {
-	sum := 0
-	for i := range 12 {
-		d := int(d12[i] - '0')
-		if i%2 == 1 {
-			d *= 3
-		}
-		sum += d
-	}
-	return byte('0' + (10-sum%10)%10)
-}
-
 // BenchmarkRun_50000 runs a 50,000-row import over the in-memory fakes:
 // the importer's own cost (reading, validating, chunking, the seen set,
 // checkpoints) without the storage's, and its peak heap above the start,
@@ -262,7 +249,7 @@ func BenchmarkRun_50000(b *testing.B) {
 	sb.WriteString("isbn,quantity,price,condition,cost,location,notes\r\n")
 	for i := range isbns {
 		d12 := fmt.Sprintf("9798%08d", i)
-		isbns[i] = d12 + string(check13(d12))
+		isbns[i] = books.CompleteISBN13(d12)
 		fmt.Fprintf(&sb, "%s,%d,12.99,used_good,6.50,Shelf %d,\"Row %d, benchmarked\"\r\n", isbns[i], 1+i%9, i%50, i)
 	}
 	file := sb.String()
