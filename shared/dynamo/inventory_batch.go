@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/stores"
+	"golang.org/x/sync/errgroup"
 )
 
 var _ inventory.BatchWriter = (*Inventory)(nil)
@@ -72,21 +73,31 @@ func (s *Inventory) SetNew(ctx context.Context, storeID string, sts []inventory.
 		}
 		return results, errs
 	}
-	var writes []*newItemWrite
+	// Each new item's writes, its times moved past any history its id
+	// has (a deleted item's: pastHistory, as create does), read side by
+	// side.
+	built := make([]*newItemWrite, len(valid))
 	now := s.t.now()
-	for _, i := range valid {
+	var g errgroup.Group
+	g.SetLimit(16)
+	for k, i := range valid {
 		st := sts[i]
 		b := found[st.BookID]
 		if b == nil {
 			errs[i] = fmt.Errorf("get book %s: %w", st.BookID, books.ErrNotFound)
 			continue
 		}
-		w, err := s.newItemWrite(i, storeID, st, b, now, c)
-		if err != nil {
-			errs[i] = err
-			continue
+		g.Go(func() error {
+			built[k], errs[i] = s.newItemWrite(ctx, i, storeID, st, b, now, c)
+			return nil
+		})
+	}
+	_ = g.Wait()
+	var writes []*newItemWrite
+	for _, w := range built {
+		if w != nil {
+			writes = append(writes, w)
 		}
-		writes = append(writes, w)
 	}
 	for len(writes) > 0 {
 		n, size := 0, 1 // the store's counts
@@ -118,10 +129,14 @@ func (s *Inventory) SetNew(ctx context.Context, storeID string, sts []inventory.
 	return results, errs
 }
 
-// newItemWrite makes the writes of a new item of book b set to st.
-func (s *Inventory) newItemWrite(i int, storeID string, st inventory.Stock, b *books.Book, now time.Time, c inventory.Cause) (*newItemWrite, error) {
+// newItemWrite makes the writes of a new item of book b set to st, its
+// times past any history its id has (pastHistory).
+func (s *Inventory) newItemWrite(ctx context.Context, i int, storeID string, st inventory.Stock, b *books.Book, now time.Time, c inventory.Cause) (*newItemWrite, error) {
 	id := inventory.ItemID(storeID, st.BookID)
 	it := st.Apply(inventory.Item{ID: id, StoreID: storeID, BookID: st.BookID, CreatedAt: now, UpdatedAt: now})
+	if err := s.pastHistory(ctx, &it); err != nil {
+		return nil, err
+	}
 	ch := inventory.Change{ItemID: id, StoreID: storeID, Cause: c, Delta: it.Quantity, After: it.Quantity, At: it.UpdatedAt}
 	ev, err := inventory.Updated(&it, ch, false)
 	if err != nil {

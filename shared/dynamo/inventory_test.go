@@ -513,4 +513,17 @@ func TestInventory_RecreatedHistoryStaysOrdered(t *testing.T) {
 	for i := 0; i+1 < len(h.Items); i++ {
 		assert.Equal(t, h.Items[i+1].After, h.Items[i].Before, "each change starts where the one before ended")
 	}
+
+	// An import's creations (SetNew) keep the same order.
+	require.NoError(t, st.Delete(ctx, storeID, itemID, inventory.Cause{Kind: inventory.CauseDelete}))
+	results, errs := st.SetNew(ctx, storeID, []inventory.Stock{stock}, by)
+	require.NoError(t, errs[0])
+	require.True(t, results[0].Created)
+	h, err = st.History(ctx, storeID, itemID, page.First(10))
+	require.NoError(t, err)
+	require.Len(t, h.Items, 5)
+	assert.Equal(t, by.Kind, h.Items[0].Cause.Kind, "the import's re-creation is the newest entry")
+	assert.Equal(t, inventory.CauseDelete, h.Items[1].Cause.Kind)
+	assert.True(t, h.Items[0].At.After(h.Items[1].At))
+	assert.True(t, h.Items[0].At.Equal(results[0].Item.UpdatedAt))
 }
