@@ -19,7 +19,8 @@ import (
 // their users (one small transaction each), let its clubs and challenges
 // go, remove its follows and its stock, all side by side; then one transaction
 // removes the store, its listing (and one from the directory's count),
-// its domain claim, its index entries, retires its slug claim (the
+// its domain claim, its index entries, its point-of-sale connection and
+// sync lock, retires its slug claim (the
 // owner's alone to use again), its (by then empty)
 // directories' counts, and its owner's mark: the store item's condition
 // makes a repeated deletion count nothing. Errors:
@@ -56,7 +57,11 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 		update(s.t.update(StoreDirCountKey()).Add("count", -1), nil).
 		put(s.t.put(slugClaimItem{PK: StoreSlugClaimKey(it.Slug).PK, SK: StoreSlugClaimKey(it.Slug).SK, Type: typeSlugClaim, OwnerUserID: it.OwnerUserID, Retired: true}).
 			If("attribute_not_exists(PK) OR storeId = ?", st.ID), stores.ErrChanged).
-		update(s.t.update(UserKey(it.OwnerUserID)).Remove("storeId").If("attribute_exists(PK) AND storeId = ?", st.ID), users.ErrChanged)
+		update(s.t.update(UserKey(it.OwnerUserID)).Remove("storeId").If("attribute_exists(PK) AND storeId = ?", st.ID), users.ErrChanged).
+		// The point-of-sale connection's sealed tokens, and its sync
+		// lock, go with the store (its jobs' records stay, as history).
+		delete(s.t.del(ExtPosConnectionKey(st.ID)), nil).
+		delete(s.t.del(ExtPosLockKey(st.ID)), nil)
 	for _, dir := range storeDirs(st.ID) {
 		x.delete(s.t.del(DirCountKey(dir)), nil)
 	}

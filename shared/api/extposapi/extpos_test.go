@@ -342,6 +342,23 @@ func TestCallback_stateBoundToTheBrowser(t *testing.T) {
 
 // A store that changed hands while its owner was on the authorisation
 // page is not connected with the former owner's state.
+// A store's deletion takes its point-of-sale connection (the sealed
+// tokens to the merchant's account) with it.
+func TestConnection_goesWithTheStore(t *testing.T) {
+	env := testenv.New(t)
+	s := newShop(t, env, "closing-shop")
+	back := connect(t, env, s)
+	require.Equal(t, "connected", back.Query().Get("extpos"), back.String())
+	_, err := dynamo.NewExtPos(env.App.Table).GetConnection(context.Background(), s.id)
+	require.NoError(t, err)
+
+	res := env.Do("DELETE", "/v1/stores/closing-shop", nil, s.owner.Token)
+	require.Less(t, res.Status, 300, "%s", res)
+	_, err = dynamo.NewExtPos(env.App.Table).GetConnection(context.Background(), s.id)
+	require.ErrorIs(t, err, extpos.ErrNotConnected)
+	assert.Nil(t, env.Item(t, dynamo.ExtPosConnectionKey(s.id)))
+}
+
 func TestCallback_ownerChangedMeanwhile(t *testing.T) {
 	env := testenv.New(t)
 	s := newShop(t, env, "sold-shop")
