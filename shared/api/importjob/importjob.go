@@ -225,8 +225,9 @@ func (r *Runner) Handle(ctx context.Context, m worker.Message) error {
 	case job.Status != csvimport.Running:
 		return nil
 	}
-	if reason, stale := r.Stale(job); stale {
-		// Its endpoint reports it failed already: keep to that.
+	if reason, stale := r.stale(job, acceptWithin); stale {
+		// Its endpoint reports it failed already, or would before this
+		// receipt's first checkpoint: keep to that.
 		r.fail(ctx, job, reason)
 		return nil
 	}
@@ -285,13 +286,21 @@ func (r *Runner) fail(ctx context.Context, job *csvimport.Job, reason string) {
 // then. A stretch records a checkpoint every chunk, far more often.
 const StaleAfter = queues.VisibilityTimeout * queues.MaxReceiveCount
 
+// acceptWithin is how long a job may have gone without a step for a
+// receipt to still run it: a receipt records its first step within its
+// visibility timeout, so a job a receipt runs never looks stale to its
+// endpoint in between (reported failed, then running again).
+const acceptWithin = StaleAfter - queues.VisibilityTimeout
+
 // Stale reports whether job is running but has recorded nothing for
 // StaleAfter, and why it is then taken to have failed.
-func (r *Runner) Stale(job *csvimport.Job) (string, bool) {
-	if job.Status != csvimport.Running || r.now().Sub(job.UpdatedAt) <= StaleAfter {
+func (r *Runner) Stale(job *csvimport.Job) (string, bool) { return r.stale(job, StaleAfter) }
+
+func (r *Runner) stale(job *csvimport.Job, after time.Duration) (string, bool) {
+	if job.Status != csvimport.Running || r.now().Sub(job.UpdatedAt) <= after {
 		return "", false
 	}
-	return fmt.Sprintf("The import stopped at row %d of %d: its worker made no progress for %s", job.RowsDone, job.Total, StaleAfter), true
+	return fmt.Sprintf("The import stopped at row %d of %d: its worker made no progress for too long", job.RowsDone, job.Total), true
 }
 
 // Settle is job as its endpoint reports it: a stale job (Stale) as

@@ -531,6 +531,27 @@ func TestBulkImport_staleJobFails(t *testing.T) {
 	assert.Equal(t, a.Reason, job.Reason)
 }
 
+// A message that comes when its job has been idle for nearly StaleAfter
+// does not run it: its stretch's first checkpoint could land after the
+// endpoint had reported the job failed, which would then read running
+// again. It marks the job failed, as the endpoint is about to report.
+func TestBulkImport_nearlyStaleJobIsNotRun(t *testing.T) {
+	clock := testenv.NewClock(time.Now().UTC())
+	s := newShop(t, testenv.WithClock(clock), testenv.WithQueues(), testenv.WithEnv(importjob.EnvInlineRows, "0"))
+	res := s.upload("isbn,quantity,price,condition\n9780198534532,1,1.00,new\n", s.owner.Token)
+	require.Equal(t, http.StatusAccepted, res.Status, res.String())
+	jobID := decode(t, res).JobID
+
+	clock.Advance(importjob.StaleAfter - queues.VisibilityTimeout + time.Second)
+	runner := importjob.NewRunner(s.App.Deps(), csvimport.Limits{})
+	body, _ := json.Marshal(importjob.Message{JobID: jobID})
+	require.NoError(t, runner.Handle(context.Background(), worker.Message{ID: "late", Body: body, ReceiveCount: 2}))
+	assert.Nil(t, s.item(t, s.hobbitID), "nothing applied")
+	res = s.Do("GET", "/v1/inventory/bulk-import/"+jobID+"?storeId="+s.storeID, nil, s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, "failed", decode(t, res).Status, "stored failed before the endpoint's own staleness")
+}
+
 // failingReads is the jobs' store with every read of a job failing.
 type failingReads struct{ csvimport.Jobs }
 
