@@ -18,13 +18,19 @@ import (
 // Square's developer dashboard) reaches every running function within it.
 const SecretRefresh = 5 * time.Minute
 
+// SecretRetry is how long a held value is used after a re-read failed
+// before the next read: not every call (each under the lock) while
+// Secrets Manager fails.
+const SecretRetry = 30 * time.Second
+
 // ManagedSecret is the OAuth client's secret read at run time from the
 // Secrets Manager secret EXTPOS_CLIENT_SECRET_ARN names (its plain string
 // value): the stack passes the ARN, never the value, which anyone who may
 // read a function's configuration could read. It is read when first
 // needed (the code exchange, a token refresh: connect and the sync's
 // listing do without it), then again once SecretRefresh old; a read that
-// fails keeps the value held, and fails the call only when none is.
+// fails keeps the value held for SecretRetry more, and fails the call
+// only when none is.
 type ManagedSecret struct {
 	API secretsmgr.GetSecretValueAPI
 	ARN string
@@ -52,6 +58,7 @@ func (m *ManagedSecret) Get(ctx context.Context) (string, error) {
 	}
 	if err != nil {
 		if m.val != "" {
+			m.at = now().Add(SecretRetry - SecretRefresh)
 			return m.val, nil
 		}
 		return "", fmt.Errorf("%s: read secret %s: %w", EnvClientSecretARN, m.ARN, err)

@@ -83,6 +83,14 @@ func TestManagedSecret_exchange(t *testing.T) {
 	if fake.reads != 2 {
 		t.Fatalf("%d reads, want 2 (read again after SecretRefresh)", fake.reads)
 	}
+	if err := exchange(); err != nil || fake.reads != 2 {
+		t.Fatalf("right after a failed read: %v, %d reads, want the held value and no read", err, fake.reads)
+	}
+	now = now.Add(extpos.SecretRetry)
+	fake.fail = false
+	if err := exchange(); err != nil || fake.reads != 3 {
+		t.Fatalf("SecretRetry after a failed read: %v, %d reads, want a read again", err, fake.reads)
+	}
 
 	// Nothing held and nothing readable: the exchange fails, naming the
 	// variable.
