@@ -31,6 +31,7 @@ require (
 	github.com/mmcloughlin/geohash v0.10.0
 	github.com/sirupsen/logrus v1.9.0
 	github.com/stretchr/testify v1.12.1
+	github.com/stripe/stripe-go/v84 v84.4.1
 	go.etcd.io/bbolt v1.3.5
 	go.opentelemetry.io/otel v1.42.0
 	go.opentelemetry.io/otel/sdk v1.42.0
