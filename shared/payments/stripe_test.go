@@ -1,0 +1,291 @@
+package payments_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/bookplatform/backend/local/stripelocal"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/config"
+	"github.com/bookplatform/backend/shared/payments"
+)
+
+// newStripe is the provider built from settings naming a fresh stand-in,
+// as a group builds it.
+func newStripe(t *testing.T, opts ...stripelocal.Option) (payments.Provider, *stripelocal.Server) {
+	t.Helper()
+	sl := stripelocal.New(opts...)
+	srv := httptest.NewServer(sl)
+	t.Cleanup(srv.Close)
+	env := config.NewEnv(func(n string) string {
+		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKey: stripelocal.APIKey,
+			payments.EnvStripeWebhookSecret: stripelocal.WebhookSecret}[n]
+	})
+	p, err := payments.FromEnv(env, payments.Runtime{})
+	if err != nil || env.Err() != nil {
+		t.Fatal(err, env.Err())
+	}
+	return p, sl
+}
+
+func authorization(pm, order string) payments.Authorization {
+	return payments.Authorization{OrderID: order, AmountCents: 2599, Currency: "usd", PaymentMethodID: pm, IdempotencyKey: order,
+		Description: "Order " + order}
+}
+
+var ctx = context.Background()
+
+// A succeeding test card holds the amount: the session is authorised,
+// carries the order id, and the stand-in holds exactly that.
+func TestStripe_authorize(t *testing.T) {
+	p, sl := newStripe(t)
+	for _, pm := range []string{"pm_card_visa", "pm_card_mastercard", "pm_card_amex"} {
+		s, err := p.Authorize(ctx, authorization(pm, "ord-"+pm))
+		if err != nil {
+			t.Fatalf("%s: %v", pm, err)
+		}
+		if !payments.ValidSessionID(s.ID) || s.Status != payments.Authorized || s.AmountCents != 2599 || s.OrderID != "ord-"+pm {
+			t.Fatalf("%s: session %+v", pm, s)
+		}
+		in, _ := sl.Intent(s.ID)
+		if in.Status != "requires_capture" || in.AmountCents != 2599 || in.Metadata["orderId"] != "ord-"+pm || in.Currency != "usd" {
+			t.Fatalf("%s: intent %+v", pm, in)
+		}
+	}
+	if sl.HeldCents() != 3*2599 || sl.Created() != 3 {
+		t.Fatalf("held %d, created %d", sl.HeldCents(), sl.Created())
+	}
+}
+
+// The same idempotency key is the same PaymentIntent: a retried
+// authorisation charges once.
+func TestStripe_authorizeIdempotent(t *testing.T) {
+	p, sl := newStripe(t)
+	a, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-1"))
+	if err != nil || a.ID != b.ID {
+		t.Fatalf("retry: %v, %s then %s", err, a.ID, b.ID)
+	}
+	if sl.Created() != 1 || sl.HeldCents() != 2599 {
+		t.Fatalf("created %d, held %d: want one intent", sl.Created(), sl.HeldCents())
+	}
+	// The same key with another amount is refused, never a second charge.
+	other := authorization("pm_card_visa", "ord-1")
+	other.AmountCents = 100
+	if _, err := p.Authorize(ctx, other); err == nil || sl.Created() != 1 {
+		t.Fatalf("another amount under the same key: %v, created %d", err, sl.Created())
+	}
+}
+
+// Declining test cards are ErrDeclined (402) and hold nothing.
+func TestStripe_authorizeDeclined(t *testing.T) {
+	p, sl := newStripe(t)
+	for _, pm := range []string{"pm_card_chargeDeclined", "pm_card_chargeDeclinedInsufficientFunds", "pm_card_visa_chargeDeclined",
+		"pm_card_visa_chargeDeclinedLostCard", "pm_card_chargeDeclinedExpiredCard", "pm_card_chargeDeclinedIncorrectCvc"} {
+		_, err := p.Authorize(ctx, authorization(pm, "ord-"+pm))
+		if !errors.Is(err, payments.ErrDeclined) || apperr.CodeOf(err) != apperr.CodePaymentRequired {
+			t.Fatalf("%s: %v, want ErrDeclined", pm, err)
+		}
+	}
+	if sl.HeldCents() != 0 {
+		t.Fatalf("%d cents held after declines", sl.HeldCents())
+	}
+}
+
+// A card needing 3-D Secure leaves the session waiting for the buyer;
+// completed on the stand-in, it is authorised.
+func TestStripe_authorizeActionRequired(t *testing.T) {
+	p, sl := newStripe(t)
+	s, err := p.Authorize(ctx, authorization("pm_card_authenticationRequired", "ord-3ds"))
+	if err != nil || s.Status != payments.ActionRequired {
+		t.Fatalf("%+v, %v: want ActionRequired", s, err)
+	}
+	if _, err := p.Capture(ctx, s.ID); !errors.Is(err, payments.ErrNotCapturable) {
+		t.Fatalf("capture before completion: %v, want ErrNotCapturable", err)
+	}
+	if _, err := sl.Complete(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = p.Get(ctx, s.ID); err != nil || s.Status != payments.Authorized {
+		t.Fatalf("after completion: %+v, %v", s, err)
+	}
+}
+
+// An id no test card has is Stripe's resource_missing on payment_method:
+// a 400 on paymentMethodId.
+func TestStripe_authorizeUnknownMethod(t *testing.T) {
+	p, sl := newStripe(t)
+	_, err := p.Authorize(ctx, authorization("pm_nonsense", "ord-x"))
+	e, ok := apperr.As(err)
+	if !ok || e.Code != apperr.CodeValidation {
+		t.Fatalf("%v, want a ValidationError", err)
+	}
+	if f, _ := e.Details["fields"].(map[string]string); f["paymentMethodId"] == "" {
+		t.Fatalf("details %v, want the field paymentMethodId", e.Details)
+	}
+	if sl.Created() != 0 {
+		t.Fatalf("%d intents created", sl.Created())
+	}
+}
+
+// Get reads a session; malformed and unknown ids are their errors.
+func TestStripe_get(t *testing.T) {
+	p, _ := newStripe(t)
+	s, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-g"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Get(ctx, s.ID)
+	if err != nil || got != s {
+		t.Fatalf("%+v, %v, want %+v", got, err, s)
+	}
+	for _, id := range []string{"", "pi_", "ch_123456789012345678901234", "pi_abc-def", "pi_" + string(make([]byte, 10))} {
+		if _, err := p.Get(ctx, id); !errors.Is(err, payments.ErrMalformedSession) {
+			t.Fatalf("%q: %v, want ErrMalformedSession", id, err)
+		}
+	}
+	if _, err := p.Get(ctx, "pi_000000000000000000000000"); !errors.Is(err, payments.ErrNoSession) {
+		t.Fatalf("unknown: %v, want ErrNoSession", err)
+	}
+}
+
+// Capture takes the amount; capturing again answers the captured session
+// (a retried confirm); an unknown session is ErrNoSession.
+func TestStripe_capture(t *testing.T) {
+	p, sl := newStripe(t)
+	s, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		c, err := p.Capture(ctx, s.ID)
+		if err != nil || c.Status != payments.Captured || c.ID != s.ID || c.AmountCents != 2599 {
+			t.Fatalf("capture %d: %+v, %v", i+1, c, err)
+		}
+	}
+	if in, _ := sl.Intent(s.ID); in.CapturedCents != 2599 || in.Status != "succeeded" {
+		t.Fatalf("intent %+v", in)
+	}
+	if _, err := p.Void(ctx, s.ID); !errors.Is(err, payments.ErrNotCapturable) {
+		t.Fatalf("void after capture: %v, want ErrNotCapturable", err)
+	}
+	if _, err := p.Capture(ctx, "pi_000000000000000000000000"); !errors.Is(err, payments.ErrNoSession) {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := p.Capture(ctx, "nope"); !errors.Is(err, payments.ErrMalformedSession) {
+		t.Fatalf("malformed: %v", err)
+	}
+}
+
+// Void releases the hold; voiding again answers the canceled session; a
+// voided session cannot be captured; an expired one reads Canceled.
+func TestStripe_void(t *testing.T) {
+	p, sl := newStripe(t)
+	s, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		v, err := p.Void(ctx, s.ID)
+		if err != nil || v.Status != payments.Canceled {
+			t.Fatalf("void %d: %+v, %v", i+1, v, err)
+		}
+	}
+	if sl.HeldCents() != 0 {
+		t.Fatalf("%d held after the void", sl.HeldCents())
+	}
+	if _, err := p.Capture(ctx, s.ID); !errors.Is(err, payments.ErrNotCapturable) {
+		t.Fatalf("capture after void: %v", err)
+	}
+	if _, err := p.Void(ctx, "pi_000000000000000000000000"); !errors.Is(err, payments.ErrNoSession) {
+		t.Fatalf("unknown: %v", err)
+	}
+
+	// Expired (Stripe cancels an authorisation left uncaptured).
+	e, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sl.Expire(e.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := p.Get(ctx, e.ID); err != nil || got.Status != payments.Canceled {
+		t.Fatalf("expired: %+v, %v", got, err)
+	}
+}
+
+// Stripe failing, limiting or out of reach is ErrUnavailable (503); the
+// client's retry (same idempotency key) then charges once.
+func TestStripe_unavailable(t *testing.T) {
+	p, sl := newStripe(t)
+	for _, status := range []int{http.StatusInternalServerError, http.StatusServiceUnavailable, http.StatusTooManyRequests} {
+		sl.FailNext(1, status)
+		if _, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-u")); !errors.Is(err, payments.ErrUnavailable) || apperr.CodeOf(err) != apperr.CodeUnavailable {
+			t.Fatalf("%d: %v, want ErrUnavailable", status, err)
+		}
+	}
+	if sl.Created() != 0 {
+		t.Fatal("an intent was created by a failed call")
+	}
+	for range 2 {
+		if _, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-u")); err != nil || sl.Created() != 1 {
+			t.Fatalf("retried: %v, created %d", err, sl.Created())
+		}
+	}
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	env := config.NewEnv(func(n string) string {
+		return map[string]string{payments.EnvStripeAPIBase: closed, payments.EnvStripeAPIKey: stripelocal.APIKey}[n]
+	})
+	down, _ := payments.FromEnv(env, payments.Runtime{})
+	if _, err := down.Get(ctx, "pi_000000000000000000000000"); !errors.Is(err, payments.ErrUnavailable) {
+		t.Fatalf("unreachable: %v, want ErrUnavailable", err)
+	}
+}
+
+// A wrong key is no outage: the call fails as the service's fault.
+func TestStripe_wrongKey(t *testing.T) {
+	_, sl := newStripe(t)
+	srv := httptest.NewServer(sl)
+	t.Cleanup(srv.Close)
+	env := config.NewEnv(func(n string) string {
+		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKey: "sk_test_wrong"}[n]
+	})
+	p, _ := payments.FromEnv(env, payments.Runtime{})
+	_, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-k"))
+	if err == nil || errors.Is(err, payments.ErrUnavailable) || apperr.CodeOf(err) != apperr.CodeInternal {
+		t.Fatalf("%v, want an internal error", err)
+	}
+}
+
+// Without a key there is no provider: ErrNotConfigured (503); a key and
+// its ARN together, or a bad base URL, are bad settings.
+func TestFromEnv(t *testing.T) {
+	p, err := payments.FromEnv(config.NewEnv(nil), payments.Runtime{})
+	if p != nil || !errors.Is(err, payments.ErrNotConfigured) || apperr.CodeOf(err) != apperr.CodeUnavailable {
+		t.Fatalf("%v, %v: want nil and ErrNotConfigured", p, err)
+	}
+	for name, vars := range map[string]map[string]string{
+		"key and ARN":  {payments.EnvStripeAPIKey: "sk_test_x", payments.EnvStripeAPIKeySecretARN: "arn:aws:secretsmanager:us-east-1:1:secret:x"},
+		"hook and ARN": {payments.EnvStripeAPIKey: "sk_test_x", payments.EnvStripeWebhookSecret: "whsec_x", payments.EnvStripeWebhookSecretARN: "arn:x"},
+		"base":         {payments.EnvStripeAPIKey: "sk_test_x", payments.EnvStripeAPIBase: "localhost:12111"},
+	} {
+		env := config.NewEnv(func(n string) string { return vars[n] })
+		_, _ = payments.FromEnv(env, payments.Runtime{})
+		if env.Err() == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
