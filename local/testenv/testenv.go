@@ -47,6 +47,7 @@ import (
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/squarelocal"
+	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/auth"
@@ -55,6 +56,7 @@ import (
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 	"github.com/bookplatform/backend/shared/s3media"
@@ -271,6 +273,13 @@ type Env struct {
 	// squarelocal.DemoItems.
 	POS    *squarelocal.Server
 	POSURL string
+	// Payments is the payment provider's stand-in (local/stripelocal) at
+	// PaymentsURL, which the payments settings name with its API key and
+	// webhook secret; its webhooks go to this environment's
+	// /v1/payments/webhook. Tests read what it holds (Created, Intent)
+	// and act for the buyer and Stripe (Complete, Expire, Send).
+	Payments    *stripelocal.Server
+	PaymentsURL string
 	// Stream says the table has its stream (WithStream).
 	Stream bool
 
@@ -344,6 +353,12 @@ func New(tb testing.TB, opts ...Option) *Env {
 	srv := httptest.NewUnstartedServer(nil)
 	baseURL := "http://" + srv.Listener.Addr().String()
 
+	// The payment provider: its stand-in, one per environment, sending
+	// its webhooks to this environment's receiver.
+	pay := stripelocal.New(stripelocal.WithWebhook(baseURL+"/v1/payments/webhook", stripelocal.WebhookSecret))
+	paySrv := httptest.NewServer(pay)
+	tb.Cleanup(paySrv.Close)
+
 	// Built from variables, so tests get a deployment's defaults and checks.
 	vars := map[string]string{
 		config.EnvTableName:  "test-" + randomHex(6),
@@ -358,6 +373,10 @@ func New(tb testing.TB, opts ...Option) *Env {
 		extpos.EnvClientID:     squarelocal.ClientID,
 		extpos.EnvClientSecret: squarelocal.ClientSecret,
 		extpos.EnvRedirectURL:  baseURL + "/v1/integrations/extpos/callback",
+
+		payments.EnvStripeAPIBase:       paySrv.URL,
+		payments.EnvStripeAPIKey:        stripelocal.APIKey,
+		payments.EnvStripeWebhookSecret: stripelocal.WebhookSecret,
 	}
 	maps.Copy(vars, queueVars)
 	maps.Copy(vars, s.vars)
@@ -418,7 +437,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
 	env := &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
-		Domains: storesapi.ReadDomainSettings(cfg.Env()), POS: pos, POSURL: posSrv.URL, Stream: s.stream, tb: tb, handler: h}
+		Domains: storesapi.ReadDomainSettings(cfg.Env()), POS: pos, POSURL: posSrv.URL,
+		Payments: pay, PaymentsURL: paySrv.URL, Stream: s.stream, tb: tb, handler: h}
 	if s.queues {
 		env.SQS, env.QueueURLs = sqsqueue.NewClient(awsCfg), queueURLs
 	}

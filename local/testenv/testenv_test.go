@@ -16,6 +16,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/payments"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -194,4 +195,27 @@ func TestSignupLoginAndErrors(t *testing.T) {
 	testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "Invalid request")
 	assert.Contains(t, testenv.FieldErrors(t, res), "email")
 	assert.Contains(t, testenv.FieldErrors(t, res), "password")
+}
+
+// Each environment has its own payment stand-in, which the payments
+// settings of its configuration name: a provider built from them, as a
+// group builds it, charges there, and the stand-in's webhooks go to the
+// environment's receiver route.
+func TestNew_paymentsStandIn(t *testing.T) {
+	t.Parallel()
+	env := testenv.New(t)
+	p, err := payments.FromEnv(env.Config.Env(), payments.Runtime{})
+	require.NoError(t, err)
+	s, err := p.Authorize(context.Background(), payments.Authorization{OrderID: "o1", AmountCents: 1000, Currency: "usd",
+		PaymentMethodID: "pm_card_visa", IdempotencyKey: "o1"})
+	require.NoError(t, err)
+	assert.Equal(t, payments.Authorized, s.Status)
+	assert.Equal(t, 1, env.Payments.Created())
+	in, ok := env.Payments.Intent(s.ID)
+	assert.True(t, ok)
+	assert.Equal(t, int64(1000), in.AmountCents)
+
+	other := testenv.New(t)
+	assert.Zero(t, other.Payments.Created(), "environments share a stand-in")
+	assert.NotEqual(t, env.PaymentsURL, other.PaymentsURL)
 }
