@@ -255,3 +255,43 @@ func TestExpire(t *testing.T) {
 		t.Fatal("expired twice")
 	}
 }
+
+// Refunds: of a captured intent only, never more than is left, once per
+// Idempotency-Key; the intent (expanded) reads what was refunded.
+func TestAPI_refunds(t *testing.T) {
+	s := New()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	_, pi := send(t, srv, "POST", "/v1/payment_intents", APIKey, "", intentForm("pm_card_visa"))
+	id := pi["id"].(string)
+	status, got := send(t, srv, "POST", "/v1/refunds", APIKey, "", url.Values{"payment_intent": {id}})
+	if e := errOf(got); status != 400 || e["code"] != "payment_intent_unexpected_state" {
+		t.Fatalf("uncaptured: %d %v", status, got)
+	}
+	send(t, srv, "POST", "/v1/payment_intents/"+id+"/capture", APIKey, "", url.Values{})
+	form := url.Values{"payment_intent": {id}, "amount": {"500"}, "expand[0]": {"payment_intent.latest_charge"}}
+	for range 2 {
+		status, got = send(t, srv, "POST", "/v1/refunds", APIKey, "r1", form)
+		pi := got["payment_intent"].(map[string]any)
+		if status != 200 || got["object"] != "refund" || got["amount"].(float64) != 500 ||
+			pi["latest_charge"].(map[string]any)["amount_refunded"].(float64) != 500 {
+			t.Fatalf("refund: %d %v", status, got)
+		}
+	}
+	if in, _ := s.Intent(id); in.RefundedCents != 500 {
+		t.Fatalf("refunded %d, want 500 once", in.RefundedCents)
+	}
+	status, got = send(t, srv, "POST", "/v1/refunds", APIKey, "", url.Values{"payment_intent": {id}, "amount": {"1001"}})
+	if e := errOf(got); status != 400 || e["code"] != "amount_too_large" || e["message"] != "Refund amount ($10.01) is greater than unrefunded amount on charge ($10.00)" {
+		t.Fatalf("too much: %d %v", status, got)
+	}
+	if status, got = send(t, srv, "POST", "/v1/refunds", APIKey, "", url.Values{"payment_intent": {id}}); status != 200 || got["amount"].(float64) != 1000 {
+		t.Fatalf("the rest: %d %v", status, got)
+	}
+	if status, got = send(t, srv, "POST", "/v1/refunds", APIKey, "", url.Values{"payment_intent": {id}}); errOf(got)["code"] != "charge_already_refunded" {
+		t.Fatalf("nothing left: %d %v", status, got)
+	}
+	if status, got = send(t, srv, "POST", "/v1/refunds", APIKey, "", url.Values{"payment_intent": {"pi_nope"}}); status != 404 || errOf(got)["param"] != "payment_intent" {
+		t.Fatalf("unknown: %d %v", status, got)
+	}
+}

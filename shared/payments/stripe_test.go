@@ -2,16 +2,24 @@ package payments_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/payments"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 )
 
 // newStripe is the provider built from settings naming a fresh stand-in,
@@ -287,5 +295,232 @@ func TestFromEnv(t *testing.T) {
 		if env.Err() == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// captured is a session authorised and captured for 2599 cents.
+func captured(t *testing.T, p payments.Provider, order string) payments.Session {
+	t.Helper()
+	s, err := p.Authorize(ctx, authorization("pm_card_visa", order))
+	if err == nil {
+		s, err = p.Capture(ctx, s.ID)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A refund gives money back once per idempotency key; the session reads
+// what was refunded; 0 refunds the rest.
+func TestStripe_refund(t *testing.T) {
+	p, sl := newStripe(t)
+	s := captured(t, p, "ord-r")
+	for i := range 2 {
+		r, err := p.Refund(ctx, s.ID, 1000, "refund-1")
+		if err != nil || r.RefundedCents != 1000 || r.Status != payments.Captured || r.ID != s.ID {
+			t.Fatalf("refund %d: %+v, %v", i+1, r, err)
+		}
+	}
+	if in, _ := sl.Intent(s.ID); in.RefundedCents != 1000 {
+		t.Fatalf("refunded %d at the provider, want 1000 (once)", in.RefundedCents)
+	}
+	if got, _ := p.Get(ctx, s.ID); got.RefundedCents != 1000 {
+		t.Fatalf("get after refund: %+v", got)
+	}
+	r, err := p.Refund(ctx, s.ID, 0, "refund-rest")
+	if err != nil || r.RefundedCents != 2599 {
+		t.Fatalf("the rest: %+v, %v", r, err)
+	}
+	// Nothing left: answered as it is, whatever the key.
+	if r, err := p.Refund(ctx, s.ID, 0, "refund-again"); err != nil || r.RefundedCents != 2599 {
+		t.Fatalf("refunded in full already: %+v, %v", r, err)
+	}
+	if in, _ := sl.Intent(s.ID); in.RefundedCents != 2599 {
+		t.Fatalf("refunded %d", in.RefundedCents)
+	}
+
+	held, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Refund(ctx, held.ID, 0, "k"); !errors.Is(err, payments.ErrNotCapturable) {
+		t.Fatalf("not captured: %v, want ErrNotCapturable", err)
+	}
+	if _, err := p.Refund(ctx, "pi_000000000000000000000000", 0, "k2"); !errors.Is(err, payments.ErrNoSession) {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := p.Refund(ctx, "x", 0, "k3"); !errors.Is(err, payments.ErrMalformedSession) {
+		t.Fatalf("malformed: %v", err)
+	}
+}
+
+// signed is a delivery of the event type about intent id, signed with
+// secret at t, as its header.
+func signed(t *testing.T, sl *stripelocal.Server, eventType, id, secret string, at time.Time) ([]byte, http.Header) {
+	t.Helper()
+	body, err := sl.Event(eventType, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body, http.Header{"Stripe-Signature": {stripelocal.Sign(body, secret, at)}}
+}
+
+// A delivery signed with the endpoint's secret within the tolerance is
+// read, with its session; a wrong secret, a stale signature, a
+// missing or garbled header or an altered body is ErrBadSignature.
+func TestStripe_parseWebhook(t *testing.T) {
+	p, sl := newStripe(t)
+	s, err := p.Authorize(ctx, authorization("pm_card_authenticationRequired", "ord-w"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sl.Complete(ctx, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	body, h := signed(t, sl, "payment_intent.amount_capturable_updated", s.ID, stripelocal.WebhookSecret, time.Now())
+	ev, err := p.ParseWebhook(body, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := payments.Session{ID: s.ID, Status: payments.Authorized, AmountCents: 2599, OrderID: "ord-w"}
+	if ev.Type != "payment_intent.amount_capturable_updated" || !strings.HasPrefix(ev.ID, "evt_") || ev.Session != want {
+		t.Fatalf("event %+v, want session %+v", ev, want)
+	}
+
+	bad := map[string]func() ([]byte, http.Header){
+		"other secret": func() ([]byte, http.Header) {
+			return signed(t, sl, "payment_intent.succeeded", s.ID, "whsec_other", time.Now())
+		},
+		"stale": func() ([]byte, http.Header) {
+			return signed(t, sl, "payment_intent.succeeded", s.ID, stripelocal.WebhookSecret, time.Now().Add(-payments.WebhookTolerance-time.Minute))
+		},
+		"no header": func() ([]byte, http.Header) { return body, http.Header{} },
+		"garbled":   func() ([]byte, http.Header) { return body, http.Header{"Stripe-Signature": {"t=abc,v1"}} },
+		"altered body": func() ([]byte, http.Header) {
+			return []byte(strings.Replace(string(body), "2599", "1", 1)), h
+		},
+	}
+	for name, delivery := range bad {
+		b, hh := delivery()
+		if _, err := p.ParseWebhook(b, hh); !errors.Is(err, payments.ErrBadSignature) || apperr.CodeOf(err) != apperr.CodeUnauthorized {
+			t.Errorf("%s: %v, want ErrBadSignature", name, err)
+		}
+	}
+
+	// An event about something else is read without a session.
+	other := []byte(`{"id":"evt_1","object":"event","api_version":"` + stripeAPIVersion(t, body) + `","type":"customer.created","data":{"object":{"id":"cus_1","object":"customer"}}}`)
+	ev, err = p.ParseWebhook(other, http.Header{"Stripe-Signature": {stripelocal.Sign(other, stripelocal.WebhookSecret, time.Now())}})
+	if err != nil || ev.Type != "customer.created" || ev.Session != (payments.Session{}) {
+		t.Fatalf("other event: %+v, %v", ev, err)
+	}
+}
+
+func stripeAPIVersion(t *testing.T, event []byte) string {
+	t.Helper()
+	var e struct {
+		APIVersion string `json:"api_version"`
+	}
+	if err := json.Unmarshal(event, &e); err != nil || e.APIVersion == "" {
+		t.Fatalf("api_version of %s: %v", event, err)
+	}
+	return e.APIVersion
+}
+
+// Without a webhook signing secret, no delivery is read: 503, Stripe
+// delivers again once it is configured.
+func TestStripe_parseWebhookNotConfigured(t *testing.T) {
+	env := config.NewEnv(func(n string) string { return map[string]string{payments.EnvStripeAPIKey: "sk_test_x"}[n] })
+	p, err := payments.FromEnv(env, payments.Runtime{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ParseWebhook([]byte(`{}`), http.Header{"Stripe-Signature": {"t=1,v1=00"}}); !errors.Is(err, payments.ErrNotConfigured) {
+		t.Fatalf("%v, want ErrNotConfigured", err)
+	}
+}
+
+// fakeSecrets answers GetSecretValue from values by ARN, counting reads.
+type fakeSecrets struct {
+	mu     sync.Mutex
+	values map[string]string
+	reads  int
+}
+
+func (f *fakeSecrets) GetSecretValue(_ context.Context, in *secretsmanager.GetSecretValueInput, _ ...func(*secretsmanager.Options)) (*secretsmanager.GetSecretValueOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	v, ok := f.values[aws.ToString(in.SecretId)]
+	if !ok {
+		return nil, errors.New("no such secret")
+	}
+	return &secretsmanager.GetSecretValueOutput{SecretString: aws.String(v)}, nil
+}
+
+func (f *fakeSecrets) set(arn, v string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.values[arn] = v
+}
+
+const (
+	keyARN  = "arn:aws:secretsmanager:us-east-1:123456789012:secret:stripe-key-AbCdEf"
+	hookARN = "arn:aws:secretsmanager:us-east-1:123456789012:secret:stripe-webhook-AbCdEf"
+)
+
+// With the *_SECRET_ARN settings the key and the signing secret are read
+// from Secrets Manager at run time, held, and read again after
+// ManagedRefresh: a rolled key reaches the provider without a restart.
+func TestStripe_secretsFromSecretsManager(t *testing.T) {
+	sl := stripelocal.New(stripelocal.WithAPIKey("sk_test_first"))
+	srv := httptest.NewServer(sl)
+	t.Cleanup(srv.Close)
+	fake := &fakeSecrets{values: map[string]string{keyARN: "sk_test_first", hookARN: stripelocal.WebhookSecret}}
+	now := time.Now()
+	env := config.NewEnv(func(n string) string {
+		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKeySecretARN: keyARN,
+			payments.EnvStripeWebhookSecretARN: hookARN}[n]
+	})
+	p, err := payments.FromEnv(env, payments.Runtime{Secrets: fake, Now: func() time.Time { return now }})
+	if err != nil || env.Err() != nil {
+		t.Fatal(err, env.Err())
+	}
+	if fake.reads != 0 {
+		t.Fatal("read at construction")
+	}
+	a, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Get(ctx, a.ID); err != nil || fake.reads != 1 {
+		t.Fatalf("%v, %d reads: want the key held", err, fake.reads)
+	}
+	body, h := signed(t, sl, "payment_intent.canceled", a.ID, stripelocal.WebhookSecret, time.Now())
+	if _, err := p.ParseWebhook(body, h); err != nil || fake.reads != 2 {
+		t.Fatalf("webhook: %v, %d reads", err, fake.reads)
+	}
+
+	// The key is rolled: Stripe takes the new one only; the provider
+	// reads it once ManagedRefresh has passed.
+	sl2 := stripelocal.New(stripelocal.WithAPIKey("sk_test_second"))
+	srv.Config.Handler = sl2
+	fake.set(keyARN, "sk_test_second")
+	if _, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-2")); err == nil {
+		t.Fatal("the stand-in took the old key")
+	}
+	now = now.Add(secretsmgr.ManagedRefresh)
+	if _, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-2")); err != nil || sl2.Created() != 1 {
+		t.Fatalf("after the refresh: %v, created %d", err, sl2.Created())
+	}
+
+	// A secret that cannot be read (and none held) fails the call,
+	// naming the variable.
+	env = config.NewEnv(func(n string) string {
+		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKeySecretARN: keyARN + "x"}[n]
+	})
+	cold, _ := payments.FromEnv(env, payments.Runtime{Secrets: fake})
+	if _, err := cold.Get(ctx, a.ID); err == nil || !strings.Contains(err.Error(), payments.EnvStripeAPIKeySecretARN) {
+		t.Fatalf("%v, want an error naming %s", err, payments.EnvStripeAPIKeySecretARN)
 	}
 }
