@@ -14,7 +14,12 @@
 //     ACTIVE (README, "Custom domains locally"); in memory;
 //   - the external point-of-sale system: local/squarelocal, a Square
 //     stand-in in process (in memory: connect again after a restart),
-//     unless EXTPOS_BASE_URL names another.
+//     unless EXTPOS_BASE_URL names another;
+//   - the payment provider: local/stripelocal, a Stripe stand-in in
+//     process (in memory), unless STRIPE_API_BASE or STRIPE_API_KEY names
+//     another (Stripe's test mode); it sends its webhooks to this API's
+//     /v1/payments/webhook, and its /_local/ endpoints complete a 3-D
+//     Secure payment or expire one (README, "Payments locally").
 //
 // Each stand-in listens on its own free loopback port, and the process sets
 // AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
@@ -214,6 +219,14 @@ func run() error {
 		setAll(map[string]string{extpos.EnvBaseURL: posURL, extpos.EnvClientID: squarelocal.ClientID, extpos.EnvClientSecret: squarelocal.ClientSecret})
 	}
 	setDefault(extpos.EnvRedirectURL, baseURL+"/v1/integrations/extpos/callback")
+
+	// The payment provider: the Stripe stand-in, unless the payments
+	// settings name another.
+	payURL, stopPay, err := startPayments(baseURL)
+	if err != nil {
+		return fmt.Errorf("payments stand-in: %w", err)
+	}
+	stops = append(stops, stopPay)
 	front.Starting("creating the queues, the table and the demo accounts")
 
 	// The endpoints are forced (this process started them); the dummy
@@ -292,7 +305,7 @@ func run() error {
 	if err := runinfo.Write(dataDir, runinfo.Info{
 		PID: os.Getpid(), API: baseURL, DynamoDB: ddb.Endpoint, S3: s3URL, SQS: sqsURL,
 		Table: cfg.TableName, MediaBucket: media.Bucket, MediaBaseURL: media.BaseURL,
-		CloudFront: cdnURL, DistributionID: domains.DistributionID, Queues: runQueues(queueURLs),
+		CloudFront: cdnURL, DistributionID: domains.DistributionID, Queues: runQueues(queueURLs), Payments: payURL,
 		JWTSecret: string(cfg.JWTKeys.JWTSecret),
 	}); err != nil {
 		return err
@@ -300,7 +313,7 @@ func run() error {
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
 	front.Ready(devserver.Handler(a, gs))
-	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL,
+	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL, "payments", payURL,
 		"table", cfg.TableName, "bucket", media.Bucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {

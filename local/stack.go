@@ -17,8 +17,10 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/bookplatform/backend/local/sqslocal"
 	"github.com/bookplatform/backend/local/streampoll"
+	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/worker"
@@ -41,6 +43,23 @@ func serveLoopback(h http.Handler) (string, stopper, error) {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	return "http://" + ln.Addr().String(), srv.Shutdown, nil
+}
+
+// startPayments serves the Stripe stand-in (in memory) on its own
+// loopback port, sending its webhooks to api's receiver
+// (/v1/payments/webhook), and points the payments settings at it, unless
+// they name another provider: a key alone (or its ARN) is Stripe's test
+// mode, STRIPE_API_BASE another stand-in. It returns the stand-in's URL.
+func startPayments(api string) (string, stopper, error) {
+	url, stop, err := serveLoopback(stripelocal.New(stripelocal.WithWebhook(api+"/v1/payments/webhook", stripelocal.WebhookSecret)))
+	if err != nil {
+		return "", nil, err
+	}
+	if os.Getenv(payments.EnvStripeAPIBase) == "" && os.Getenv(payments.EnvStripeAPIKey) == "" && os.Getenv(payments.EnvStripeAPIKeySecretARN) == "" {
+		setAll(map[string]string{payments.EnvStripeAPIBase: url, payments.EnvStripeAPIKey: stripelocal.APIKey,
+			payments.EnvStripeWebhookSecret: stripelocal.WebhookSecret, payments.EnvStripeWebhookSecretARN: ""})
+	}
+	return url, stop, nil
 }
 
 // startS3 serves gofakes3 with the bolt backend, so uploaded media survive

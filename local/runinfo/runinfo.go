@@ -34,6 +34,9 @@ type Info struct {
 	DistributionID string            `json:"distributionId,omitempty"`
 	Queues         map[string]string `json:"queues,omitempty"`
 	JWTSecret      string            `json:"jwtSecret,omitempty"`
+	// Payments is the Stripe stand-in's base URL (its /_local/ endpoints
+	// complete or expire a payment).
+	Payments string `json:"payments,omitempty"`
 }
 
 // ErrNotRunning is returned by Read when no local stack uses the directory.
