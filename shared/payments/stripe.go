@@ -303,15 +303,16 @@ func session(pi *stripe.PaymentIntent) Session {
 }
 
 // authorizeError maps a failed creation: a card error is a decline
-// (402); an unknown payment method, the request's fault (400 on
-// paymentMethodId); an amount under Stripe's minimum, 400 as well.
+// (402); an unknown or missing payment method, the request's fault (400
+// on paymentMethodId); an amount under Stripe's minimum, 400 as well.
 func authorizeError(err error) error {
 	var se *stripe.Error
 	if errors.As(err, &se) {
 		switch {
 		case se.Type == stripe.ErrorTypeCard:
 			return fmt.Errorf("%w (%s %s)", ErrDeclined, se.Code, se.DeclineCode)
-		case se.Code == stripe.ErrorCodeResourceMissing && se.Param == "payment_method":
+		case se.Type == stripe.ErrorTypeInvalidRequest && se.Param == "payment_method":
+			// resource_missing (an id Stripe does not know), or none given.
 			return apperr.Validation("Invalid payment method", map[string]string{"paymentMethodId": "is not a payment method the provider knows"})
 		case se.Code == stripe.ErrorCodeAmountTooSmall:
 			return apperr.Validation("The order total is below the smallest amount the payment provider takes", nil)

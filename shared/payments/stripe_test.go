@@ -127,16 +127,22 @@ func TestStripe_authorizeActionRequired(t *testing.T) {
 }
 
 // An id no test card has is Stripe's resource_missing on payment_method:
-// a 400 on paymentMethodId.
+// a 400 on paymentMethodId (so is none); an amount under Stripe's minimum
+// is a 400 too.
 func TestStripe_authorizeUnknownMethod(t *testing.T) {
 	p, sl := newStripe(t)
-	_, err := p.Authorize(ctx, authorization("pm_nonsense", "ord-x"))
-	e, ok := apperr.As(err)
-	if !ok || e.Code != apperr.CodeValidation {
-		t.Fatalf("%v, want a ValidationError", err)
+	for _, pm := range []string{"pm_nonsense", "card_123", ""} {
+		_, err := p.Authorize(ctx, authorization(pm, "ord-x"+pm))
+		e, ok := apperr.As(err)
+		if !ok || e.Code != apperr.CodeValidation {
+			t.Fatalf("%q: %v, want a ValidationError", pm, err)
+		}
+		if f, _ := e.Details["fields"].(map[string]string); f["paymentMethodId"] == "" {
+			t.Fatalf("%q: details %v, want the field paymentMethodId", pm, e.Details)
+		}
 	}
-	if f, _ := e.Details["fields"].(map[string]string); f["paymentMethodId"] == "" {
-		t.Fatalf("details %v, want the field paymentMethodId", e.Details)
+	if _, err := p.Authorize(ctx, payments.Authorization{OrderID: "o", AmountCents: 49, PaymentMethodID: "pm_card_visa"}); apperr.CodeOf(err) != apperr.CodeValidation {
+		t.Fatalf("49 cents: %v, want a ValidationError", err)
 	}
 	if sl.Created() != 0 {
 		t.Fatalf("%d intents created", sl.Created())
