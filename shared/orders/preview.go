@@ -76,9 +76,7 @@ type PreviewRequest struct {
 	Lines      []PreviewLine
 	PostalCode string
 	Country    string
-	// AddressGiven is false when the request has no shippingAddress.
-	AddressGiven bool
-	Fulfilment   Fulfilment
+	Fulfilment Fulfilment
 }
 
 // usZIP is a US postal code: five digits, or ZIP+4.
@@ -112,23 +110,19 @@ func (r *PreviewRequest) validate() error {
 			f.Add(at+".quantity", "must be an integer from 1 to "+strconv.Itoa(previewMaxQuantity))
 		}
 	}
-	if !r.AddressGiven {
-		f.Add("shippingAddress", "is required: { postalCode, country }")
-	} else {
-		r.Country = strings.ToUpper(strings.TrimSpace(r.Country))
-		r.PostalCode = strings.TrimSpace(r.PostalCode)
-		switch {
-		case r.Country == "":
-			f.Add("shippingAddress.country", "is required")
-		case r.Country != "US":
-			f.Add("shippingAddress.country", "must be US: orders ship within the United States")
-		}
-		switch {
-		case r.PostalCode == "":
-			f.Add("shippingAddress.postalCode", "is required")
-		case r.Country == "US" && !usZIP.MatchString(r.PostalCode):
-			f.Add("shippingAddress.postalCode", "must be a US ZIP code: 5 digits, or ZIP+4 (97209-1234)")
-		}
+	r.Country = strings.ToUpper(strings.TrimSpace(r.Country))
+	r.PostalCode = strings.TrimSpace(r.PostalCode)
+	switch {
+	case r.Country == "":
+		f.Add("shippingAddress.country", "is required")
+	case r.Country != "US":
+		f.Add("shippingAddress.country", "must be US: orders ship within the United States")
+	}
+	switch {
+	case r.PostalCode == "":
+		f.Add("shippingAddress.postalCode", "is required")
+	case r.Country == "US" && !usZIP.MatchString(r.PostalCode):
+		f.Add("shippingAddress.postalCode", "must be a US ZIP code: 5 digits, or ZIP+4 (97209-1234)")
 	}
 	if r.Fulfilment != "" && !r.Fulfilment.Valid() {
 		f.Add("fulfilment", "must be ship or pickup")

@@ -91,7 +91,7 @@ func TestPreview_Ties(t *testing.T) {
 			stocked("s2", bookA, 1, 1000), stocked("s5", bookA, 1, 1500),
 		}},
 	}
-	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US"})
+	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, PostalCode: "97209", Country: "US"})
 	require.NoError(t, err)
 	ri := rt.Items[0]
 	// Same price: nearer first, same distance by store id, no distance last.
@@ -114,7 +114,7 @@ func TestPreview_PricesTheRoutingPerStore(t *testing.T) {
 			bookB: {stocked("s1", bookB, 2, 850)},
 		},
 	}
-	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 2}, {bookB, 1}}, AddressGiven: true, PostalCode: "97209-1234", Country: "us"})
+	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 2}, {bookB, 1}}, PostalCode: "97209-1234", Country: "us"})
 	require.NoError(t, err)
 	// s2 is cheaper but has one copy: both lines go to s1, one shipment.
 	assert.Equal(t, []string{"s1", "s2"}, order(rt.Items[0]))
@@ -131,7 +131,7 @@ func TestPreview_UnroutableLineIsLeftOutOfTheTotals(t *testing.T) {
 		stores: map[string]*stores.Store{"s1": at("s1", "97209", 0)},
 		items:  map[string][]*inventory.Item{bookA: {stocked("s1", bookA, 1, 1000)}},
 	}
-	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 3}, {bookB, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US", Fulfilment: Pickup})
+	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 3}, {bookB, 1}}, PostalCode: "97209", Country: "US", Fulfilment: Pickup})
 	require.NoError(t, err)
 	assert.Equal(t, -1, rt.Items[0].Choice)
 	assert.Empty(t, rt.Items[1].Offers)
@@ -145,7 +145,7 @@ func TestPreview_DeletedStoreIsLeftOut(t *testing.T) {
 		stores: map[string]*stores.Store{"s1": at("s1", "97209", 0)},
 		items:  map[string][]*inventory.Item{bookA: {stocked("gone", bookA, 9, 1), stocked("s1", bookA, 1, 1000)}},
 	}
-	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US"})
+	rt, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, PostalCode: "97209", Country: "US"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"s1"}, order(rt.Items[0]))
 }
@@ -157,15 +157,15 @@ func TestPreview_Validation(t *testing.T) {
 		req   PreviewRequest
 		field string
 	}{
-		{"no lines", PreviewRequest{AddressGiven: true, PostalCode: "97209", Country: "US"}, "items"},
-		{"16 lines", PreviewRequest{Lines: make([]PreviewLine, 16), AddressGiven: true, PostalCode: "97209", Country: "US"}, "items"},
-		{"quantity 0", PreviewRequest{Lines: []PreviewLine{{bookA, 0}}, AddressGiven: true, PostalCode: "97209", Country: "US"}, "items[0].quantity"},
-		{"quantity 100", PreviewRequest{Lines: []PreviewLine{{bookA, 100}}, AddressGiven: true, PostalCode: "97209", Country: "US"}, "items[0].quantity"},
-		{"twice", PreviewRequest{Lines: []PreviewLine{{bookA, 1}, {bookA, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US"}, "items[1].bookId"},
-		{"no address", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}}, "shippingAddress"},
-		{"ZIP+5", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, AddressGiven: true, PostalCode: "97209-12345", Country: "US"}, "shippingAddress.postalCode"},
-		{"GB", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, AddressGiven: true, PostalCode: "SW1A 1AA", Country: "GB"}, "shippingAddress.country"},
-		{"fulfilment", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US", Fulfilment: "drone"}, "fulfilment"},
+		{"no lines", PreviewRequest{PostalCode: "97209", Country: "US"}, "items"},
+		{"16 lines", PreviewRequest{Lines: make([]PreviewLine, 16), PostalCode: "97209", Country: "US"}, "items"},
+		{"quantity 0", PreviewRequest{Lines: []PreviewLine{{bookA, 0}}, PostalCode: "97209", Country: "US"}, "items[0].quantity"},
+		{"quantity 100", PreviewRequest{Lines: []PreviewLine{{bookA, 100}}, PostalCode: "97209", Country: "US"}, "items[0].quantity"},
+		{"twice", PreviewRequest{Lines: []PreviewLine{{bookA, 1}, {bookA, 1}}, PostalCode: "97209", Country: "US"}, "items[1].bookId"},
+		{"no address", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}}, "shippingAddress.postalCode"},
+		{"ZIP+5", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, PostalCode: "97209-12345", Country: "US"}, "shippingAddress.postalCode"},
+		{"GB", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, PostalCode: "SW1A 1AA", Country: "GB"}, "shippingAddress.country"},
+		{"fulfilment", PreviewRequest{Lines: []PreviewLine{{bookA, 1}}, PostalCode: "97209", Country: "US", Fulfilment: "drone"}, "fulfilment"},
 	} {
 		_, err := previewer(s).Preview(t.Context(), c.req)
 		e, ok := apperr.As(err)
@@ -173,7 +173,7 @@ func TestPreview_Validation(t *testing.T) {
 		assert.Equal(t, apperr.CodeValidation, e.Code, c.name)
 		assert.Contains(t, e.Details["fields"], c.field, c.name)
 	}
-	_, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}, {bookB, 1}}, AddressGiven: true, PostalCode: "97209", Country: "US"})
+	_, err := previewer(s).Preview(t.Context(), PreviewRequest{Lines: []PreviewLine{{bookA, 1}, {bookB, 1}}, PostalCode: "97209", Country: "US"})
 	e, ok := apperr.As(err)
 	require.True(t, ok)
 	assert.Equal(t, "Unknown books: "+bookB, e.Message)

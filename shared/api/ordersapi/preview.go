@@ -44,9 +44,9 @@ func PreviewRoute(d api.Deps) httpapi.Route {
 // previewRequest is the body of POST /v1/orders/preview. A quantity is
 // read raw, to tell an integer from anything else.
 type previewRequest struct {
-	Items           []previewLine   `json:"items"`
-	ShippingAddress *previewAddress `json:"shippingAddress"`
-	Fulfilment      string          `json:"fulfilment,omitempty" doc:"ship (the default) or pickup: which of options the estimate is; every store's part fulfilled alike."`
+	Items           []previewLine  `json:"items"`
+	ShippingAddress previewAddress `json:"shippingAddress"`
+	Fulfilment      string         `json:"fulfilment,omitempty" doc:"ship (the default) or pickup: which of options the estimate is; every store's part fulfilled alike."`
 }
 
 // previewLine is one book of a preview.
@@ -112,7 +112,8 @@ func (h *previewHandler) preview(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	in := orders.PreviewRequest{Lines: make([]orders.PreviewLine, len(req.Items)), Fulfilment: orders.Fulfilment(req.Fulfilment)}
+	in := orders.PreviewRequest{Lines: make([]orders.PreviewLine, len(req.Items)), Fulfilment: orders.Fulfilment(req.Fulfilment),
+		PostalCode: req.ShippingAddress.PostalCode, Country: req.ShippingAddress.Country}
 	for i, l := range req.Items {
 		// Anything but an integer is 0, which the range check refuses
 		// with the words an integer out of range gets.
@@ -121,9 +122,6 @@ func (h *previewHandler) preview(w http.ResponseWriter, r *http.Request) error {
 		if q != nil {
 			in.Lines[i].Quantity = *q
 		}
-	}
-	if a := req.ShippingAddress; a != nil {
-		in.AddressGiven, in.PostalCode, in.Country = true, a.PostalCode, a.Country
 	}
 	rt, err := h.previewer.Preview(r.Context(), in)
 	if err != nil {

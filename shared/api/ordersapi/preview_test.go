@@ -349,7 +349,7 @@ func TestPreview_Refusals(t *testing.T) {
 		{"a book twice", body(func(b map[string]any) { b["items"].([]any)[1] = line(ids[0], 1) }), "items[1].bookId"},
 		{"no items", body(func(b map[string]any) { b["items"] = []any{} }), "items"},
 		{"16 books", body(func(b map[string]any) { b["items"] = many }), "items"},
-		{"no address", body(func(b map[string]any) { delete(b, "shippingAddress") }), "shippingAddress"},
+		{"no address", body(func(b map[string]any) { delete(b, "shippingAddress") }), "shippingAddress.postalCode"},
 		{"no postal code", body(func(b map[string]any) { b["shippingAddress"] = map[string]any{"country": "US"} }), "shippingAddress.postalCode"},
 		{"short ZIP", body(func(b map[string]any) { b["shippingAddress"] = map[string]any{"postalCode": "9720", "country": "US"} }), "shippingAddress.postalCode"},
 		{"ZIP with letters", body(func(b map[string]any) { b["shippingAddress"] = map[string]any{"postalCode": "9720A", "country": "US"} }), "shippingAddress.postalCode"},
