@@ -79,8 +79,8 @@ type PreviewRequest struct {
 	Fulfilment Fulfilment
 }
 
-// usZIP is a US postal code: five digits, or ZIP+4.
-var usZIP = regexp.MustCompile(`^[0-9]{5}(-[0-9]{4})?$`)
+// previewZIP is a US postal code: five digits, or ZIP+4.
+var previewZIP = regexp.MustCompile(`^[0-9]{5}(-[0-9]{4})?$`)
 
 // validate checks a request on its own and normalises its ids, country
 // and postal code: 400 naming each bad field. Orders ship within the
@@ -121,7 +121,7 @@ func (r *PreviewRequest) validate() error {
 	switch {
 	case r.PostalCode == "":
 		f.Add("shippingAddress.postalCode", "is required")
-	case r.Country == "US" && !usZIP.MatchString(r.PostalCode):
+	case r.Country == "US" && !previewZIP.MatchString(r.PostalCode):
 		f.Add("shippingAddress.postalCode", "must be a US ZIP code: 5 digits, or ZIP+4 (97209-1234)")
 	}
 	if r.Fulfilment != "" && !r.Fulfilment.Valid() {
@@ -254,16 +254,16 @@ func (p *Previewer) Preview(ctx context.Context, req PreviewRequest) (*Routing, 
 		out.Fulfilment = Ship
 	}
 	for i, l := range req.Lines {
-		out.Items[i] = route(byID[l.BookID], l.Quantity, stock[i], sts, from)
+		out.Items[i] = routeLine(byID[l.BookID], l.Quantity, stock[i], sts, from)
 	}
 	out.Ship, out.Pickup = p.price(out.Items, sts, Ship), p.price(out.Items, sts, Pickup)
 	return out, nil
 }
 
-// route lists a line's offers, marks its choices and orders them: those
+// routeLine lists a line's offers, marks its choices and orders them: those
 // with the quantity first, cheapest first (ties: nearer, then store
 // id), so the routing's choice leads when there is one.
-func route(b *books.Book, qty int, items []*inventory.Item, sts map[string]*stores.Store, from *geo.Point) RoutedItem {
+func routeLine(b *books.Book, qty int, items []*inventory.Item, sts map[string]*stores.Store, from *geo.Point) RoutedItem {
 	ri := RoutedItem{Book: b, Quantity: qty, Offers: make([]StoreOffer, 0, len(items)), Choice: -1}
 	for _, it := range items {
 		st := sts[it.StoreID]
@@ -287,7 +287,7 @@ func route(b *books.Book, qty int, items []*inventory.Item, sts map[string]*stor
 		if c := cmp.Compare(a.Item.PriceCents, b.Item.PriceCents); c != 0 {
 			return c
 		}
-		if c := compareDistance(a.Distance, b.Distance); c != 0 {
+		if c := nearerFirst(a.Distance, b.Distance); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.Store.ID, b.Store.ID)
@@ -313,9 +313,9 @@ func route(b *books.Book, qty int, items []*inventory.Item, sts map[string]*stor
 	return ri
 }
 
-// compareDistance orders known distances nearest first, and unknown
+// nearerFirst orders known distances nearest first, and unknown
 // ones after them.
-func compareDistance(a, b *float64) int {
+func nearerFirst(a, b *float64) int {
 	switch {
 	case a != nil && b != nil:
 		return cmp.Compare(*a, *b)

@@ -118,8 +118,8 @@ func (e *previewEnv) preview(body any, token string) *testenv.Response {
 	return res
 }
 
-// shop is a store as a test set it up.
-type shop struct {
+// previewShop is a store as a test set it up.
+type previewShop struct {
 	ID, Slug, Name string
 	Owner          testenv.Account
 	TaxRateMicros  int64
@@ -128,7 +128,7 @@ type shop struct {
 // openShop opens a store through the API. A US store without latitude
 // and longitude is placed at its ZIP code's centroid, as the stores
 // group does; a store abroad has no position.
-func (e *previewEnv) openShop(slug, postalCode, country string, taxRate float64) shop {
+func (e *previewEnv) openShop(slug, postalCode, country string, taxRate float64) previewShop {
 	e.t.Helper()
 	owner := e.Signup(e.t, "own_"+strings.ReplaceAll(slug, "-", "_"))
 	e.SetTier(e.t, owner, users.TierBookstore)
@@ -139,11 +139,11 @@ func (e *previewEnv) openShop(slug, postalCode, country string, taxRate float64)
 	}
 	res := e.Do("POST", "/v1/stores", body, owner.Token)
 	require.Equal(e.t, http.StatusCreated, res.Status, "%s", res)
-	return shop{ID: res.JSON["id"].(string), Slug: slug, Name: "Shop " + slug, Owner: owner, TaxRateMicros: int64(math.Round(taxRate * 1e6))}
+	return previewShop{ID: res.JSON["id"].(string), Slug: slug, Name: "Shop " + slug, Owner: owner, TaxRateMicros: int64(math.Round(taxRate * 1e6))}
 }
 
 // stock creates s's item of a book through the API and returns its id.
-func (e *previewEnv) stock(s shop, bookID string, qty, priceCents int, condition string) string {
+func (e *previewEnv) stock(s previewShop, bookID string, qty, priceCents int, condition string) string {
 	e.t.Helper()
 	res := e.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": bookID, "quantity": qty,
 		"priceCents": priceCents, "condition": condition}, s.Owner.Token)
@@ -160,17 +160,17 @@ func (e *previewEnv) catalog() []string {
 	)
 }
 
-// line is one book of a preview request.
-func line(bookID string, qty any) map[string]any {
+// bookLine is one book of a preview request.
+func bookLine(bookID string, qty any) map[string]any {
 	return map[string]any{"bookId": bookID, "quantity": qty}
 }
 
-// portland is a shipping address in Portland, Oregon (the near store's
+// previewPortland is a shipping address in Portland, Oregon (the near store's
 // ZIP code).
-var portland = map[string]any{"postalCode": "97209", "country": "US"}
+var previewPortland = map[string]any{"postalCode": "97209", "country": "US"}
 
-// stores returns the availableStores of a routing's item i.
-func stores(t *testing.T, res *testenv.Response, i int) []map[string]any {
+// availableStores returns the availableStores of a routing's item i.
+func availableStores(t *testing.T, res *testenv.Response, i int) []map[string]any {
 	t.Helper()
 	items := res.JSON["routing"].(map[string]any)["items"].([]any)
 	var out []map[string]any
@@ -180,8 +180,8 @@ func stores(t *testing.T, res *testenv.Response, i int) []map[string]any {
 	return out
 }
 
-// totals reads a Totals object of the answer.
-func totals(t *testing.T, v any) orders.Totals {
+// totalsOf reads a Totals object of the answer.
+func totalsOf(t *testing.T, v any) orders.Totals {
 	t.Helper()
 	data, err := json.Marshal(v)
 	require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 	abroadLeft := env.stock(abroad, ids[0], 1, 1100, "new")
 	nearDune := env.stock(near, ids[1], 3, 800, "new")
 
-	body := map[string]any{"items": []any{line(ids[0], 2), line(ids[1], 1), line(ids[2], 1)}, "shippingAddress": portland}
+	body := map[string]any{"items": []any{bookLine(ids[0], 2), bookLine(ids[1], 1), bookLine(ids[2], 1)}, "shippingAddress": previewPortland}
 	res := env.preview(body, "") // a guest: no token
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
 	routing := res.JSON["routing"].(map[string]any)
@@ -217,7 +217,7 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 	assert.Equal(t, map[string]any{"title": "The Left Hand of Darkness", "authors": []any{"Ursula K. Le Guin"}, "coverUrl": first["book"].(map[string]any)["coverUrl"]}, first["book"])
 
 	t.Run("stores in stock cheapest first, then those short of the quantity", func(t *testing.T) {
-		ss := stores(t, res, 0)
+		ss := availableStores(t, res, 0)
 		require.Len(t, ss, 3)
 		assert.Equal(t, []any{far.ID, near.ID, abroad.ID}, []any{ss[0]["storeId"], ss[1]["storeId"], ss[2]["storeId"]})
 		assert.Equal(t, []any{farLeft, nearLeft, abroadLeft}, []any{ss[0]["inventoryId"], ss[1]["inventoryId"], ss[2]["inventoryId"]})
@@ -232,7 +232,7 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 		assert.EqualValues(t, 1, ss[2]["quantityAvailable"])
 	})
 	t.Run("distance in miles, one decimal; null without a store position", func(t *testing.T) {
-		ss := stores(t, res, 0)
+		ss := availableStores(t, res, 0)
 		from, _ := geo.ZIP("97209")
 		seattle, _ := geo.ZIP("98101")
 		assert.Equal(t, math.Round(geo.Miles(from, seattle)*10)/10, ss[0]["distance"])
@@ -242,7 +242,7 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 		assert.Contains(t, string(res.Body), `"distance":null`)
 	})
 	t.Run("a book no store has is no error", func(t *testing.T) {
-		assert.Empty(t, stores(t, res, 2))
+		assert.Empty(t, availableStores(t, res, 2))
 		assert.Contains(t, string(res.Body), `"availableStores":[]`)
 	})
 	t.Run("the estimate is the chosen routing priced as an order", func(t *testing.T) {
@@ -258,22 +258,22 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 		// near: 800 + 499, 5% = 64.95 → 65.
 		assert.Equal(t, orders.Totals{SubtotalCents: 3200, ShippingCents: 1098, TaxCents: 372, TotalCents: 4670}, ship)
 		options := routing["options"].(map[string]any)
-		assert.Equal(t, ship, totals(t, options["ship"]))
-		assert.Equal(t, pickup, totals(t, options["pickup"]))
+		assert.Equal(t, ship, totalsOf(t, options["ship"]))
+		assert.Equal(t, pickup, totalsOf(t, options["pickup"]))
 		assert.Zero(t, pickup.ShippingCents)
 		assert.EqualValues(t, ship.ShippingCents, routing["estimatedShippingCents"])
 		assert.EqualValues(t, ship.TaxCents, routing["estimatedTaxCents"])
-		assert.Equal(t, nearDune, stores(t, res, 1)[0]["inventoryId"])
+		assert.Equal(t, nearDune, availableStores(t, res, 1)[0]["inventoryId"])
 	})
 	t.Run("pickup: the estimate is the pickup option's", func(t *testing.T) {
-		body := map[string]any{"items": []any{line(ids[0], 2), line(ids[1], 1)}, "shippingAddress": portland, "fulfilment": "pickup"}
+		body := map[string]any{"items": []any{bookLine(ids[0], 2), bookLine(ids[1], 1)}, "shippingAddress": previewPortland, "fulfilment": "pickup"}
 		res := env.preview(body, "")
 		require.Equal(t, http.StatusOK, res.Status, "%s", res)
 		routing := res.JSON["routing"].(map[string]any)
-		pickup := totals(t, routing["options"].(map[string]any)["pickup"])
+		pickup := totalsOf(t, routing["options"].(map[string]any)["pickup"])
 		assert.EqualValues(t, 0, routing["estimatedShippingCents"])
 		assert.EqualValues(t, pickup.TaxCents, routing["estimatedTaxCents"])
-		assert.Less(t, pickup.TotalCents, totals(t, routing["options"].(map[string]any)["ship"]).TotalCents)
+		assert.Less(t, pickup.TotalCents, totalsOf(t, routing["options"].(map[string]any)["ship"]).TotalCents)
 	})
 	t.Run("a reader with a token sees the same", func(t *testing.T) {
 		reader := env.Signup(t, "reader")
@@ -282,9 +282,9 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 		assert.JSONEq(t, string(res.Body), string(again.Body))
 	})
 	t.Run("a quantity only the far store has moves the choice", func(t *testing.T) {
-		res := env.preview(map[string]any{"items": []any{line(ids[0], 4)}, "shippingAddress": portland}, "")
+		res := env.preview(map[string]any{"items": []any{bookLine(ids[0], 4)}, "shippingAddress": previewPortland}, "")
 		require.Equal(t, http.StatusOK, res.Status, "%s", res)
-		ss := stores(t, res, 0)
+		ss := availableStores(t, res, 0)
 		require.Len(t, ss, 3)
 		assert.Equal(t, far.ID, ss[0]["storeId"])
 		assert.Equal(t, true, ss[0]["cheapest"])
@@ -293,9 +293,9 @@ func TestPreview_RoutesEachBookToItsCheapestStoreInStock(t *testing.T) {
 		assert.Equal(t, []any{near.ID, abroad.ID}, []any{ss[2]["storeId"], ss[1]["storeId"]}, "short stores cheapest first too")
 	})
 	t.Run("a ZIP code the dataset lacks: no distances, still routed", func(t *testing.T) {
-		res := env.preview(map[string]any{"items": []any{line(ids[0], 1)}, "shippingAddress": map[string]any{"postalCode": "00000-1234", "country": "us"}}, "")
+		res := env.preview(map[string]any{"items": []any{bookLine(ids[0], 1)}, "shippingAddress": map[string]any{"postalCode": "00000-1234", "country": "us"}}, "")
 		require.Equal(t, http.StatusOK, res.Status, "%s", res)
-		ss := stores(t, res, 0)
+		ss := availableStores(t, res, 0)
 		require.Len(t, ss, 3)
 		assert.Equal(t, abroad.ID, ss[0]["storeId"], "one copy is enough for one")
 		for _, s := range ss {
@@ -310,18 +310,18 @@ func TestPreview_SoldOutStockIsNotListed(t *testing.T) {
 	s := env.openShop("sold-out", "97209", "US", 0)
 	ids := env.catalog()
 	id := env.stock(s, ids[0], 1, 999, "new")
-	body := map[string]any{"items": []any{line(ids[0], 1)}, "shippingAddress": portland}
+	body := map[string]any{"items": []any{bookLine(ids[0], 1)}, "shippingAddress": previewPortland}
 	res := env.preview(body, "")
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
-	require.Len(t, stores(t, res, 0), 1)
+	require.Len(t, availableStores(t, res, 0), 1)
 
 	adj := env.Do("PUT", "/v1/inventory/"+id+"/adjust", map[string]any{"storeId": s.ID, "adjustment": -1, "reason": "sold at the till"}, s.Owner.Token)
 	require.Equal(t, http.StatusOK, adj.Status, "%s", adj)
 	res = env.preview(body, "")
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
-	assert.Empty(t, stores(t, res, 0))
+	assert.Empty(t, availableStores(t, res, 0))
 	routing := res.JSON["routing"].(map[string]any)
-	assert.Equal(t, orders.Totals{}, totals(t, routing["options"].(map[string]any)["ship"]), "nothing routed, nothing to pay")
+	assert.Equal(t, orders.Totals{}, totalsOf(t, routing["options"].(map[string]any)["ship"]), "nothing routed, nothing to pay")
 	assert.EqualValues(t, 0, routing["estimatedShippingCents"])
 }
 
@@ -330,7 +330,7 @@ func TestPreview_PricingFromSettings(t *testing.T) {
 	s := env.openShop("settings-books", "97209", "US", 0)
 	ids := env.catalog()
 	env.stock(s, ids[0], 5, 1000, "new")
-	res := env.preview(map[string]any{"items": []any{line(ids[0], 3)}, "shippingAddress": portland}, "")
+	res := env.preview(map[string]any{"items": []any{bookLine(ids[0], 3)}, "shippingAddress": previewPortland}, "")
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
 	assert.EqualValues(t, 250+2*50, res.JSON["routing"].(map[string]any)["estimatedShippingCents"])
 }
@@ -342,28 +342,28 @@ func TestPreview_Refusals(t *testing.T) {
 	env.stock(s, ids[0], 5, 1000, "new")
 	unknown := "00000000-0000-4000-8000-000000000000"
 	body := func(edit func(map[string]any)) map[string]any {
-		b := map[string]any{"items": []any{line(ids[0], 1), line(ids[1], 2)}, "shippingAddress": map[string]any{"postalCode": "97209", "country": "US"}}
+		b := map[string]any{"items": []any{bookLine(ids[0], 1), bookLine(ids[1], 2)}, "shippingAddress": map[string]any{"postalCode": "97209", "country": "US"}}
 		edit(b)
 		return b
 	}
 	many := make([]any, 16)
 	for i := range many {
-		many[i] = line(fmt.Sprintf("00000000-0000-4000-8000-%012d", i), 1)
+		many[i] = bookLine(fmt.Sprintf("00000000-0000-4000-8000-%012d", i), 1)
 	}
 	for _, c := range []struct {
 		name  string
 		body  any
 		field string
 	}{
-		{"quantity 0", body(func(b map[string]any) { b["items"].([]any)[1] = line(ids[1], 0) }), "items[1].quantity"},
-		{"quantity 100", body(func(b map[string]any) { b["items"].([]any)[1] = line(ids[1], 100) }), "items[1].quantity"},
-		{"negative quantity", body(func(b map[string]any) { b["items"].([]any)[0] = line(ids[0], -1) }), "items[0].quantity"},
-		{"decimal quantity", body(func(b map[string]any) { b["items"].([]any)[0] = line(ids[0], 1.5) }), "items[0].quantity"},
-		{"quantity as text", body(func(b map[string]any) { b["items"].([]any)[0] = line(ids[0], "1") }), "items[0].quantity"},
+		{"quantity 0", body(func(b map[string]any) { b["items"].([]any)[1] = bookLine(ids[1], 0) }), "items[1].quantity"},
+		{"quantity 100", body(func(b map[string]any) { b["items"].([]any)[1] = bookLine(ids[1], 100) }), "items[1].quantity"},
+		{"negative quantity", body(func(b map[string]any) { b["items"].([]any)[0] = bookLine(ids[0], -1) }), "items[0].quantity"},
+		{"decimal quantity", body(func(b map[string]any) { b["items"].([]any)[0] = bookLine(ids[0], 1.5) }), "items[0].quantity"},
+		{"quantity as text", body(func(b map[string]any) { b["items"].([]any)[0] = bookLine(ids[0], "1") }), "items[0].quantity"},
 		{"no quantity", body(func(b map[string]any) { b["items"].([]any)[0] = map[string]any{"bookId": ids[0]} }), "items[0].quantity"},
-		{"malformed book id", body(func(b map[string]any) { b["items"].([]any)[0] = line("nope", 1) }), "items[0].bookId"},
+		{"malformed book id", body(func(b map[string]any) { b["items"].([]any)[0] = bookLine("nope", 1) }), "items[0].bookId"},
 		{"no book id", body(func(b map[string]any) { b["items"].([]any)[0] = map[string]any{"quantity": 1} }), "items[0].bookId"},
-		{"a book twice", body(func(b map[string]any) { b["items"].([]any)[1] = line(ids[0], 1) }), "items[1].bookId"},
+		{"a book twice", body(func(b map[string]any) { b["items"].([]any)[1] = bookLine(ids[0], 1) }), "items[1].bookId"},
 		{"no items", body(func(b map[string]any) { b["items"] = []any{} }), "items"},
 		{"16 books", body(func(b map[string]any) { b["items"] = many }), "items"},
 		{"no address", body(func(b map[string]any) { delete(b, "shippingAddress") }), "shippingAddress.postalCode"},
@@ -382,13 +382,13 @@ func TestPreview_Refusals(t *testing.T) {
 	}
 
 	t.Run("unknown books are named", func(t *testing.T) {
-		res := env.preview(body(func(b map[string]any) { b["items"] = []any{line(ids[0], 1), line(unknown, 1)} }), "")
+		res := env.preview(body(func(b map[string]any) { b["items"] = []any{bookLine(ids[0], 1), bookLine(unknown, 1)} }), "")
 		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "Unknown books: "+unknown)
 		assert.Equal(t, map[string]any{"items[1].bookId": "no book has this id"}, testenv.FieldErrors(t, res))
 		assert.Equal(t, []any{unknown}, testenv.ErrorOf(t, res)["details"].(map[string]any)["bookIds"])
 	})
 	t.Run("every bad field at once", func(t *testing.T) {
-		res := env.preview(map[string]any{"items": []any{line("nope", 0)}, "shippingAddress": map[string]any{"postalCode": "1", "country": "US"}, "fulfilment": "drone"}, "")
+		res := env.preview(map[string]any{"items": []any{bookLine("nope", 0)}, "shippingAddress": map[string]any{"postalCode": "1", "country": "US"}, "fulfilment": "drone"}, "")
 		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
 		assert.Len(t, testenv.FieldErrors(t, res), 4)
 	})
