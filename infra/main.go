@@ -52,6 +52,8 @@ func main() {
 		ExtPosRedirectURL:       contextString(a, "extposRedirectUrl"),
 		AppURL:                  contextString(a, "appUrl"),
 		ExtPosClientSecretARN:   contextString(a, "extposClientSecretArn"),
+		StripeAPIKeySecretARN:   contextString(a, "stripeApiKeySecretArn"),
+		StripeWebhookSecretARN:  contextString(a, "stripeWebhookSecretArn"),
 		Ops:                     ops,
 		SAM:                     sam,
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/payments"
 )
 
 // newSealingKey is the KMS key that seals the secrets the service keeps
@@ -48,46 +49,78 @@ func grantSealing(fn awslambda.Function, f groups.Function, key awskms.Key) {
 	}))
 }
 
-// extPosClientSecret is the Secrets Manager secret holding the
-// point-of-sale application's client secret, made only when a function
-// reads its ARN (groups.Function.Settings has EXTPOS_CLIENT_SECRET_ARN):
-// the one the context's extposClientSecretArn names, or else one the
-// stack creates with a random placeholder, into which the operator puts
-// the application's secret (README, "Deploy"). Its value is in no
-// template and no function's configuration; the functions read it at
-// run time (extpos.ManagedSecret).
-func extPosClientSecret(scope constructs.Construct, functions []groups.Function, props *BackendStackProps) awssecretsmanager.ISecret {
-	for _, f := range functions {
-		if !slices.Contains(f.Settings, extpos.EnvClientSecretARN) {
-			continue
-		}
-		if props.ExtPosClientSecretARN != "" {
-			return awssecretsmanager.Secret_FromSecretCompleteArn(scope, jsii.String("ExtPosClientSecret"), jsii.String(props.ExtPosClientSecretARN))
-		}
-		secret := awssecretsmanager.NewSecret(scope, jsii.String("ExtPosClientSecret"), &awssecretsmanager.SecretProps{
-			Description: jsii.String("The point-of-sale OAuth application's client secret (" + extpos.EnvClientSecretARN + "): put the one Square issued"),
-			GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
-				PasswordLength:     jsii.Number(48),
-				ExcludePunctuation: jsii.Bool(true),
-			},
-		})
-		suppress(secret, "SMG4", "Square issues the application's client secret; it is replaced in Square's developer dashboard and then put here by hand, not rotated by a function (the functions read it again every 5 minutes: extpos.ManagedSecret)")
-		return secret
-	}
-	return nil
+// issuedSecret is a secret another service issues (Square's application
+// client secret, Stripe's API key and webhook signing secret), held in
+// Secrets Manager and read by the functions at run time
+// (secretsmgr.Managed): its value is in no template and no function's
+// configuration, only its ARN, and only on the functions whose group
+// reads that ARN's variable (groups.Function.Settings), which alone may
+// read it (GetSecretValue).
+type issuedSecret struct {
+	// ID is the secret's construct id (and, made by the stack, its name's
+	// start).
+	ID string
+	// EnvARN is the variable naming the secret's ARN.
+	EnvARN string
+	// ExistingARN is an existing secret the deployment's context names;
+	// "" makes one with a random placeholder the operator replaces.
+	ExistingARN string
+	// What says what the operator puts into it, and where it comes from.
+	What string
 }
 
-// readExtPosClientSecret lets fn read the client secret, when its group
-// reads the secret's ARN, and nothing else of Secrets Manager for it.
-func readExtPosClientSecret(fn awslambda.Function, f groups.Function, secret awssecretsmanager.ISecret) {
-	if secret == nil || !slices.Contains(f.Settings, extpos.EnvClientSecretARN) {
-		return
+// issuedSecrets are the stack's secrets issued by other services.
+func issuedSecrets(props *BackendStackProps) []issuedSecret {
+	return []issuedSecret{
+		{ID: "ExtPosClientSecret", EnvARN: extpos.EnvClientSecretARN, ExistingARN: props.ExtPosClientSecretARN,
+			What: "The point-of-sale OAuth application's client secret (" + extpos.EnvClientSecretARN + "): put the one Square issued"},
+		{ID: "StripeApiKey", EnvARN: payments.EnvStripeAPIKeySecretARN, ExistingARN: props.StripeAPIKeySecretARN,
+			What: "Stripe's secret API key (" + payments.EnvStripeAPIKeySecretARN + "): put the sk_live_ or sk_test_ key from Stripe's dashboard"},
+		{ID: "StripeWebhookSecret", EnvARN: payments.EnvStripeWebhookSecretARN, ExistingARN: props.StripeWebhookSecretARN,
+			What: "Stripe's webhook signing secret (" + payments.EnvStripeWebhookSecretARN + "): put the whsec_ secret of the endpoint registered in Stripe's dashboard"},
 	}
-	fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
-		Sid:       jsii.String("ReadExtPosClientSecret"),
-		Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
-		Resources: jsii.Strings(*secret.SecretArn()),
-	}))
+}
+
+// newIssuedSecrets makes (or imports) each issued secret some function
+// reads, by its ARN variable; one nobody reads is not made.
+func newIssuedSecrets(scope constructs.Construct, functions []groups.Function, props *BackendStackProps) map[string]awssecretsmanager.ISecret {
+	out := map[string]awssecretsmanager.ISecret{}
+	for _, is := range issuedSecrets(props) {
+		read := slices.ContainsFunc(functions, func(f groups.Function) bool { return slices.Contains(f.Settings, is.EnvARN) })
+		switch {
+		case !read:
+		case is.ExistingARN != "":
+			out[is.EnvARN] = awssecretsmanager.Secret_FromSecretCompleteArn(scope, jsii.String(is.ID), jsii.String(is.ExistingARN))
+		default:
+			secret := awssecretsmanager.NewSecret(scope, jsii.String(is.ID), &awssecretsmanager.SecretProps{
+				Description: jsii.String(is.What),
+				GenerateSecretString: &awssecretsmanager.SecretStringGenerator{
+					PasswordLength:     jsii.Number(48),
+					ExcludePunctuation: jsii.Bool(true),
+				},
+			})
+			suppress(secret, "SMG4", "Another service issues this secret; it is replaced at its issuer (Square's or Stripe's dashboard) and then put here by hand, not rotated by a function (the functions read it again every 5 minutes: secretsmgr.Managed)")
+			out[is.EnvARN] = secret
+		}
+	}
+	return out
+}
+
+// readIssuedSecrets lets fn read the issued secrets its group reads the
+// ARN of, each alone, and tells it their ARNs.
+func readIssuedSecrets(fn awslambda.Function, f groups.Function, secrets map[string]awssecretsmanager.ISecret) {
+	for _, is := range issuedSecrets(&BackendStackProps{}) {
+		secret := secrets[is.EnvARN]
+		if secret == nil || !slices.Contains(f.Settings, is.EnvARN) {
+			continue
+		}
+		fn.AddToRolePolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("Read" + is.ID),
+			Actions:   jsii.Strings("secretsmanager:GetSecretValue"),
+			Resources: jsii.Strings(*secret.SecretArn()),
+		}))
+		fn.AddEnvironment(jsii.String(is.EnvARN), secret.SecretArn(), nil)
+	}
 }
 
 // extPosEnv are the point-of-sale integration's settings the stack knows:
@@ -96,13 +129,10 @@ func readExtPosClientSecret(fn awslambda.Function, f groups.Function, secret aws
 // (the Square-compatible service's base URL and the application's client
 // id, the callback as registered with it, the app's URL the callback
 // sends the browser back to).
-func extPosEnv(key awskms.Key, secret awssecretsmanager.ISecret, props *BackendStackProps) map[string]*string {
+func extPosEnv(key awskms.Key, props *BackendStackProps) map[string]*string {
 	env := map[string]*string{}
 	if key != nil {
 		env[extpos.EnvKMSKeyID] = key.KeyArn()
-	}
-	if secret != nil {
-		env[extpos.EnvClientSecretARN] = secret.SecretArn()
 	}
 	for name, v := range map[string]string{
 		extpos.EnvBaseURL: props.ExtPosBaseURL, extpos.EnvClientID: props.ExtPosClientID,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/jsii-runtime-go"
 	"github.com/bookplatform/backend/shared/extpos"
+	"github.com/bookplatform/backend/shared/payments"
 )
 
 // The point-of-sale tokens are sealed with KMS in AWS: a key exists,
@@ -82,54 +83,66 @@ func TestSealingKey(t *testing.T) {
 	}
 }
 
-// The point-of-sale client secret is a Secrets Manager secret read at
-// run time: the functions whose group reads EXTPOS_CLIENT_SECRET_ARN
-// (extpos, possync) are told its ARN and may read that secret alone
-// (GetSecretValue); no function holds the value (EXTPOS_CLIENT_SECRET),
-// and no other function is told the ARN or may read the secret.
-func TestExtPosClientSecret(t *testing.T) {
-	var secret string
-	for id := range *template.FindResources(jsii.String("AWS::SecretsManager::Secret"), nil) {
-		if strings.HasPrefix(id, "ExtPosClientSecret") {
-			secret = id
-		}
+// The secrets other services issue (Square's client secret, Stripe's API
+// key and webhook secret) are Secrets Manager secrets read at run time:
+// the functions whose group reads the secret's ARN variable are told its
+// ARN and may read that secret alone (GetSecretValue); no function holds
+// a value, and no other function is told the ARN or may read the secret.
+func TestIssuedSecrets(t *testing.T) {
+	wantReaders := map[string][]string{
+		extpos.EnvClientSecretARN:          {"extpos", "possync"},
+		payments.EnvStripeAPIKeySecretARN:  {"orders", "payments"},
+		payments.EnvStripeWebhookSecretARN: {"payments"},
 	}
-	if secret == "" {
-		t.Fatal("no point-of-sale client secret")
-	}
-	arn := fmt.Sprint(obj{"Ref": secret})
-	var readers []string
-	for _, f := range functions {
-		_, fn := function(t, f.Name)
-		vars := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)
-		if v, has := vars[extpos.EnvClientSecret]; has {
-			t.Errorf("%s: %s holds the value: %v", f.Name, extpos.EnvClientSecret, v)
-		}
-		told, has := vars[extpos.EnvClientSecretARN]
-		reads := slices.Contains(f.Settings, extpos.EnvClientSecretARN)
-		if has != reads || (has && fmt.Sprint(told) != arn) {
-			t.Errorf("%s: %s = %v, want the secret's ARN on the functions that read it only", f.Name, extpos.EnvClientSecretARN, told)
-		}
-		var on []string
-		for _, st := range roleStatements(t, f.Name) {
-			if strings.Contains(fmt.Sprint(st["Resource"]), secret) {
-				on = append(on, fmt.Sprint(st["Action"]))
-				if fmt.Sprint(st["Resource"]) != arn {
-					t.Errorf("%s: a statement on the secret and more: %v", f.Name, st["Resource"])
+	values := []string{extpos.EnvClientSecret, payments.EnvStripeAPIKey, payments.EnvStripeWebhookSecret}
+	for _, is := range issuedSecrets(&BackendStackProps{}) {
+		t.Run(is.ID, func(t *testing.T) {
+			var secret string
+			for id := range *template.FindResources(jsii.String("AWS::SecretsManager::Secret"), nil) {
+				if strings.HasPrefix(id, is.ID) {
+					secret = id
 				}
 			}
-		}
-		var want []string
-		if reads {
-			want = []string{"secretsmanager:GetSecretValue"}
-			readers = append(readers, f.Name)
-		}
-		if !slices.Equal(on, want) {
-			t.Errorf("%s: actions on the client secret %v, want %v", f.Name, on, want)
-		}
-	}
-	slices.Sort(readers)
-	if !slices.Equal(readers, []string{"extpos", "possync"}) {
-		t.Errorf("the functions reading the client secret: %v, want extpos and possync", readers)
+			if secret == "" {
+				t.Fatalf("no secret %s", is.ID)
+			}
+			arn := fmt.Sprint(obj{"Ref": secret})
+			var readers []string
+			for _, f := range functions {
+				_, fn := function(t, f.Name)
+				vars, _ := fn["Properties"].(obj)["Environment"].(obj)["Variables"].(obj)
+				for _, v := range values {
+					if val, has := vars[v]; has {
+						t.Errorf("%s: %s holds a value: %v", f.Name, v, val)
+					}
+				}
+				told, has := vars[is.EnvARN]
+				reads := slices.Contains(f.Settings, is.EnvARN)
+				if has != reads || (has && fmt.Sprint(told) != arn) {
+					t.Errorf("%s: %s = %v, want the secret's ARN on the functions that read it only", f.Name, is.EnvARN, told)
+				}
+				var on []string
+				for _, st := range roleStatements(t, f.Name) {
+					if strings.Contains(fmt.Sprint(st["Resource"]), secret) {
+						on = append(on, fmt.Sprint(st["Action"]))
+						if fmt.Sprint(st["Resource"]) != arn {
+							t.Errorf("%s: a statement on the secret and more: %v", f.Name, st["Resource"])
+						}
+					}
+				}
+				var want []string
+				if reads {
+					want = []string{"secretsmanager:GetSecretValue"}
+					readers = append(readers, f.Name)
+				}
+				if !slices.Equal(on, want) {
+					t.Errorf("%s: actions on the secret %v, want %v", f.Name, on, want)
+				}
+			}
+			slices.Sort(readers)
+			if !slices.Equal(readers, wantReaders[is.EnvARN]) {
+				t.Errorf("the functions reading %s: %v, want %v", is.ID, readers, wantReaders[is.EnvARN])
+			}
+		})
 	}
 }

@@ -66,6 +66,12 @@ type BackendStackProps struct {
 	// application's client secret; empty, the stack creates one
 	// (extPosClientSecret).
 	ExtPosClientSecretARN string
+	// StripeAPIKeySecretARN and StripeWebhookSecretARN are existing
+	// secrets holding Stripe's API key and webhook signing secret; ""
+	// makes each with a placeholder the operator replaces
+	// (issuedSecrets).
+	StripeAPIKeySecretARN  string
+	StripeWebhookSecretARN string
 	// Ops are the operations settings (CDK context, config.go): the alarm
 	// subscription, log retention, deployment style, WAF, domains.
 	Ops OpsProps
@@ -196,8 +202,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		groupEnv[storesapi.EnvDistributionID] = storeDomains.Ref()
 	}
 	sealingKey := newSealingKey(stack, functions)
-	extPosSecret := extPosClientSecret(stack, functions, props)
-	maps.Copy(groupEnv, extPosEnv(sealingKey, extPosSecret, props))
+	issued := newIssuedSecrets(stack, functions, props)
+	maps.Copy(groupEnv, extPosEnv(sealingKey, props))
 	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
 			groupEnv[name] = jsii.String(v)
@@ -251,7 +257,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
 		grantSealing(fn, f, sealingKey)
-		readExtPosClientSecret(fn, f, extPosSecret)
+		readIssuedSecrets(fn, f, issued)
 		switch {
 		case f.KeyRotation:
 			rotateKeys(stack, signingKeys, fn, alias)
