@@ -80,11 +80,32 @@ type inventoryItem struct {
 	UpdatedAt      time.Time `dynamo:"updatedAt"`
 }
 
-// typeInventoryItem and typeInventoryChange are the items' types.
+// typeInventoryItem, typeInventoryChange and typeInventoryRef are the
+// items' types.
 const (
 	typeInventoryItem   = "InventoryItem"
 	typeInventoryChange = "InventoryChange"
+	typeInventoryRef    = "InventoryRef"
 )
+
+// invRefItem is where an item lives, by its id alone
+// (InventoryRefKey): POST /orders names items by id, and an id
+// (inventory.ItemID, name-based) does not hold its store. It is put,
+// unconditionally (the id is deterministic), in the transaction of
+// every creation of an item, and never deleted: an order of a deleted
+// item finds the ref, then no item (404).
+type invRefItem struct {
+	PK      string `dynamo:"PK"`
+	SK      string `dynamo:"SK"`
+	Type    string `dynamo:"type"`
+	StoreID string `dynamo:"storeId"`
+	BookID  string `dynamo:"bookId"`
+}
+
+func newInventoryRef(it *inventory.Item) invRefItem {
+	k := InventoryRefKey(it.ID)
+	return invRefItem{PK: k.PK, SK: k.SK, Type: typeInventoryRef, StoreID: it.StoreID, BookID: it.BookID}
+}
 
 func toInventoryItem(it *inventory.Item, ix inventory.Index, version int) inventoryItem {
 	k := InventoryItemKey(it.StoreID, it.ID)
@@ -264,6 +285,7 @@ func (s *Inventory) create(ctx context.Context, it *inventory.Item, b *books.Boo
 		check(s.t.check(BookKey(it.BookID)).If("attribute_exists(PK)"), books.ErrNotFound).
 		put(s.t.put(row).If("attribute_not_exists(PK)"), inventory.ErrExists).
 		put(s.t.put(toChangeItem(ch, ev.ID)), nil).
+		put(s.t.put(newInventoryRef(it)), nil).
 		emit(ev)
 	for _, p := range row.postings() {
 		x.put(s.t.put(p), nil)
@@ -302,34 +324,72 @@ func (s *Inventory) pastHistory(ctx context.Context, it *inventory.Item) error {
 // postings' stock flag. It returns the change (nil without one).
 // Errors: errItemMoved, stores.ErrNotFound.
 func (s *Inventory) write(ctx context.Context, prev inventoryItem, next *inventory.Item, cause inventory.Cause) (*inventory.Change, error) {
-	row := toInventoryItem(next, prev.index(), prev.Version+1)
-	x := s.t.tx().put(s.t.put(row).If("version = ?", prev.Version), errItemMoved)
-	var ch *inventory.Change
-	if next.Quantity != prev.Quantity {
-		ch = &inventory.Change{
-			ItemID: next.ID, StoreID: next.StoreID, Cause: cause,
-			Delta: next.Quantity - prev.Quantity, Before: prev.Quantity, After: next.Quantity, At: next.UpdatedAt,
-		}
-		ev, err := inventory.Updated(next, *ch, false)
-		if err != nil {
-			return nil, err
-		}
-		x.put(s.t.put(toChangeItem(*ch, ev.ID)), nil).emit(ev)
-		if wasIn, isIn := prev.Quantity > 0, next.Quantity > 0; wasIn != isIn {
-			step := 1
-			if wasIn {
-				step = -1
-			}
-			x.update(s.t.update(StoreKey(next.StoreID)).Add("inStockCount", step).If("attribute_exists(PK)"), stores.ErrNotFound)
-			for _, k := range row.postingKeys() {
-				x.update(s.t.update(k).Set("inStock", isIn), nil)
-			}
+	x := s.t.tx()
+	ch, row, err := s.addChange(x, prev, next, cause)
+	if err != nil {
+		return nil, err
+	}
+	if step := stockStep(prev, next); step != 0 {
+		x.update(s.t.update(StoreKey(next.StoreID)).Add("inStockCount", step).If("attribute_exists(PK)"), stores.ErrNotFound)
+		for _, k := range row.postingKeys() {
+			x.update(s.t.update(k).Set("inStock", next.Quantity > 0), nil)
 		}
 	}
 	if err := x.run(ctx); err != nil {
 		return nil, fmt.Errorf("write inventory item %s of store %s: %w", next.ID, next.StoreID, err)
 	}
 	return ch, nil
+}
+
+// addChange adds to x the put of next over prev, conditional on prev's
+// version (errItemMoved), and, when the quantity changes, its history
+// entry and its inventory.updated event: the part of an item's change
+// that every transaction changing stock shares (write; an order's and
+// its cancellation's, orders.go, which move the store's count and the
+// postings their own way). It returns the change (nil without one) and
+// the row put.
+func (s *Inventory) addChange(x *tx, prev inventoryItem, next *inventory.Item, cause inventory.Cause) (*inventory.Change, inventoryItem, error) {
+	row := toInventoryItem(next, prev.index(), prev.Version+1)
+	x.put(s.t.put(row).If("version = ?", prev.Version), errItemMoved)
+	if next.Quantity == prev.Quantity {
+		return nil, row, nil
+	}
+	ch := &inventory.Change{
+		ItemID: next.ID, StoreID: next.StoreID, Cause: cause,
+		Delta: next.Quantity - prev.Quantity, Before: prev.Quantity, After: next.Quantity, At: next.UpdatedAt,
+	}
+	ev, err := inventory.Updated(next, *ch, false)
+	if err != nil {
+		return nil, row, err
+	}
+	x.put(s.t.put(toChangeItem(*ch, ev.ID)), nil).emit(ev)
+	return ch, row, nil
+}
+
+// stockStep is how a change from prev to next moves its store's
+// inStockCount: +1 when it comes into stock, -1 when it sells out.
+func stockStep(prev inventoryItem, next *inventory.Item) int {
+	switch wasIn, isIn := prev.Quantity > 0, next.Quantity > 0; {
+	case wasIn == isIn:
+		return 0
+	case isIn:
+		return 1
+	default:
+		return -1
+	}
+}
+
+// setPostingsStock sets the stock flag of row's postings, one
+// UpdateItem each (not in a transaction: an order's flips follow its
+// commit; a flip lost to a crash leaves a sold-out item's postings
+// saying in stock, which search drops by the item's quantity).
+func (s *Inventory) setPostingsStock(ctx context.Context, row inventoryItem, inStock bool) error {
+	for _, k := range row.postingKeys() {
+		if err := s.t.update(k).Set("inStock", inStock).Run(ctx); err != nil {
+			return fmt.Errorf("set the stock flag of a posting of item %s: %w", row.ID, err)
+		}
+	}
+	return nil
 }
 
 // change reads storeID's item id, makes the next state of it with edit,
@@ -737,6 +797,13 @@ func (s *Inventory) search(ctx context.Context, storeID string, q inventory.List
 	}
 	var err error
 	res.Items, err = s.getItems(ctx, storeID, ids)
+	if q.InStockOnly {
+		// A posting's stock flag follows an order's sale of the last copy
+		// just after the order's commit (orders.go): the item's own
+		// quantity decides, so a flag a crash left behind never shows a
+		// sold-out item.
+		res.Items = slices.DeleteFunc(res.Items, func(it *inventory.Item) bool { return !it.InStock() })
+	}
 	return res, err
 }
 

@@ -29,8 +29,9 @@ type newItemWrite struct {
 }
 
 // size is the transaction items w takes: the item, the check of its
-// book, its history entry, its event and its postings.
-func (w *newItemWrite) size() int { return 4 + len(w.row.Words) }
+// book, its history entry, its event, its inventory ref and its
+// postings.
+func (w *newItemWrite) size() int { return 5 + len(w.row.Words) }
 
 // SetNew sets stocks of books storeID had no item for
 // (inventory.BatchWriter): their books read in one consistent
@@ -175,7 +176,8 @@ func (s *Inventory) createPack(ctx context.Context, storeID string, pack []*newI
 			x.check(s.t.check(BookKey(w.it.BookID)).If("attribute_exists(PK)"), books.ErrNotFound)
 		}
 		for _, w := range pack {
-			x.put(s.t.put(w.row).If("attribute_not_exists(PK)"), inventory.ErrExists).put(s.t.put(w.ch), nil).emit(w.ev)
+			x.put(s.t.put(w.row).If("attribute_not_exists(PK)"), inventory.ErrExists).put(s.t.put(w.ch), nil).
+				put(s.t.put(newInventoryRef(&w.it)), nil).emit(w.ev)
 			for _, p := range w.row.postings() {
 				x.put(s.t.put(p), nil)
 			}

@@ -659,3 +659,64 @@ func InventoryPostingKey(storeID, word, titleSK string) Key {
 func InventoryPostingPartition(storeID, word string) string {
 	return "INVTERM#" + storeID + "#" + firstRunes(word, books.PrefixRunes)
 }
+
+// Orders (orders.go, orders_earnings.go): an order and its store parts
+// in the order's partition; the claim of its number; the pointer from
+// its payment session; a user's order counts; the inventory ref that
+// finds an item's store from its id; and the earnings the order
+// transaction writes (the earnings group reads them).
+
+// OrderKey is an order's item; its partition also holds its parts.
+func OrderKey(id string) Key { return Key{"ORDER#" + id, "ORDER"} }
+
+// OrderPartKey is one store's part of an order.
+func OrderPartKey(orderID, storeID string) Key { return Key{OrderKey(orderID).PK, "PART#" + storeID} }
+
+// OrderNumberKey claims an order number for one order.
+func OrderNumberKey(number string) Key { return Key{"ORDERNO#" + number, "ORDERNO"} }
+
+// PaySessionKey points from a payment session to its order (confirm and
+// the provider's webhook know the session alone).
+func PaySessionKey(sessionID string) Key { return Key{"PAYSESSION#" + sessionID, "PAYSESSION"} }
+
+// OrderCountsKey holds a user's number of orders, in all and per
+// status: the exact totals of GET /orders.
+func OrderCountsKey(userID string) Key { return Key{UserKey(userID).PK, "ORDERCOUNTS"} }
+
+// InventoryRefKey is where an inventory item lives (its store and
+// book), by the item's id alone: POST /orders names items by id.
+func InventoryRefKey(itemID string) Key { return Key{"INVREF#" + itemID, "INVREF"} }
+
+// The order lists, newest first by timeIDKey of the order's creation: a
+// user's orders (GSI1) and those in one status (GSI2); a store's parts
+// (GSI1) and those in one status (GSI2).
+func userOrders(userID string) list { return list{index: GSI1, pk: "USERORDERS#" + userID, desc: true} }
+func userOrdersIn(userID, status string) list {
+	return list{index: GSI2, pk: "USERORDERS#" + userID + "#" + status, desc: true}
+}
+func storeOrdersPK(storeID string) string           { return "STOREORDERS#" + storeID }
+func storeOrdersInPK(storeID, status string) string { return "STOREORDERS#" + storeID + "#" + status }
+
+// AffiliateCommissionKey is a store's commission of one order (and,
+// suffixed #REVERSAL, the reversal of a commission paid already).
+func AffiliateCommissionKey(storeID, orderID string) Key {
+	return Key{StoreKey(storeID).PK, "COMMISSION#" + orderID}
+}
+
+// StoreEarningsKey holds a store's earnings totals, pending and paid.
+func StoreEarningsKey(storeID string) Key { return Key{StoreKey(storeID).PK, "EARNINGS"} }
+
+// PoolMonthTotalKey holds a month's pool (YYYY-MM, UTC): the shares of
+// the orders of that month with no attribution.
+func PoolMonthTotalKey(month string) Key { return Key{"POOLMONTH#" + month, "TOTAL"} }
+
+// PoolMonthStoreKey holds a store's sales of a month: its weight in the
+// month's pool split.
+func PoolMonthStoreKey(month, storeID string) Key {
+	return Key{"POOLMONTH#" + month, "STORE#" + storeID}
+}
+
+// commissionsPK and commissionsInPK are a store's commission lists
+// (GSI1, GSI2 by status), newest first.
+func commissionsPK(storeID string) string           { return "COMMISSIONS#" + storeID }
+func commissionsInPK(storeID, status string) string { return "COMMISSIONS#" + storeID + "#" + status }
