@@ -485,3 +485,27 @@ func (s *Orders) SetPayment(ctx context.Context, id string, ps orders.PaymentSta
 	}
 	return nil
 }
+
+// BackfillRefs writes the inventory ref of every item of the table
+// (items created before refs existed; local/backfillrefs): a Scan of
+// the items (filtered by type, projected to their ids) and one Put per
+// item, the same unconditional Put every creation makes. It returns how
+// many it wrote.
+func (s *Orders) BackfillRefs(ctx context.Context) (int, error) {
+	it := s.t.table.Scan().Filter("$ = ?", "type", typeInventoryItem).Project("id", "storeId", "bookId").Iter()
+	var (
+		row inventoryItem
+		n   int
+	)
+	for it.Next(ctx, &row) {
+		if err := s.t.put(newInventoryRef(row.toItem())).Run(ctx); err != nil {
+			return n, fmt.Errorf("put the ref of inventory item %s: %w", row.ID, err)
+		}
+		n++
+		row = inventoryItem{}
+	}
+	if err := it.Err(); err != nil {
+		return n, fmt.Errorf("scan inventory items: %w", err)
+	}
+	return n, nil
+}

@@ -322,4 +322,11 @@ func TestInventory_RefsOfEveryCreation(t *testing.T) {
 		assert.Equal(t, s, ref["storeId"])
 		assert.Equal(t, b, ref["bookId"])
 	}
+
+	// The backfill writes the refs of items that lack one.
+	env.DeleteItem(t, dynamo.InventoryRefKey(inventory.ItemID(s, bk[0])))
+	n, err := dynamo.NewOrders(env.App.Table).BackfillRefs(ctx)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, n, 3)
+	assert.Equal(t, s, env.Item(t, dynamo.InventoryRefKey(inventory.ItemID(s, bk[0])))["storeId"])
 }
