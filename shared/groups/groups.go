@@ -28,6 +28,8 @@ import (
 	"github.com/bookplatform/backend/shared/api/inventoryapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/ordersapi"
+	"github.com/bookplatform/backend/shared/api/paymentsapi"
 	"github.com/bookplatform/backend/shared/api/possyncapi"
 	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
@@ -63,6 +65,8 @@ var list = []api.Build{
 	csvimportapi.Group,
 	extposapi.Group,
 	possyncapi.Group,
+	ordersapi.Group,
+	paymentsapi.Group,
 	docsapi.Group,
 }
 

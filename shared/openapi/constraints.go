@@ -32,6 +32,10 @@ var notUUID = map[string]bool{
 	"ReportCreateRequest.targetId":   true,
 	"*.externalItemId":               true, // the external point-of-sale system's id
 	"ExtPosSyncError.externalItemId": true, // the point-of-sale system's own id
+	"*.checkoutSessionId":            true, // the payment provider's session (pi_...)
+	"*.sessionId":                    true,
+	"OrderItemData.id":               true, // an order item: <orderId>-<n>
+	"PaymentWebhookBody.id":          true, // the provider's event id (evt_...)
 }
 
 // enums are the values a property takes, keyed "Component.property"

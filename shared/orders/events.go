@@ -35,8 +35,8 @@ type Data struct {
 	ShippingCents      int64         `json:"shippingCents"`
 	TaxCents           int64         `json:"taxCents"`
 	TotalCents         int64         `json:"totalCents"`
-	ShippingAddress    *Address      `json:"shippingAddress" doc:"With phone; null when every part is picked up and no address was given."`
-	Tracking           *Tracking     `json:"tracking,omitempty" doc:"Present when a shipped part has tracking (one store shipping)."`
+	ShippingAddress    *Address      `json:"shippingAddress"`
+	Tracking           *Tracking     `json:"tracking,omitempty"`
 	CheckoutSessionID  string        `json:"checkoutSessionId" doc:"The payment session: what POST /v1/orders/confirm takes."`
 	PaymentStatus      PaymentStatus `json:"paymentStatus" doc:"authorized, action_required (the buyer completes the payment on the web), captured, voided or refunded."`
 	CreatedAt          time.Time     `json:"createdAt"`

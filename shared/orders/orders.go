@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/payments"
 )
 
 // Status is where an order (or one store's part of it) stands.
@@ -212,8 +213,8 @@ var (
 	ErrNotPaid = apperr.Validation("Payment not completed", map[string]string{"sessionId": "the payment of this checkout session is not completed yet"})
 	// ErrOrderCancelled is a confirmation of a cancelled order.
 	ErrOrderCancelled = apperr.Validation("Order was cancelled", map[string]string{"sessionId": "the order of this checkout session was cancelled"})
-	// ErrPaymentsOff is a deployment without a payment provider.
-	ErrPaymentsOff = apperr.New(apperr.CodeUnavailable, "Payments are not configured on this deployment")
+	// ErrPaymentsOff is a deployment without a payment provider (503).
+	ErrPaymentsOff = payments.ErrNotConfigured
 	// ErrNumberTaken is an order number claimed already (storage): the
 	// order is tried again with another.
 	ErrNumberTaken = errors.New("orders: order number taken")

@@ -1,0 +1,95 @@
+// Package paymentsapi is the payment provider's webhook receiver: POST
+// /v1/payments/webhook, signed by the provider (Stripe-Signature), so a
+// checkout completed on the web confirms its order even when the client
+// never calls POST /orders/confirm, and a payment that failed or was
+// canceled cancels its pending order (stock back). It is its own group:
+// the provider calls it with no token, and its function holds no
+// signing key (api.Group.Keyless).
+package paymentsapi
+
+import (
+	"io"
+	"net/http"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/ordersapi"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/orders"
+	"github.com/bookplatform/backend/shared/payments"
+)
+
+// handler serves the webhook.
+type handler struct {
+	orders   *orders.Service
+	provider payments.Provider
+}
+
+// received answers a delivery: the provider retries anything but a 2xx.
+type received struct {
+	Received bool `json:"received"`
+}
+
+// webhookBody documents what the provider posts: one of its event
+// objects (Stripe's: id, type, data.object: a PaymentIntent).
+type webhookBody struct {
+	ID   string         `json:"id"`
+	Type string         `json:"type"`
+	Data map[string]any `json:"data"`
+}
+
+// Group is the payments group. Its calls are the orders service's
+// confirmation and cancellation (the orders group's): GetItem of the
+// session pointer and the order (and a commission); BatchGetItem of the
+// items a cancellation gives stock back to; TransactWriteItems (Puts,
+// Updates, a Delete of a pending commission); UpdateItem of postings and
+// the payment's status.
+func Group(d api.Deps) api.Group {
+	p := ordersapi.Provider(d)
+	h := &handler{orders: ordersapi.ServiceWith(d, p), provider: p}
+	return api.Group{
+		Name: "payments",
+		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
+			"dynamodb:UpdateItem"},
+		Emits: ordersapi.Emits,
+		Routes: []httpapi.Route{
+			{Method: http.MethodPost, Path: httpapi.V1("/payments/webhook"), Auth: httpapi.AuthNone, Unmetered: true, Handler: h.webhook,
+				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; other events are acknowledged and ignored",
+					Body: webhookBody{}, Response: received{}, Errors: []int{400, 401, 503},
+					Why: map[int]string{401: "the Stripe-Signature header does not verify (or is too old).",
+						503: "payments are not configured on this deployment."}}},
+		},
+	}
+}
+
+// maxWebhookBytes bounds a delivery (Stripe's events are a few KB).
+const maxWebhookBytes = 256 << 10
+
+// webhook serves POST /v1/payments/webhook. Replays are harmless:
+// confirming and cancelling are idempotent.
+func (h *handler) webhook(w http.ResponseWriter, r *http.Request) error {
+	if h.provider == nil {
+		return payments.ErrNotConfigured
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxWebhookBytes+1))
+	if err != nil {
+		return apperr.Validation("Unreadable body", nil)
+	}
+	if len(body) > maxWebhookBytes {
+		return apperr.New(apperr.CodeTooLarge, "Webhook body too large")
+	}
+	ev, err := h.provider.ParseWebhook(body, r.Header)
+	if err != nil {
+		return err
+	}
+	switch ev.Type {
+	case "payment_intent.amount_capturable_updated", "payment_intent.succeeded":
+		err = h.orders.PaymentSucceeded(r.Context(), ev.Session.ID)
+	case "payment_intent.canceled", "payment_intent.payment_failed":
+		err = h.orders.PaymentFailed(r.Context(), ev.Session.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, received{Received: true})
+}
