@@ -31,7 +31,9 @@ var sdkClients = []struct {
 	{"SQS", "github.com/aws/aws-sdk-go-v2/service/sqs", func(f Function) bool { return len(f.Sends) > 0 }},
 	// Nothing publishes to SNS: linking it was otelaws's doing.
 	{"SNS", "github.com/aws/aws-sdk-go-v2/service/sns", func(Function) bool { return false }},
-	{"Secrets Manager", "github.com/aws/aws-sdk-go-v2/service/secretsmanager", readsSigningKeys},
+	{"Secrets Manager", "github.com/aws/aws-sdk-go-v2/service/secretsmanager", func(f Function) bool {
+		return readsSigningKeys(f) || readsSecret(f)
+	}},
 	// A stream's records reach a function as Lambda events; only a
 	// function granted the stream's read actions would call its API.
 	{"DynamoDB Streams", "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams", func(f Function) bool {
@@ -53,6 +55,13 @@ func readsSigningKeys(f Function) bool {
 		return true
 	}
 	return slices.ContainsFunc(f.Routes, func(r httpapi.Route) bool { return r.Auth != httpapi.AuthNone || r.Idempotent })
+}
+
+// readsSecret reports whether f's group reads a secret of its own from
+// Secrets Manager (a setting *_SECRET_ARN: the payment webhook's signing
+// secret).
+func readsSecret(f Function) bool {
+	return slices.ContainsFunc(f.Settings, func(s string) bool { return strings.HasSuffix(s, "_SECRET_ARN") })
 }
 
 // linkedWithoutUse are the functions known to link a client their group

@@ -34,6 +34,7 @@ var notUUID = map[string]bool{
 	"ExtPosSyncError.externalItemId": true, // the point-of-sale system's own id
 	"*.checkoutSessionId":            true, // the payment provider's session (pi_...)
 	"*.sessionId":                    true,
+	"*.paymentMethodId":              true, // the payment provider's (pm_...)
 	"OrderItemData.id":               true, // an order item: <orderId>-<n>
 	"PaymentWebhookBody.id":          true, // the provider's event id (evt_...)
 }

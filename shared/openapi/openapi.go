@@ -625,6 +625,8 @@ var tagDescriptions = map[string]string{
 	"csvimport":  "The csv-import worker (no routes): it applies the rows of large inventory imports and emits their events.",
 	"extpos":     "The store's external point-of-sale system (Square-compatible): connecting it with OAuth, and syncing the store's inventory with it (import, export, two-way) through the pos-sync worker.",
 	"possync":    "The pos-sync queue's worker: no route.",
+	"orders":     "Readers' orders of books from one or several stores, each store's part shipped or picked up: placing one (paid through the payment provider: authorised at once, captured on confirmation), the caller's orders, cancelling one (stock back, payment voided or refunded) and confirming a web checkout session.",
+	"payments":   "The payment provider's signed webhook, which confirms or cancels the order of a payment completed, failed or canceled on the web.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 }
 

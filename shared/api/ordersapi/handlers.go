@@ -15,7 +15,7 @@ import (
 // createRequest is the body of POST /v1/orders.
 type createRequest struct {
 	Items           []lineRequest     `json:"items" doc:"1 to 15 lines, one per inventory item."`
-	ShippingAddress *orders.Address   `json:"shippingAddress,omitempty"`
+	ShippingAddress *shippingAddress  `json:"shippingAddress,omitempty"`
 	PaymentMethodID string            `json:"paymentMethodId" doc:"The payment provider's payment method (Stripe's test ids on test deployments: pm_card_visa succeeds, pm_card_chargeDeclined is declined)."`
 	Fulfilment      string            `json:"fulfilment,omitempty" doc:"ship (the default) or pickup, for every store's part."`
 	Fulfilments     map[string]string `json:"fulfilments,omitempty" doc:"ship or pickup per store id of the order's items; overrides fulfilment for that store."`
@@ -26,6 +26,19 @@ type createRequest struct {
 type lineRequest struct {
 	InventoryID string          `json:"inventoryId"`
 	Quantity    json.RawMessage `json:"quantity" openapi:"integer" doc:"1 to 99."`
+}
+
+// shippingAddress is a shipping address as sent: required when any part
+// ships (addressLine2 and phone optional).
+type shippingAddress struct {
+	Name         string `json:"name"`
+	AddressLine1 string `json:"addressLine1"`
+	AddressLine2 string `json:"addressLine2,omitempty"`
+	City         string `json:"city"`
+	State        string `json:"state"`
+	PostalCode   string `json:"postalCode"`
+	Country      string `json:"country"`
+	Phone        string `json:"phone,omitempty"`
 }
 
 // listResponse answers GET /v1/orders.
@@ -113,7 +126,10 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			in.Fulfilments[k] = orders.Fulfilment(v)
 		}
 	}
-	in.Address = req.ShippingAddress
+	if a := req.ShippingAddress; a != nil {
+		in.Address = &orders.Address{Name: a.Name, AddressLine1: a.AddressLine1, AddressLine2: a.AddressLine2, City: a.City,
+			State: a.State, PostalCode: a.PostalCode, Country: a.Country, Phone: a.Phone}
+	}
 	c := httpapi.CallerOf(r)
 	buyer := orders.Buyer{ID: c.ID}
 	if u := c.User(); u != nil {

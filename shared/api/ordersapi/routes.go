@@ -13,42 +13,14 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/dynamo"
-	"github.com/bookplatform/backend/shared/events"
+	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/httpapi"
-	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/orders"
-	"github.com/bookplatform/backend/shared/payments"
-	"github.com/bookplatform/backend/shared/secretsmgr"
 )
 
 // handler serves the orders group.
 type handler struct {
 	orders *orders.Service
-}
-
-// Service is the orders service over the table with the provider the
-// group's settings configure (nil when none: the payment routes answer
-// 503).
-func Service(d api.Deps) *orders.Service { return ServiceWith(d, Provider(d)) }
-
-// ServiceWith is the orders service over the table with provider p
-// (the payment webhook's group shares its provider with its handler).
-func ServiceWith(d api.Deps, p payments.Provider) *orders.Service {
-	return orders.NewService(orders.Deps{
-		Store: dynamo.NewOrders(d.Table), Stores: dynamo.NewBookstores(d.Table), Books: dynamo.NewBooks(d.Table),
-		Payments: p, Settings: orders.SettingsFrom(d.Env), Logger: d.Logger, Now: d.Now,
-	})
-}
-
-// Provider is the payment provider the group's settings configure
-// (payments.FromEnv), nil when none is.
-func Provider(d api.Deps) payments.Provider {
-	p, err := payments.FromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now})
-	if err != nil {
-		return nil
-	}
-	return p
 }
 
 // Group is the orders group. Its calls: BatchGetItem for the inventory
@@ -61,13 +33,13 @@ func Provider(d api.Deps) payments.Provider {
 // in-stock count and the earnings; a Delete of a pending commission);
 // UpdateItem for the postings' stock flags and the payment's status.
 func Group(d api.Deps) api.Group {
-	h := &handler{orders: Service(d)}
+	h := &handler{orders: ordering.Service(d, ordering.Provider(d))}
 	payErr := "payments are not configured on this deployment."
 	return api.Group{
 		Name: "orders",
 		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
 			"dynamodb:Query", "dynamodb:UpdateItem"},
-		Emits: Emits,
+		Emits: ordering.Emits,
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/orders"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Place an order of inventory items from one or several stores, paid with a payment method (authorised now, captured on confirmation); each store's part is shipped or picked up",
@@ -103,10 +75,6 @@ func Group(d api.Deps) api.Group {
 		},
 	}
 }
-
-// Emits are the events of the orders' writes: the orders' own, and the
-// stock changes an order and its cancellation make (inventory.updated).
-var Emits = append(append([]events.Declaration{}, orders.Events...), inventory.Events...)
 
 // listLimits: the spec's default of 20 for orders; at most 100.
 var listLimits = httpapi.OffsetLimits{Default: 20, Max: 100}

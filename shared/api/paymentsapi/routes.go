@@ -8,11 +8,12 @@
 package paymentsapi
 
 import (
+	"errors"
 	"io"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/api/ordersapi"
+	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/orders"
@@ -45,22 +46,26 @@ type webhookBody struct {
 // Updates, a Delete of a pending commission); UpdateItem of postings and
 // the payment's status.
 func Group(d api.Deps) api.Group {
-	p := ordersapi.Provider(d)
-	h := &handler{orders: ordersapi.ServiceWith(d, p), provider: p}
+	p := ordering.Provider(d)
+	h := &handler{orders: ordering.Service(d, p), provider: p}
 	return api.Group{
 		Name: "payments",
 		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
 			"dynamodb:UpdateItem"},
-		Emits: ordersapi.Emits,
+		Emits: ordering.Emits,
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/payments/webhook"), Auth: httpapi.AuthNone, Unmetered: true, Handler: h.webhook,
 				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; other events are acknowledged and ignored",
-					Body: webhookBody{}, Response: received{}, Errors: []int{400, 401, 503},
-					Why: map[int]string{401: "the Stripe-Signature header does not verify (or is too old).",
+					Body: webhookBody{}, Response: received{}, Errors: []int{400, 503},
+					Why: map[int]string{400: "the Stripe-Signature header is missing, does not verify or is older than 5 minutes (nothing changes).",
 						503: "payments are not configured on this deployment."}}},
 		},
 	}
 }
+
+// errBadSignature answers a delivery whose signature does not verify.
+var errBadSignature = apperr.Validation("Invalid webhook signature",
+	map[string]string{"Stripe-Signature": "does not verify with the endpoint's secret, or is older than 5 minutes"})
 
 // maxWebhookBytes bounds a delivery (Stripe's events are a few KB).
 const maxWebhookBytes = 256 << 10
@@ -79,6 +84,11 @@ func (h *handler) webhook(w http.ResponseWriter, r *http.Request) error {
 		return apperr.New(apperr.CodeTooLarge, "Webhook body too large")
 	}
 	ev, err := h.provider.ParseWebhook(body, r.Header)
+	if errors.Is(err, payments.ErrBadSignature) {
+		// 400, as Stripe asks of a receiver: the route reads no token,
+		// so a 401 would say the wrong thing (and Stripe retries either).
+		return errBadSignature
+	}
 	if err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func TestWebhook_failedPaymentCancels(t *testing.T) {
 	assert.Equal(t, http.StatusOK, d.Status, "an event not handled is acknowledged")
 }
 
-// A delivery whose signature does not verify is 401 and changes
+// A delivery whose signature does not verify is 400 and changes
 // nothing; a stale one too.
 func TestWebhook_badSignature(t *testing.T) {
 	env, _, _, itemID, reader := setup(t)
@@ -125,7 +125,7 @@ func TestWebhook_badSignature(t *testing.T) {
 			r.Body.Close()
 			res.Status = r.StatusCode
 		}
-		assert.Equal(t, http.StatusUnauthorized, res.Status, "%s", name)
+		assert.Equal(t, http.StatusBadRequest, res.Status, "%s", name)
 	}
 	assert.Equal(t, "pending", env.Item(t, dynamo.OrderKey(id))["status"])
 	assert.True(t, strings.HasPrefix(sess, "pi_"))
