@@ -330,3 +330,41 @@ func TestInventory_RefsOfEveryCreation(t *testing.T) {
 	assert.GreaterOrEqual(t, n, 3)
 	assert.Equal(t, s, env.Item(t, dynamo.InventoryRefKey(inventory.ItemID(s, bk[0])))["storeId"])
 }
+
+// Cancelling an order whose commission was paid already puts a negative
+// reversal pending against the next payout; an item deleted since the
+// order is skipped (its stock is not given back) and named.
+func TestOrders_CancelPaidCommissionAndGoneItem(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	st := dynamo.NewOrders(env.App.Table)
+	s := invStore(t, env, "paid-shop")
+	bk := invBooks(t, env)
+	it1 := stock(t, env, s, bk[0], 2, 3000)
+	it2 := stock(t, env, s, bk[1], 2, 1000)
+	o := testOrder("user-p", s, env.App.Now(), orderLine{s, bk[0], it1, 1, 3000}, orderLine{s, bk[1], it2, 1, 1000})
+	require.NoError(t, st.Place(ctx, o))
+	// The operator paid the commission (the earnings' mark-paid).
+	com := env.Item(t, dynamo.AffiliateCommissionKey(s, o.ID))
+	com["status"] = "paid"
+	env.PutItem(t, com)
+	earn := env.Item(t, dynamo.StoreEarningsKey(s))
+	earn["affiliatePendingCents"], earn["affiliatePaidCents"] = 0, 200
+	env.PutItem(t, earn)
+	require.NoError(t, dynamo.NewInventory(env.App.Table).Delete(ctx, s, it2, inventory.Cause{Kind: inventory.CauseDelete, Reason: "gone"}))
+
+	next := *o
+	next.Status, next.Version = orders.Cancelled, 2
+	next.Parts = []orders.Part{o.Parts[0]}
+	next.Parts[0].Status = orders.Cancelled
+	skipped, err := st.Cancel(ctx, o, &next)
+	require.NoError(t, err)
+	assert.Equal(t, []string{it2}, skipped)
+	assert.Equal(t, 2, quantity(t, env, s, it1))
+	rev := env.Item(t, dynamo.Key{PK: dynamo.AffiliateCommissionKey(s, o.ID).PK, SK: dynamo.AffiliateCommissionKey(s, o.ID).SK + "#REVERSAL"})
+	require.NotNil(t, rev)
+	assert.Equal(t, int64(-200), num(rev["commissionCents"]))
+	assert.Equal(t, "pending", rev["status"])
+	assert.Equal(t, "paid", env.Item(t, dynamo.AffiliateCommissionKey(s, o.ID))["status"], "the paid record stays")
+	assert.Equal(t, int64(-200), num(env.Item(t, dynamo.StoreEarningsKey(s))["affiliatePendingCents"]), "nets against the next payout")
+}

@@ -405,3 +405,39 @@ func assertErr(t *testing.T, res *testenv.Response, status int, message string) 
 		422: "UnprocessableEntity", 503: "ServiceUnavailable"}
 	testenv.AssertError(t, res, status, names[status], message)
 }
+
+// Attribution: an order through a store's verified custom domain (its
+// Origin) earns that store the commission; else the buyer's home store;
+// else none, and the order feeds the month's pool.
+func TestOrders_Attribution(t *testing.T) {
+	w := newWorld(t)
+	env := w.env
+	k := dynamo.StoreDomainClaimKey("books.north.example")
+	env.PutItem(t, map[string]any{"PK": k.PK, "SK": k.SK, "type": "StoreDomainClaim", "domain": "books.north.example",
+		"storeId": w.a.ID, "slug": w.a.Slug, "name": "Shop north-books", "status": "VERIFIED"})
+	require.Equal(t, http.StatusOK, env.Do("PUT", "/v1/users/me/home-store", map[string]any{"storeId": w.b.ID}, w.reader.Token).Status)
+
+	place := func(origin string) string {
+		h := map[string]string{"Authorization": "Bearer " + w.reader.Token}
+		if origin != "" {
+			h["Origin"] = origin
+		}
+		res := env.DoHeaders("POST", "/v1/orders", orderBody("pm_card_visa", line(w.items[3], 1)), h)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+		return res.JSON["id"].(string)
+	}
+	viaDomain := place("https://books.north.example")
+	com := env.Item(t, dynamo.AffiliateCommissionKey(w.a.ID, viaDomain))
+	require.NotNil(t, com, "the store of the Origin's verified domain")
+	assert.EqualValues(t, 100, com["commissionCents"], "5% of 2000")
+	viaHome := place("https://unknown.example")
+	assert.NotNil(t, env.Item(t, dynamo.AffiliateCommissionKey(w.b.ID, viaHome)), "else the home store")
+	assert.EqualValues(t, 100, env.Item(t, dynamo.StoreEarningsKey(w.b.ID))["affiliatePendingCents"])
+
+	require.Equal(t, http.StatusOK, env.Do("DELETE", "/v1/users/me/home-store", nil, w.reader.Token).Status)
+	none := place("")
+	assert.NotContains(t, env.Item(t, dynamo.OrderKey(none)), "attributedStoreId")
+	month := dynamo.PoolMonth(env.App.Now())
+	assert.EqualValues(t, 40, env.Item(t, dynamo.PoolMonthTotalKey(month))["poolCents"], "2% of 2000")
+	assert.EqualValues(t, 6000, env.Item(t, dynamo.PoolMonthStoreKey(month, w.b.ID))["salesCents"], "every order weighs in the split")
+}
