@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/stores"
+	"golang.org/x/sync/errgroup"
 )
 
 // Ref is where an inventory item lives: POST /orders names items by id
@@ -246,12 +247,18 @@ func (s *Service) Create(ctx context.Context, buyer Buyer, req Request) (*Order,
 			return nil, apperr.Validation("Invalid request", map[string]string{"fulfilments." + storeID: "names no store of the order's items"})
 		}
 	}
-	stock, err := s.d.Store.Stock(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	storesByID, err := s.d.Stores.GetStores(ctx, storeIDs)
-	if err != nil {
+	// The items, their stores and their books, read side by side (each
+	// needs the refs alone).
+	var (
+		stock      map[string]*inventory.Item
+		storesByID map[string]*stores.Store
+		bs         []*books.Book
+		g          errgroup.Group
+	)
+	g.Go(func() (err error) { stock, err = s.d.Store.Stock(ctx, refs); return err })
+	g.Go(func() (err error) { storesByID, err = s.d.Stores.GetStores(ctx, storeIDs); return err })
+	g.Go(func() (err error) { bs, err = s.d.Books.GetBooks(ctx, bookIDs); return err })
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	var gone, short []string
@@ -269,10 +276,6 @@ func (s *Service) Create(ctx context.Context, buyer Buyer, req Request) (*Order,
 	}
 	if len(short) > 0 {
 		return nil, Unavailable(short)
-	}
-	bs, err := s.d.Books.GetBooks(ctx, bookIDs)
-	if err != nil {
-		return nil, err
 	}
 	booksByID := make(map[string]*books.Book, len(bs))
 	for _, b := range bs {
