@@ -17,8 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // shop is a store with its owner.
 type shop struct {
 	ID, Slug string

@@ -1,0 +1,10 @@
+package ordersapi_test
+
+import (
+	"testing"
+
+	"github.com/bookplatform/backend/local/testenv"
+)
+
+// TestMain is the package's one (the preview's tests share it).
+func TestMain(m *testing.M) { testenv.Main(m) }
