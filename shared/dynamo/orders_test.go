@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	awsdynamodb "github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/ids"
@@ -368,3 +370,31 @@ func TestOrders_CancelPaidCommissionAndGoneItem(t *testing.T) {
 	assert.Equal(t, "paid", env.Item(t, dynamo.AffiliateCommissionKey(s, o.ID))["status"], "the paid record stays")
 	assert.Equal(t, int64(-200), num(env.Item(t, dynamo.StoreEarningsKey(s))["affiliatePendingCents"]), "nets against the next payout")
 }
+
+// A sold-out item whose postings still say in stock (their flip after
+// the order's commit lost to a crash) is not in an in-stock search: the
+// item's own quantity decides.
+func TestInventory_SearchDropsSoldOutDespiteStalePostings(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	s := invStore(t, env, "stale-shop")
+	bk := invBooks(t, env)
+	it := stock(t, env, s, bk[2], 1, 500)
+	require.NoError(t, dynamo.NewOrders(env.App.Table).Place(ctx, testOrder("user-s", "", env.App.Now(), orderLine{s, bk[2], it, 1, 500})))
+	pk := dynamo.InventoryPostingPartition(s, "dune")
+	out, err := env.App.Table.DB.Query(ctx, &awsdynamodb.QueryInput{TableName: &env.App.Table.Table, KeyConditionExpression: strPtr("PK = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: pk}}})
+	require.NoError(t, err)
+	require.NotEmpty(t, out.Items)
+	for _, item := range out.Items {
+		item["inStock"] = &types.AttributeValueMemberBOOL{Value: true}
+		_, err := env.App.Table.DB.PutItem(ctx, &awsdynamodb.PutItemInput{TableName: &env.App.Table.Table, Item: item})
+		require.NoError(t, err)
+	}
+	res, err := dynamo.NewInventory(env.App.Table).List(ctx, s, inventory.ListQuery{Page: page.Offset{Limit: 10}, InStockOnly: true,
+		Search: mustSearch(t, "dune")})
+	require.NoError(t, err)
+	assert.Empty(t, res.Items)
+}
+
+func strPtr(s string) *string { return &s }
