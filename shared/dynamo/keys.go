@@ -720,3 +720,11 @@ func PoolMonthStoreKey(month, storeID string) Key {
 // (GSI1, GSI2 by status), newest first.
 func commissionsPK(storeID string) string           { return "COMMISSIONS#" + storeID }
 func commissionsInPK(storeID, status string) string { return "COMMISSIONS#" + storeID + "#" + status }
+
+// Fulfilment (orders_fulfil.go): a store's order counts, in all and per
+// part status: the exact totals of GET /stores/{slug}/orders (its lists
+// are the part items' GSI1 and GSI2 keys, storeOrdersPK above).
+
+// StoreOrderCountsKey holds a store's number of order parts, in all and
+// per part status.
+func StoreOrderCountsKey(storeID string) Key { return Key{StoreKey(storeID).PK, "ORDERCOUNTS"} }

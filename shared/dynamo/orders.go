@@ -297,6 +297,7 @@ func (s *Orders) Place(ctx context.Context, o *orders.Order) error {
 			x.put(s.t.put(toPartItem(o, p)), nil)
 		}
 		s.addEarnings(x, o)
+		s.addStoreCounts(x, nil, o)
 		err = x.run(ctx)
 		if err == nil {
 			s.flip(ctx, flips, false)
@@ -391,6 +392,7 @@ func (s *Orders) move(x *tx, prev, next *orders.Order) error {
 	if prev.Status != next.Status {
 		x.update(s.t.update(OrderCountsKey(next.UserID)).Add(string(prev.Status), -1).Add(string(next.Status), 1), nil)
 	}
+	s.addStoreCounts(x, prev, next)
 	x.emit(ev)
 	return nil
 }

@@ -247,6 +247,9 @@ func (s *Service) Create(ctx context.Context, buyer Buyer, req Request) (*Order,
 	for _, id := range invIDs {
 		storeIDs, bookIDs = append(storeIDs, refs[id].StoreID), append(bookIDs, refs[id].BookID)
 	}
+	if err := CheckStoreCount(storeIDs); err != nil {
+		return nil, err
+	}
 	for storeID := range req.Fulfilments {
 		if !slices.Contains(storeIDs, storeID) {
 			return nil, apperr.Validation("Invalid request", map[string]string{"fulfilments." + storeID: "names no store of the order's items"})
@@ -519,7 +522,7 @@ func (s *Service) cancel(ctx context.Context, id, reason string, check func(*Ord
 		if err := check(o); err != nil {
 			return nil, err
 		}
-		if !o.Status.Cancellable() {
+		if !o.CancellableByOwner() {
 			return nil, ErrNotCancellable
 		}
 		next := *o
