@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -518,4 +519,19 @@ func (p *refundCounter) Get(ctx context.Context, id string) (payments.Session, e
 	defer p.mu.Unlock()
 	s.RefundedCents += p.local[id]
 	return s, err
+}
+
+// Each store route documents its summary, answer, errors and why each
+// 403 and 404 happens.
+func TestStoreRoutes_Docs(t *testing.T) {
+	for _, r := range ordersapi.StoreRoutes(api.Deps{}) {
+		assert.NotEmpty(t, r.Doc.Summary, r.Path)
+		assert.NotNil(t, r.Doc.Response, r.Path)
+		assert.Equal(t, httpapi.NeedStoreStaff, r.Role.Need, r.Path)
+		for _, code := range []int{403, 404, 409} {
+			if slices.Contains(r.Doc.Errors, code) {
+				assert.NotEmpty(t, r.Doc.Why[code], "%s %s: %d", r.Method, r.Path, code)
+			}
+		}
+	}
 }
