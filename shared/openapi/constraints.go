@@ -37,7 +37,6 @@ var notUUID = map[string]bool{
 	"*.paymentMethodId":              true, // the payment provider's (pm_...)
 	"OrderItemData.id":               true, // an order item: <orderId>-<n>
 	"PaymentWebhookBody.id":          true, // the provider's event id (evt_...)
-	"StoreOrderItem.id":              true, // an order line's id: <orderId>-<n>
 }
 
 // enums are the values a property takes, keyed "Component.property"

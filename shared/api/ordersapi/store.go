@@ -123,9 +123,10 @@ type storeOrderDetail struct {
 	UpdatedAt       time.Time        `json:"updatedAt"`
 }
 
-// storeOrderItem is one line of a store's part.
+// storeOrderItem is one line of a store's part: its inventory item
+// (one line per item in an order), the book, copies, price charged and
+// condition.
 type storeOrderItem struct {
-	ID          string        `json:"id"`
 	InventoryID string        `json:"inventoryId"`
 	BookID      string        `json:"bookId"`
 	Book        storeLineBook `json:"book"`
@@ -148,7 +149,7 @@ func storeItems(items []orders.Item) []storeOrderItem {
 		if authors == nil {
 			authors = []string{}
 		}
-		out[i] = storeOrderItem{ID: it.ID, InventoryID: it.InventoryID, BookID: it.BookID,
+		out[i] = storeOrderItem{InventoryID: it.InventoryID, BookID: it.BookID,
 			Book:     storeLineBook{ISBN: it.ISBN, Title: it.Title, Authors: authors},
 			Quantity: it.Quantity, PriceCents: it.PriceCents, Condition: it.Condition}
 	}
