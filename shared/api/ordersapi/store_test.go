@@ -311,6 +311,26 @@ func TestStoreOrders_TwoShipments(t *testing.T) {
 	assert.Equal(t, orders.Shipped, env.order(t, o.ID).Status)
 	require.Equal(t, http.StatusOK, env.call("POST", path(a, "/"+o.ID+"/delivered"), nil, a.Owner.Token).Status)
 	assert.Equal(t, orders.Delivered, env.order(t, o.ID).Status)
+
+	// Both stores ship a second order at once: the step that loses the
+	// order's version reads it again, so both land and the order is
+	// shipped.
+	o2 := env.place("buyer-two", true, nil, fulfilLine{a, bk[0], itA, 1, 1000, orders.Ship}, fulfilLine{b, bk[1], itB, 1, 1000, orders.Ship})
+	var wg sync.WaitGroup
+	statuses := make([]int, 2)
+	for i, s := range []fulfilShop{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = env.call("POST", path(s, "/"+o2.ID+"/ship"), tracking, s.Owner.Token).Status
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, []int{http.StatusOK, http.StatusOK}, statuses)
+	got = env.order(t, o2.ID)
+	assert.Equal(t, orders.Shipped, got.Status)
+	assert.Equal(t, 4, got.Version, "placed, confirmed, two steps")
+	assert.Len(t, env.updates(t, o2.ID), 3, "confirmed and one per step")
 }
 
 // Each refusal: a step from another status (400 naming it, nothing
