@@ -68,16 +68,25 @@ func StatusOfParts(parts []Part) Status {
 // store (a part ready for pickup has not: its copies are on the store's
 // shelf, and go back to its stock). Once a store has handed its part
 // over, only an operator's refund undoes the order.
-func (o *Order) CancellableByOwner() bool {
+func (o *Order) CancellableByOwner() bool { return o.CancelRefusal() == nil }
+
+// ErrHandedOver is the owner's cancellation of a confirmed order a
+// store has already shipped or handed over its part of.
+var ErrHandedOver = apperr.Validation("Order cannot be cancelled", map[string]string{
+	"status": "a store has already shipped or handed over its part of this order"})
+
+// CancelRefusal is why the owner may not cancel the order
+// (ErrNotCancellable, ErrHandedOver), nil when they may.
+func (o *Order) CancelRefusal() error {
 	if !o.Status.Cancellable() {
-		return false
+		return ErrNotCancellable
 	}
 	for _, p := range o.Parts {
 		if p.Status.handedOver() {
-			return false
+			return ErrHandedOver
 		}
 	}
-	return true
+	return nil
 }
 
 // Refundable reports whether an operator may refund the order: it was

@@ -78,10 +78,11 @@ func TestCancellableAndRefundable(t *testing.T) {
 	assert.True(t, o.CancellableByOwner(), "a part ready for pickup is still on the shelf")
 	assert.False(t, o.Refundable())
 	o.Parts = parts(Shipped, Confirmed)
-	assert.False(t, o.CancellableByOwner())
+	assert.ErrorIs(t, o.CancelRefusal(), ErrHandedOver)
 	assert.True(t, o.Refundable())
 	o.Status, o.Parts = Delivered, parts(Delivered)
 	assert.True(t, o.Refundable())
+	assert.ErrorIs(t, o.CancelRefusal(), ErrNotCancellable)
 	o.Status, o.Parts = Refunded, parts(Refunded)
 	assert.False(t, o.Refundable())
 }

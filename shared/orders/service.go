@@ -522,8 +522,8 @@ func (s *Service) cancel(ctx context.Context, id, reason string, check func(*Ord
 		if err := check(o); err != nil {
 			return nil, err
 		}
-		if !o.CancellableByOwner() {
-			return nil, ErrNotCancellable
+		if err := o.CancelRefusal(); err != nil {
+			return nil, err
 		}
 		next := *o
 		now := s.d.Now().UTC()
