@@ -728,3 +728,57 @@ func commissionsInPK(storeID, status string) string { return "COMMISSIONS#" + st
 // StoreOrderCountsKey holds a store's number of order parts, in all and
 // per part status.
 func StoreOrderCountsKey(storeID string) Key { return Key{StoreKey(storeID).PK, "ORDERCOUNTS"} }
+
+// Earnings (shared/earnings): the records the earnings group lists and
+// the pool's run writes. The order and cancel transactions write a
+// store's commissions and totals and the pool's accumulators through
+// the orders block's AffiliateCommissionKey, StoreEarningsKey,
+// PoolMonthTotalKey and PoolMonthStoreKey.
+
+// commissionPrefix begins the sort key of a store's commission records
+// (a commission, COMMISSION#<orderId>, and a reversal of a paid one,
+// COMMISSION#<orderId>#REVERSAL).
+const commissionPrefix = "COMMISSION#"
+
+// reversalSuffix ends the sort key of a commission's reversal.
+const reversalSuffix = "#REVERSAL"
+
+// CommissionReversalKey is the reversal of a paid commission, beside it
+// in the store's partition.
+func CommissionReversalKey(storeID, orderID string) Key {
+	return Key{StoreKey(storeID).PK, commissionPrefix + orderID + reversalSuffix}
+}
+
+// storeCommissions is a store's commission records newest first (GSI1);
+// storeCommissionsIn those in one status (GSI2, which a record's
+// payment moves it across). Both sort by timeIDKey(createdAt, orderId).
+func storeCommissions(storeID string) list {
+	return list{index: GSI1, pk: "COMMISSIONS#" + storeID, desc: true}
+}
+func storeCommissionsIn(storeID, status string) list {
+	return list{index: GSI2, pk: "COMMISSIONS#" + storeID + "#" + status, desc: true}
+}
+
+// poolPayoutPrefix begins the sort key of a store's pool payouts.
+const poolPayoutPrefix = "POOL#"
+
+// PoolPayoutKey is a store's payout of one month's pool; its sort key
+// (POOL#<YYYY-MM>) orders them by month.
+func PoolPayoutKey(storeID, month string) Key {
+	return Key{StoreKey(storeID).PK, poolPayoutPrefix + month}
+}
+
+// storePoolPayouts is a store's pool payouts, latest month first, read
+// consistently.
+func storePoolPayouts(storeID string) list {
+	return list{index: Primary, pk: StoreKey(storeID).PK, prefix: poolPayoutPrefix, desc: true, consistent: true}
+}
+
+// PoolRunKey marks a month's pool run complete.
+func PoolRunKey(month string) Key { return Key{"POOLRUN#" + month, "POOLRUN"} }
+
+// poolMonth is a month's accumulators (PoolMonthTotalKey and one
+// PoolMonthStoreKey per store that sold), read consistently.
+func poolMonth(month string) list {
+	return list{index: Primary, pk: PoolMonthTotalKey(month).PK, consistent: true}
+}

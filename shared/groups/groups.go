@@ -21,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/csvimportapi"
 	"github.com/bookplatform/backend/shared/api/docsapi"
+	"github.com/bookplatform/backend/shared/api/earningsapi"
 	"github.com/bookplatform/backend/shared/api/extposapi"
 	"github.com/bookplatform/backend/shared/api/followsapi"
 	"github.com/bookplatform/backend/shared/api/healthapi"
@@ -67,6 +68,7 @@ var list = []api.Build{
 	possyncapi.Group,
 	ordersapi.Group,
 	paymentsapi.Group,
+	earningsapi.Group,
 	docsapi.Group,
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/inventory/csvimport"
@@ -37,6 +38,10 @@ var notUUID = map[string]bool{
 	"*.paymentMethodId":              true, // the payment provider's (pm_...)
 	"OrderItemData.id":               true, // an order item: <orderId>-<n>
 	"PaymentWebhookBody.id":          true, // the provider's event id (evt_...)
+	// Payouts and orders carry opaque ids (spec: Conventions).
+	"EarningCommission.id":      true,
+	"EarningCommission.orderId": true,
+	"EarningPoolPayout.id":      true,
 }
 
 // enums are the values a property takes, keyed "Component.property"
@@ -62,10 +67,12 @@ var enums = map[string][]string{
 	"*.condition":                      strs(inventory.Conditions...),
 	"InventoryChangeData.cause": strs(inventory.CauseCreate, inventory.CauseAdjust, inventory.CauseImport, inventory.CauseSync,
 		inventory.CauseDelete, inventory.CauseOrder, inventory.CauseCancel, inventory.CauseSale),
-	"ImportResult.status":     strs(csvimport.Running, csvimport.Done, csvimport.Failed),
-	"ExtPosSyncRequest.mode":  strs(extpos.Import, extpos.Export, extpos.TwoWay),
-	"ExtPosSyncAnswer.mode":   strs(extpos.Import, extpos.Export, extpos.TwoWay),
-	"ExtPosSyncAnswer.status": strs(extpos.JobQueued, extpos.JobDone, extpos.JobFailed),
+	"ImportResult.status":      strs(csvimport.Running, csvimport.Done, csvimport.Failed),
+	"ExtPosSyncRequest.mode":   strs(extpos.Import, extpos.Export, extpos.TwoWay),
+	"ExtPosSyncAnswer.mode":    strs(extpos.Import, extpos.Export, extpos.TwoWay),
+	"ExtPosSyncAnswer.status":  strs(extpos.JobQueued, extpos.JobDone, extpos.JobFailed),
+	"EarningCommission.status": strs(earnings.Pending, earnings.Paid),
+	"EarningPoolPayout.status": strs(earnings.Pending, earnings.Paid),
 }
 
 // ranges are the bounds of a number property, keyed as enums.

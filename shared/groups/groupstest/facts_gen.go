@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/challengesapi/challengesapitest"
 	"github.com/bookplatform/backend/shared/api/clubsapi/clubsapitest"
 	"github.com/bookplatform/backend/shared/api/docsapi/docsapitest"
+	"github.com/bookplatform/backend/shared/api/earningsapi/earningsapitest"
 	"github.com/bookplatform/backend/shared/api/extposapi/extposapitest"
 	"github.com/bookplatform/backend/shared/api/followsapi/followsapitest"
 	"github.com/bookplatform/backend/shared/api/healthapi/healthapitest"
@@ -42,5 +43,6 @@ var facts = map[string]func() apitest.Facts{
 	"inventory":  inventoryapitest.Facts,
 	"imports":    importsapitest.Facts,
 	"extpos":     extposapitest.Facts,
+	"earnings":   earningsapitest.Facts,
 	"docs":       docsapitest.Facts,
 }
