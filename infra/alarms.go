@@ -351,5 +351,5 @@ var dynamoOperationNames = map[string][]awsdynamodb.Operation{
 // isHTTP reports whether f serves API routes (its router writes the
 // access log the 5xx alarm reads).
 func isHTTP(f groups.Function) bool {
-	return !f.Authorizer && !f.KeyRotation && f.Worker == nil && !f.Relay
+	return !f.Authorizer && !f.KeyRotation && f.Worker == nil && !f.Relay && f.Schedule == ""
 }

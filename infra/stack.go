@@ -232,6 +232,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			timeout = workerTimeout
 		case f.Relay:
 			timeout = relayTimeout
+		case f.Schedule != "":
+			timeout = jobTimeout
 		}
 		env = maps.Clone(env)
 		for _, name := range f.Settings {
@@ -272,6 +274,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		}
 		if f.Relay {
 			relayDLQ = relayEvents(stack, alias, f, table)
+		}
+		if f.Schedule != "" {
+			scheduleJob(stack, alias, f)
 		}
 		lambdas[f.Name], aliases[f.Name] = fn, alias
 		if f.Authorizer {
@@ -619,8 +624,8 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 	var fallback awsapigatewayv2.HttpRouteIntegration
 	integrations := map[string]awsapigatewayv2.HttpRouteIntegration{}
 	for _, f := range functions {
-		if f.Authorizer || f.Worker != nil || f.KeyRotation || f.Relay {
-			continue // invoked by API Gateway as an authorizer, by SQS, by Secrets Manager, or by the table's stream
+		if f.Authorizer || f.Worker != nil || f.KeyRotation || f.Relay || f.Schedule != "" {
+			continue // invoked by API Gateway as an authorizer, by SQS, by Secrets Manager, by the table's stream, or on a schedule
 		}
 		// One invoke permission per function for the whole API instead of
 		// one per route: a group with dozens of routes would otherwise

@@ -48,6 +48,19 @@ func StartRelay() {
 	lambda.Start(traced(a.Relay(relay.Consumers(a.Deps())...).Handle))
 }
 
+// StartJob is the whole of a scheduled job's main (functions/poolpayouts):
+// the app from the environment, then the handler job makes of it, as a
+// plain Lambda handler of the job's event. A job verifies no token: like
+// the relay it starts without the signing keys.
+func StartJob[E, R any](job func(a *App) func(context.Context, E) (R, error)) {
+	a, err := fromEnv(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "configuration error:", err)
+		os.Exit(2)
+	}
+	lambda.Start(traced(job(a)))
+}
+
 // traced continues the invocation's X-Ray trace in h: its spans (the
 // route's, each AWS call's) hang under the function's segment.
 func traced[E, R any](h func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {

@@ -6,6 +6,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
 )
@@ -51,6 +52,11 @@ type Function struct {
 	// Relay marks the outbox relay (functions/relay): its event source
 	// is the table's stream, filtered to outbox INSERTs (shared/relay).
 	Relay bool
+	// Schedule, when set, makes the function a scheduled job:
+	// EventBridge Scheduler invokes it on this schedule expression (in
+	// UTC); it serves no route and has no event source
+	// (functions/poolpayouts).
+	Schedule string
 	// Settings are the variables the function's group reads beside the
 	// core's (config.Env): the stack sets those it knows (the media
 	// bucket, the custom domains) on the functions that read them alone.
@@ -74,10 +80,17 @@ var (
 	// event (as a worker does) and marks the outbox item delivered
 	// (UpdateItem). Its stream reads are granted by its event source.
 	relayActions = []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}
+	// poolActions: the monthly pool run (earnings.Service.RunPool over
+	// dynamo.Earnings) reads the month's run marker (GetItem) and its
+	// accumulators (Query of the table, no index), writes each store's
+	// payout in a transaction (ConditionCheck of the store, Put of the
+	// payout, Update of its totals) and puts the marker.
+	poolActions = []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}
 )
 
 // Functions lists every Lambda of the service: one per group, then the
-// authorizer, the key rotation function and the outbox relay.
+// authorizer, the key rotation function, the outbox relay and the
+// monthly pool job.
 func Functions() []Function {
 	var out []Function
 	for _, build := range list {
@@ -106,7 +119,13 @@ func Functions() []Function {
 		out = append(out, f)
 	}
 	out = append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
-	return append(out, relayFunction())
+	return append(out, relayFunction(), poolFunction())
+}
+
+// poolFunction is the monthly pool job (functions/poolpayouts): it
+// verifies no token, and its one Query reads the table, not an index.
+func poolFunction() Function {
+	return Function{Name: "poolpayouts", Schedule: earnings.PoolSchedule, Keyless: true, TableActions: slices.Clone(poolActions)}
 }
 
 // relayFunction is the outbox relay (functions/relay). Consumers that

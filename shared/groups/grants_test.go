@@ -36,5 +36,5 @@ func TestFunctions_keyless(t *testing.T) {
 			keyless = append(keyless, f.Name)
 		}
 	}
-	assert.Equal(t, []string{"health", "payments", "docs", "relay"}, keyless)
+	assert.Equal(t, []string{"health", "payments", "docs", "relay", "poolpayouts"}, keyless)
 }

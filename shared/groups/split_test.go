@@ -73,6 +73,8 @@ var linkedWithoutUse = map[string]map[string]string{
 	"health": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 	"docs":   {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 	"relay":  {"Secrets Manager": "shared/app reads the signing keys at start-up"},
+	// The pool job starts as the relay does (app.StartJob).
+	"poolpayouts": {"Secrets Manager": "shared/app reads the signing keys at start-up"},
 }
 
 // Each function links its own group and no other: its main names its
