@@ -287,6 +287,9 @@ func run() error {
 	if err := seedInventory(ctx, a, root); err != nil {
 		return err
 	}
+	if err := seedEarnings(ctx, a); err != nil {
+		return err
+	}
 
 	// Every group, built once: the worker groups consume the local queues
 	// as their Lambdas do, the others serve HTTP.
