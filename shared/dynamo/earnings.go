@@ -165,14 +165,20 @@ func (e *Earnings) Accrue(ctx context.Context, c earnings.Commission) error {
 	if c.Status != earnings.Pending {
 		return fmt.Errorf("accrue commission of order %s: a record is created pending", c.OrderID)
 	}
-	err := e.t.tx().
-		put(e.t.put(toCommissionRecord(c)).If("attribute_not_exists(PK)"), earnings.ErrChanged).
-		update(e.totals(c.StoreID).Add("affiliatePendingCents", c.CommissionCents), nil).
-		run(ctx)
-	if err != nil {
+	if err := accrueIn(e.t.tx(), e.t, c).run(ctx); err != nil {
 		return fmt.Errorf("accrue commission of order %s: %w", c.OrderID, err)
 	}
 	return nil
+}
+
+// accrueIn adds a new commission record's writes to x: its Put (only if
+// absent; earnings.ErrChanged) and its amount added to the store's
+// pending total. The part of a transaction that creates a record, for
+// any transaction that does (Accrue; the order transaction's, once it
+// shares this code).
+func accrueIn(x *tx, t *table, c earnings.Commission) *tx {
+	return x.put(t.put(toCommissionRecord(c)).If("attribute_not_exists(PK)"), earnings.ErrChanged).
+		update(totalsUpdate(t, c.StoreID).Add("affiliatePendingCents", c.CommissionCents), nil)
 }
 
 // Reverse takes back the commission of a cancelled or refunded order,
@@ -187,21 +193,30 @@ func (e *Earnings) Reverse(ctx context.Context, storeID, orderID string, at time
 	if err != nil {
 		return err
 	}
-	x := e.t.tx()
-	if r.Status == string(earnings.Pending) {
-		x.delete(e.t.del(k).If("$ = ?", "status", string(earnings.Pending)), earnings.ErrChanged)
-	} else {
-		c := r.commission()
-		c.ID, c.Reversal, c.Status, c.CommissionCents = earnings.ReversalID(orderID), true, earnings.Pending, -r.CommissionCents
-		c.PaidAt, c.PaidReference, c.CreatedAt = nil, "", at
-		x.check(e.t.check(k).If("$ = ?", "status", string(earnings.Paid)), earnings.ErrChanged).
-			put(e.t.put(toCommissionRecord(c)).If("attribute_not_exists(PK)"), earnings.ErrChanged)
-	}
-	x.update(e.totals(storeID).Add("affiliatePendingCents", -r.CommissionCents), nil)
-	if err := x.run(ctx); err != nil {
+	if err := reverseIn(e.t.tx(), e.t, r.commission(), at).run(ctx); err != nil {
 		return fmt.Errorf("reverse commission of order %s: %w", orderID, err)
 	}
 	return nil
+}
+
+// reverseIn adds the reversal of commission c, as read, to x: a pending
+// one is deleted (condition: still pending), a paid one gets its
+// reversal record (condition: still paid; the reversal absent), and the
+// store's pending total loses its amount either way. The part of a
+// transaction that takes a commission back (Reverse; the cancel
+// transaction's, once it shares this code). Errors: earnings.ErrChanged.
+func reverseIn(x *tx, t *table, c earnings.Commission, at time.Time) *tx {
+	k := AffiliateCommissionKey(c.StoreID, c.OrderID)
+	if c.Status == earnings.Pending {
+		x.delete(t.del(k).If("$ = ?", "status", string(earnings.Pending)), earnings.ErrChanged)
+	} else {
+		rev := c
+		rev.ID, rev.Reversal, rev.Status, rev.CommissionCents = earnings.ReversalID(c.OrderID), true, earnings.Pending, -c.CommissionCents
+		rev.PaidAt, rev.PaidReference, rev.CreatedAt = nil, "", at
+		x.check(t.check(k).If("$ = ?", "status", string(earnings.Paid)), earnings.ErrChanged).
+			put(t.put(toCommissionRecord(rev)).If("attribute_not_exists(PK)"), earnings.ErrChanged)
+	}
+	return x.update(totalsUpdate(t, c.StoreID).Add("affiliatePendingCents", -c.CommissionCents), nil)
 }
 
 // AddPoolSales adds an order's figures to its month's accumulators: its
@@ -222,8 +237,12 @@ func (e *Earnings) AddPoolSales(ctx context.Context, month, storeID string, sale
 }
 
 // totals starts the update of a store's totals item.
-func (e *Earnings) totals(storeID string) *dynamo.Update {
-	return e.t.update(StoreEarningsKey(storeID)).SetIfNotExists("type", typeEarnTotals)
+func (e *Earnings) totals(storeID string) *dynamo.Update { return totalsUpdate(e.t, storeID) }
+
+// totalsUpdate starts the update of a store's totals item: its amounts
+// change only by ADD, in the transaction of the record that moves them.
+func totalsUpdate(t *table, storeID string) *dynamo.Update {
+	return t.update(StoreEarningsKey(storeID)).SetIfNotExists("type", typeEarnTotals)
 }
 
 // PoolRunDone reads the month's run marker.
