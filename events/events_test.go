@@ -26,6 +26,7 @@ import (
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/authorizer"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/secretsmgr"
@@ -64,13 +65,16 @@ var samples = map[string]replay{
 	"inventory-availability.json": {"inventory", 404},
 	"docs-openapi.json":           {"docs", 200},
 	"reports-create.json":         {"reports", 404},
-	"imports-job.json":            {"imports", 404}, // no such store in a fresh table
-	"extpos-connect.json":         {"extpos", 404},  // no such store in a fresh table
+	"imports-job.json":            {"imports", 404},  // no such store in a fresh table
+	"extpos-connect.json":         {"extpos", 404},   // no such store in a fresh table
+	"earnings-store.json":         {"earnings", 404}, // no such store in a fresh table
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},
 	"relay-outbox-insert.json": {function: "relay"},
 	"keyrotation-create.json":  {function: "keyrotation"},
+	// The pool job's scheduled event (replayed by TestEvents_PoolJob).
+	"poolpayouts-schedule.json": {function: "poolpayouts"},
 	// A worker's SQS batch (replayed by TestEvents_Workers).
 	"csvimport-message.json": {function: "csvimport"},
 	"possync-message.json":   {function: "possync"},
@@ -254,6 +258,25 @@ func TestEvents_Relay(t *testing.T) {
 	item := env.Item(t, dynamo.Key{PK: image[dynamo.AttrPK].String(), SK: image[dynamo.AttrSK].String()})
 	if item["deliveredAt"] == nil {
 		t.Errorf("outbox item not marked delivered: %v", item)
+	}
+}
+
+// The pool job's event is the schedule's ({}: the previous month);
+// replayed on an empty table, it runs that month (a pool of nothing) and
+// marks it run.
+func TestEvents_PoolJob(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewEarnings(env.App.Table)
+	h := (&earnings.Service{Store: store, Now: env.App.Now, Logger: env.App.Logger}).HandlePool
+	var res earnings.PoolResult
+	if err := json.Unmarshal(invoke(t, h, read(t, "poolpayouts-schedule.json", nil)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := earnings.PreviousMonth(env.App.Now()); res.Month != want || res.AlreadyDone {
+		t.Errorf("pool job answered %+v, want a first run of %s", res, want)
+	}
+	if done, err := store.PoolRunDone(context.Background(), res.Month); err != nil || !done {
+		t.Errorf("month %s not marked run: %v", res.Month, err)
 	}
 }
 
