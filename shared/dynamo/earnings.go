@@ -174,8 +174,7 @@ func (e *Earnings) Accrue(ctx context.Context, c earnings.Commission) error {
 // accrueIn adds a new commission record's writes to x: its Put (only if
 // absent; earnings.ErrChanged) and its amount added to the store's
 // pending total. The part of a transaction that creates a record, for
-// any transaction that does (Accrue; the order transaction's, once it
-// shares this code).
+// any transaction that does (Accrue; the order transaction's).
 func accrueIn(x *tx, t *table, c earnings.Commission) *tx {
 	return x.put(t.put(toCommissionRecord(c)).If("attribute_not_exists(PK)"), earnings.ErrChanged).
 		update(totalsUpdate(t, c.StoreID).Add("affiliatePendingCents", c.CommissionCents), nil)
@@ -193,7 +192,7 @@ func (e *Earnings) Reverse(ctx context.Context, storeID, orderID string, at time
 	if err != nil {
 		return err
 	}
-	if err := reverseIn(e.t.tx(), e.t, r.commission(), at).run(ctx); err != nil {
+	if err := reverseIn(e.t.tx(), e.t, r.commission(), at, earnings.ErrChanged).run(ctx); err != nil {
 		return fmt.Errorf("reverse commission of order %s: %w", orderID, err)
 	}
 	return nil
@@ -204,17 +203,19 @@ func (e *Earnings) Reverse(ctx context.Context, storeID, orderID string, at time
 // reversal record (condition: still paid; the reversal absent), and the
 // store's pending total loses its amount either way. The part of a
 // transaction that takes a commission back (Reverse; the cancel
-// transaction's, once it shares this code). Errors: earnings.ErrChanged.
-func reverseIn(x *tx, t *table, c earnings.Commission, at time.Time) *tx {
+// transaction's). changed is what a record that changed since c was read
+// means to the caller (earnings.ErrChanged; orders.ErrMoved to a
+// cancellation, which reads again).
+func reverseIn(x *tx, t *table, c earnings.Commission, at time.Time, changed error) *tx {
 	k := AffiliateCommissionKey(c.StoreID, c.OrderID)
 	if c.Status == earnings.Pending {
-		x.delete(t.del(k).If("$ = ?", "status", string(earnings.Pending)), earnings.ErrChanged)
+		x.delete(t.del(k).If("$ = ?", "status", string(earnings.Pending)), changed)
 	} else {
 		rev := c
 		rev.ID, rev.Reversal, rev.Status, rev.CommissionCents = earnings.ReversalID(c.OrderID), true, earnings.Pending, -c.CommissionCents
 		rev.PaidAt, rev.PaidReference, rev.CreatedAt = nil, "", at
-		x.check(t.check(k).If("$ = ?", "status", string(earnings.Paid)), earnings.ErrChanged).
-			put(t.put(toCommissionRecord(rev)).If("attribute_not_exists(PK)"), earnings.ErrChanged)
+		x.check(t.check(k).If("$ = ?", "status", string(earnings.Paid)), changed).
+			put(t.put(toCommissionRecord(rev)).If("attribute_not_exists(PK)"), changed)
 	}
 	return x.update(totalsUpdate(t, c.StoreID).Add("affiliatePendingCents", -c.CommissionCents), nil)
 }

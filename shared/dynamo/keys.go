@@ -716,10 +716,6 @@ func PoolMonthStoreKey(month, storeID string) Key {
 	return Key{"POOLMONTH#" + month, "STORE#" + storeID}
 }
 
-// commissionsPK and commissionsInPK are a store's commission lists
-// (GSI1, GSI2 by status), newest first.
-func commissionsPK(storeID string) string           { return "COMMISSIONS#" + storeID }
-func commissionsInPK(storeID, status string) string { return "COMMISSIONS#" + storeID + "#" + status }
 
 // Fulfilment (orders_fulfil.go): a store's order counts, in all and per
 // part status: the exact totals of GET /stores/{slug}/orders (its lists

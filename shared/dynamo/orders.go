@@ -471,22 +471,6 @@ func (s *Orders) Cancel(ctx context.Context, prev, next *orders.Order) ([]string
 	}
 }
 
-// Refund writes next (refunded) over prev in one transaction with the
-// reversal of its earnings and order.updated; no stock comes back.
-// Errors: orders.ErrMoved.
-func (s *Orders) Refund(ctx context.Context, prev, next *orders.Order) error {
-	x := s.t.tx()
-	if err := s.move(x, prev, next); err != nil {
-		return err
-	}
-	if err := s.reverseEarnings(ctx, x, prev); err != nil {
-		return err
-	}
-	if err := x.run(ctx); err != nil {
-		return fmt.Errorf("refund order %s: %w", next.ID, err)
-	}
-	return nil
-}
 
 // SetPayment records where an order's payment stands (after a void or
 // a refund that followed the order's commit), moving its version so a

@@ -18,12 +18,11 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Limits of a preview: an order's (the merger replaces them by
-// MaxOrderItems and MaxQuantity once those are on main), so a preview
-// never routes what POST /orders would refuse.
+// Limits of a preview: an order's, so a preview never routes what POST
+// /orders would refuse.
 const (
-	previewMaxItems    = 15
-	previewMaxQuantity = 99
+	previewMaxItems    = MaxOrderItems
+	previewMaxQuantity = MaxQuantity
 )
 
 // PreviewStock reads a book's stock at every store.

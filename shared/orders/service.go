@@ -56,11 +56,6 @@ type Storer interface {
 	// lines whose item is gone (their stock is not given back).
 	// Errors: ErrMoved.
 	Cancel(ctx context.Context, prev, next *Order) ([]string, error)
-	// Refund writes next (refunded) over prev with the reversal of its
-	// commission or pool share and order.updated, conditional on prev's
-	// version (no stock comes back: the books are with the buyer).
-	// Errors: ErrMoved.
-	Refund(ctx context.Context, prev, next *Order) error
 	// SetPayment records where the payment stands after a provider call
 	// that follows a commit.
 	SetPayment(ctx context.Context, id string, ps PaymentStatus, at time.Time) error
@@ -618,49 +613,3 @@ func (s *Service) PaymentSucceeded(ctx context.Context, sessionID string) error 
 
 var errSkip = fmt.Errorf("orders: left alone")
 
-// ErrNotRefundable is an order whose payment was not captured (cancel
-// it instead) or that is cancelled or refunded already.
-var ErrNotRefundable = apperr.Validation("Order cannot be refunded",
-	map[string]string{"status": "only a confirmed, shipped or delivered order whose payment was captured can be refunded"})
-
-// Refund is the operator's refund of a confirmed, shipped or delivered
-// order (a return, a complaint after delivery): the provider refunds
-// the captured total first (idempotency key refund-<order id>, so a
-// retry after a failure refunds once), then one transaction moves the
-// order and its parts to refunded, reverses its commission or pool
-// share and emits order.updated. No stock comes back (a store restocks
-// a returned copy by adjusting its inventory). Errors: ErrNotFound,
-// ErrNotRefundable, the provider's.
-func (s *Service) Refund(ctx context.Context, id, reason string) (*Order, error) {
-	if s.d.Payments == nil {
-		return nil, ErrPaymentsOff
-	}
-	for attempt := 1; ; attempt++ {
-		o, err := s.d.Store.Get(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if o.PaymentStatus != PayCaptured || !(o.Status == Confirmed || o.Status == Shipped || o.Status == Delivered) {
-			return nil, ErrNotRefundable
-		}
-		if _, err := s.d.Payments.Refund(ctx, o.CheckoutSessionID, o.TotalCents, "refund-"+o.ID); err != nil {
-			return nil, err
-		}
-		next := *o
-		now := s.d.Now().UTC()
-		next.Status, next.PaymentStatus, next.RefundedAt = Refunded, PayRefunded, &now
-		next.CancellationReason = strings.TrimSpace(reason)
-		next.UpdatedAt, next.Version = now, o.Version+1
-		next.Parts = slices.Clone(o.Parts)
-		for k := range next.Parts {
-			next.Parts[k].Status = Refunded
-		}
-		err = s.d.Store.Refund(ctx, o, &next)
-		if err == nil {
-			return &next, nil
-		}
-		if !errors.Is(err, ErrMoved) || attempt == moveAttempts {
-			return nil, err
-		}
-	}
-}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
-	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/orders"
@@ -439,39 +438,4 @@ func TestOrders_Attribution(t *testing.T) {
 	month := dynamo.PoolMonth(env.App.Now())
 	assert.EqualValues(t, 40, env.Item(t, dynamo.PoolMonthTotalKey(month))["poolCents"], "2% of 2000")
 	assert.EqualValues(t, 6000, env.Item(t, dynamo.PoolMonthStoreKey(month, w.b.ID))["salesCents"], "every order weighs in the split")
-}
-
-// The operator's refund (local/orders): a confirmed order is refunded
-// at the provider and moves to refunded with its commission reversed;
-// a pending one is refused (cancel it instead); refunding twice
-// refunds once.
-func TestOrders_OperatorRefund(t *testing.T) {
-	w := newWorld(t)
-	env := w.env
-	require.Equal(t, http.StatusOK, env.Do("PUT", "/v1/users/me/home-store", map[string]any{"storeId": w.b.ID}, w.reader.Token).Status)
-	svc := ordering.Service(env.App.Deps(), ordering.Provider(env.App.Deps()))
-	res := env.Do("POST", "/v1/orders", orderBody("pm_card_visa", line(w.items[3], 2)), w.reader.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	id, sess := res.JSON["id"].(string), res.JSON["checkoutSessionId"].(string)
-	_, err := svc.Refund(t.Context(), id, "returned")
-	assert.ErrorIs(t, err, orders.ErrNotRefundable, "pending: not captured")
-	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/orders/confirm", map[string]any{"sessionId": sess}, "").Status)
-	assert.EqualValues(t, 200, env.Item(t, dynamo.StoreEarningsKey(w.b.ID))["affiliatePendingCents"])
-
-	o, err := svc.Refund(t.Context(), id, "returned damaged")
-	require.NoError(t, err)
-	assert.Equal(t, orders.Refunded, o.Status)
-	in, _ := env.Payments.Intent(sess)
-	assert.Equal(t, in.AmountCents, in.RefundedCents)
-	res = env.Do("GET", "/v1/orders/"+id, nil, w.reader.Token)
-	assert.Equal(t, "refunded", res.JSON["status"])
-	assert.Equal(t, "refunded", res.JSON["paymentStatus"])
-	assert.Equal(t, "returned damaged", res.JSON["cancellationReason"])
-	assert.EqualValues(t, 0, env.Item(t, dynamo.StoreEarningsKey(w.b.ID))["affiliatePendingCents"], "the commission is reversed")
-	assert.Equal(t, 3, quantityOf(t, env, w.b, w.items[3]), "no stock comes back")
-	_, err = svc.Refund(t.Context(), id, "again")
-	assert.ErrorIs(t, err, orders.ErrNotRefundable)
-	in, _ = env.Payments.Intent(sess)
-	assert.Equal(t, in.AmountCents, in.RefundedCents, "refunded once")
-	assertErr(t, env.Do("POST", "/v1/orders/"+id+"/cancel", map[string]any{}, w.reader.Token), http.StatusBadRequest, "Order cannot be cancelled")
 }

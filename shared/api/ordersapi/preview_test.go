@@ -26,8 +26,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
 // previewEnv serves POST /v1/orders/preview through the app's real
 // router, beside a testenv environment (which serves every group of
 // shared/groups and is where the stores and stock are set up).

@@ -40,7 +40,7 @@ func Group(d api.Deps) api.Group {
 		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
 			"dynamodb:Query", "dynamodb:UpdateItem"},
 		Emits: ordering.Emits,
-		Routes: []httpapi.Route{
+		Routes: append([]httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/orders"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Place an order of inventory items from one or several stores, paid with a payment method (authorised now, captured on confirmation); each store's part is shipped or picked up",
 					Body: createRequest{}, Response: orders.Data{}, Status: http.StatusCreated, Errors: []int{400, 402, 404, 503},
@@ -72,7 +72,8 @@ func Group(d api.Deps) api.Group {
 					Why: map[int]string{
 						400: "a malformed session id, a session expired or canceled, a payment the buyer has not completed, or an order cancelled.",
 						404: "no order was paid with this session.", 503: payErr}}},
-		},
+			PreviewRoute(d),
+		}, StoreRoutes(d)...),
 	}
 }
 
