@@ -17,6 +17,8 @@ import (
 	"github.com/bookplatform/backend/shared/api/inventoryapi/inventoryapitest"
 	"github.com/bookplatform/backend/shared/api/linesapi/linesapitest"
 	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
+	"github.com/bookplatform/backend/shared/api/ordersapi/ordersapitest"
+	"github.com/bookplatform/backend/shared/api/paymentsapi/paymentsapitest"
 	"github.com/bookplatform/backend/shared/api/reportsapi/reportsapitest"
 	"github.com/bookplatform/backend/shared/api/reviewsapi/reviewsapitest"
 	"github.com/bookplatform/backend/shared/api/storesapi/storesapitest"
@@ -43,6 +45,8 @@ var facts = map[string]func() apitest.Facts{
 	"inventory":  inventoryapitest.Facts,
 	"imports":    importsapitest.Facts,
 	"extpos":     extposapitest.Facts,
+	"orders":     ordersapitest.Facts,
+	"payments":   paymentsapitest.Facts,
 	"earnings":   earningsapitest.Facts,
 	"docs":       docsapitest.Facts,
 }
