@@ -716,7 +716,6 @@ func PoolMonthStoreKey(month, storeID string) Key {
 	return Key{"POOLMONTH#" + month, "STORE#" + storeID}
 }
 
-
 // Fulfilment (orders_fulfil.go): a store's order counts, in all and per
 // part status: the exact totals of GET /stores/{slug}/orders (its lists
 // are the part items' GSI1 and GSI2 keys, storeOrdersPK above).

@@ -471,7 +471,6 @@ func (s *Orders) Cancel(ctx context.Context, prev, next *orders.Order) ([]string
 	}
 }
 
-
 // SetPayment records where an order's payment stands (after a void or
 // a refund that followed the order's commit), moving its version so a
 // write from an older read is refused.

@@ -612,4 +612,3 @@ func (s *Service) PaymentSucceeded(ctx context.Context, sessionID string) error 
 }
 
 var errSkip = fmt.Errorf("orders: left alone")
-
