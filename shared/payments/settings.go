@@ -47,11 +47,19 @@ type Settings struct {
 // ReadSettings reads the settings through env (nil: unset, so not
 // configured). A value and its ARN together, or an API base that is no
 // absolute http(s) URL, are recorded on env as bad settings.
-func ReadSettings(env *config.Env) Settings {
+func ReadSettings(env *config.Env) Settings { return readSettings(env, true) }
+
+// readSettings is ReadSettings; webhooks false leaves the webhook
+// secret's settings unread, so a function that verifies no webhook is
+// neither told the secret's ARN nor granted reading it (the stack gives
+// a function the settings its group reads: groups.Function.Settings).
+func readSettings(env *config.Env, webhooks bool) Settings {
 	s := Settings{
 		APIKey: env.String(EnvStripeAPIKey), APIKeySecretARN: env.String(EnvStripeAPIKeySecretARN),
-		WebhookSecret: env.String(EnvStripeWebhookSecret), WebhookSecretSecretARN: env.String(EnvStripeWebhookSecretARN),
 		APIBase: env.String(EnvStripeAPIBase),
+	}
+	if webhooks {
+		s.WebhookSecret, s.WebhookSecretSecretARN = env.String(EnvStripeWebhookSecret), env.String(EnvStripeWebhookSecretARN)
 	}
 	if s.APIKey != "" && s.APIKeySecretARN != "" {
 		env.Fail(fmt.Errorf("%s replaces %s: set either", EnvStripeAPIKeySecretARN, EnvStripeAPIKey))
@@ -85,6 +93,10 @@ type Runtime struct {
 	Logger *slog.Logger
 	// Now is the clock secrets are refreshed by (nil: time.Now).
 	Now func() time.Time
+	// Webhooks: the provider verifies webhooks (ParseWebhook), so the
+	// webhook secret's settings are read; false leaves them unread and
+	// ParseWebhook answers ErrNotConfigured.
+	Webhooks bool
 }
 
 // FromEnv is the provider the settings in env configure: Stripe's
@@ -93,7 +105,7 @@ type Runtime struct {
 // settings are recorded on env (the group's builder reports them at
 // start).
 func FromEnv(env *config.Env, rt Runtime) (Provider, error) {
-	s := ReadSettings(env)
+	s := readSettings(env, rt.Webhooks)
 	if !s.Configured() {
 		return nil, ErrNotConfigured
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,7 +34,7 @@ func newStripe(t *testing.T, opts ...stripelocal.Option) (payments.Provider, *st
 		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKey: stripelocal.APIKey,
 			payments.EnvStripeWebhookSecret: stripelocal.WebhookSecret}[n]
 	})
-	p, err := payments.FromEnv(env, payments.Runtime{})
+	p, err := payments.FromEnv(env, payments.Runtime{Webhooks: true})
 	if err != nil || env.Err() != nil {
 		t.Fatal(err, env.Err())
 	}
@@ -263,7 +264,7 @@ func TestStripe_unavailable(t *testing.T) {
 	env := config.NewEnv(func(n string) string {
 		return map[string]string{payments.EnvStripeAPIBase: closed, payments.EnvStripeAPIKey: stripelocal.APIKey}[n]
 	})
-	down, _ := payments.FromEnv(env, payments.Runtime{})
+	down, _ := payments.FromEnv(env, payments.Runtime{Webhooks: true})
 	if _, err := down.Get(ctx, "pi_000000000000000000000000"); !errors.Is(err, payments.ErrUnavailable) {
 		t.Fatalf("unreachable: %v, want ErrUnavailable", err)
 	}
@@ -277,7 +278,7 @@ func TestStripe_wrongKey(t *testing.T) {
 	env := config.NewEnv(func(n string) string {
 		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKey: "sk_test_wrong"}[n]
 	})
-	p, _ := payments.FromEnv(env, payments.Runtime{})
+	p, _ := payments.FromEnv(env, payments.Runtime{Webhooks: true})
 	_, err := p.Authorize(ctx, authorization("pm_card_visa", "ord-k"))
 	if err == nil || errors.Is(err, payments.ErrUnavailable) || apperr.CodeOf(err) != apperr.CodeInternal {
 		t.Fatalf("%v, want an internal error", err)
@@ -297,10 +298,21 @@ func TestFromEnv(t *testing.T) {
 		"base":         {payments.EnvStripeAPIKey: "sk_test_x", payments.EnvStripeAPIBase: "localhost:12111"},
 	} {
 		env := config.NewEnv(func(n string) string { return vars[n] })
-		_, _ = payments.FromEnv(env, payments.Runtime{})
+		_, _ = payments.FromEnv(env, payments.Runtime{Webhooks: true})
 		if env.Err() == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+	// A provider that verifies no webhooks leaves their settings unread:
+	// the stack then neither tells its function the secret's ARN nor
+	// lets it read the secret.
+	env := config.NewEnv(func(n string) string { return map[string]string{payments.EnvStripeAPIKey: "sk_test_x"}[n] })
+	p, err = payments.FromEnv(env, payments.Runtime{})
+	if err != nil || slices.Contains(env.Names(), payments.EnvStripeWebhookSecretARN) {
+		t.Errorf("%v; read %v: want no webhook setting read", err, env.Names())
+	}
+	if _, err := p.ParseWebhook([]byte("{}"), http.Header{}); !errors.Is(err, payments.ErrNotConfigured) {
+		t.Errorf("ParseWebhook without webhooks: %v, want ErrNotConfigured", err)
 	}
 }
 
@@ -437,7 +449,7 @@ func stripeAPIVersion(t *testing.T, event []byte) string {
 // delivers again once it is configured.
 func TestStripe_parseWebhookNotConfigured(t *testing.T) {
 	env := config.NewEnv(func(n string) string { return map[string]string{payments.EnvStripeAPIKey: "sk_test_x"}[n] })
-	p, err := payments.FromEnv(env, payments.Runtime{})
+	p, err := payments.FromEnv(env, payments.Runtime{Webhooks: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +500,7 @@ func TestStripe_secretsFromSecretsManager(t *testing.T) {
 		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKeySecretARN: keyARN,
 			payments.EnvStripeWebhookSecretARN: hookARN}[n]
 	})
-	p, err := payments.FromEnv(env, payments.Runtime{Secrets: fake, Now: func() time.Time { return now }})
+	p, err := payments.FromEnv(env, payments.Runtime{Secrets: fake, Now: func() time.Time { return now }, Webhooks: true})
 	if err != nil || env.Err() != nil {
 		t.Fatal(err, env.Err())
 	}
@@ -525,7 +537,7 @@ func TestStripe_secretsFromSecretsManager(t *testing.T) {
 	env = config.NewEnv(func(n string) string {
 		return map[string]string{payments.EnvStripeAPIBase: srv.URL, payments.EnvStripeAPIKeySecretARN: keyARN + "x"}[n]
 	})
-	cold, _ := payments.FromEnv(env, payments.Runtime{Secrets: fake})
+	cold, _ := payments.FromEnv(env, payments.Runtime{Secrets: fake, Webhooks: true})
 	if _, err := cold.Get(ctx, a.ID); err == nil || !strings.Contains(err.Error(), payments.EnvStripeAPIKeySecretARN) {
 		t.Fatalf("%v, want an error naming %s", err, payments.EnvStripeAPIKeySecretARN)
 	}

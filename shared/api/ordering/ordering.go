@@ -16,8 +16,10 @@ import (
 
 // Provider is the payment provider the group's settings configure
 // (payments.FromEnv), nil when none is (the payment routes answer 503).
-func Provider(d api.Deps) payments.Provider {
-	p, err := payments.FromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now})
+// webhooks: the group verifies the provider's webhooks (paymentsapi),
+// so it reads the webhook secret's settings; the orders group does not.
+func Provider(d api.Deps, webhooks bool) payments.Provider {
+	p, err := payments.FromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now, Webhooks: webhooks})
 	if err != nil {
 		return nil
 	}

@@ -33,7 +33,7 @@ type handler struct {
 // in-stock count and the earnings; a Delete of a pending commission);
 // UpdateItem for the postings' stock flags and the payment's status.
 func Group(d api.Deps) api.Group {
-	h := &handler{orders: ordering.Service(d, ordering.Provider(d))}
+	h := &handler{orders: ordering.Service(d, ordering.Provider(d, false))}
 	payErr := "payments are not configured on this deployment."
 	return api.Group{
 		Name: "orders",

@@ -46,7 +46,7 @@ type webhookBody struct {
 // Updates, a Delete of a pending commission); UpdateItem of postings and
 // the payment's status.
 func Group(d api.Deps) api.Group {
-	p := ordering.Provider(d)
+	p := ordering.Provider(d, true)
 	h := &handler{orders: ordering.Service(d, p), provider: p}
 	return api.Group{
 		Name: "payments",
