@@ -21,6 +21,7 @@
 //	go run ./local/bench wishlist   [-items 200] [-rounds 300] (runs go test ./local/bench -run TestWishlistViewLatency)
 //	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
 //	go run ./local/bench inventory  [-items 20000] [-rounds 40] (runs go test ./local/bench -run TestInventoryBench)
+//	go run ./local/bench orders     [-orders 300] (runs go test ./local/bench -run TestOrdersBench)
 //	go run ./local/bench cost       [-rounds 3] (runs go test ./local/bench -run TestCost)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //	go run ./local/bench examples   [-o shared/openapi/examples.json] (runs go test ./local/bench -run TestRecordExamples)
@@ -84,6 +85,8 @@ func main() {
 		run = runStores
 	case "inventory":
 		run = runInventory
+	case "orders":
+		run = runOrders
 	case "cost":
 		run = runCost
 	case "examples":
@@ -100,7 +103,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|orders|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -151,6 +154,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"wishlist", runWishlist, nil},
 		{"stores", runStores, nil},
 		{"inventory", runInventory, nil},
+		{"orders", runOrders, nil},
 		{"cost", runCost, nil},
 	}
 	var failed []string
