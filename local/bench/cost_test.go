@@ -23,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -95,7 +96,7 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/wishlists", nil, s.reader.Token)
 		}},
 	}},
-	{"store reads", 9, []mixRequest{
+	{"store reads", 8, []mixRequest{
 		{"GET /v1/stores/{slug}", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/stores/"+s.storeSlug, nil, "")
 		}},
@@ -122,7 +123,7 @@ var costMix = []mixClass{
 	}},
 	// Stock: readers asking where a book is, a bookseller's staff
 	// looking through and counting their stock.
-	{"stock and availability", 8, []mixRequest{
+	{"stock and availability", 6, []mixRequest{
 		{"GET /v1/books/{id}/availability", "near a position", 3, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/books/"+s.bookID+"/availability?latitude=45.5231&longitude=-122.6765", nil, s.reader.Token)
 		}},
@@ -137,6 +138,21 @@ var costMix = []mixClass{
 		}},
 		{"PUT /v1/inventory/{id}/adjust", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("PUT", "/v1/inventory/"+s.itemID+"/adjust", map[string]any{"storeId": s.storeID, "adjustment": 1, "reason": "Restocked"}, s.seller.Token)
+		}},
+	}},
+	// Orders: readers looking at their orders and previewing a basket
+	// (placing one is a write and a payment; it is not in a read-heavy
+	// mix).
+	{"orders", 3, []mixRequest{
+		{"GET /v1/orders", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/orders", nil, s.reader.Token)
+		}},
+		{"GET /v1/orders/{id}", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/orders/"+s.orderID, nil, s.reader.Token)
+		}},
+		{"POST /v1/orders/preview", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("POST", "/v1/orders/preview", map[string]any{"items": []any{map[string]any{"bookId": s.bookID, "quantity": 1}},
+				"shippingAddress": map[string]any{"postalCode": "97209", "country": "US"}}, "")
 		}},
 	}},
 	{"auth", 5, []mixRequest{
@@ -185,6 +201,8 @@ type mixState struct {
 	// The store's owner, its id and one of its items (bookID's).
 	seller          testenv.Account
 	storeID, itemID string
+	// An order the reader placed at the store.
+	orderID string
 }
 
 // TestCost runs the mix through the real router against DynamoDB Local
@@ -402,6 +420,11 @@ func seedCostMix(t *testing.T, env *testenv.Env) *mixState {
 			st.itemID, _ = res.JSON["id"].(string)
 		}
 	}
+	res = env.Do("POST", "/v1/orders", map[string]any{"items": []any{map[string]any{"inventoryId": inventory.ItemID(st.storeID, ids[2]), "quantity": 1}},
+		"paymentMethodId": "pm_card_visa", "shippingAddress": map[string]any{"name": "Cost Reader", "addressLine1": "1 Main St",
+			"city": "Portland", "state": "OR", "postalCode": "97205", "country": "US"}}, st.reader.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "order: %s", res)
+	st.orderID, _ = res.JSON["id"].(string)
 	return st
 }
 
