@@ -12,7 +12,7 @@
 //	go run ./local/orders refund -order <id> -reason <text>
 //
 // It works on the local run's table (`make run`) and its payment
-// stand-in, or, with AWS_ENDPOINT_URL_DYNAMODB set, on that endpoint's
+// stand-in (found through the run's info file), or, with AWS_ENDPOINT_URL_DYNAMODB set, on that endpoint's
 // TABLE_NAME (or -table); with -aws, AWS credentials and TABLE_NAME, on
 // a deployment's table. The provider is the one the payments settings
 // configure (STRIPE_API_KEY or STRIPE_API_KEY_SECRET_ARN, and
@@ -33,6 +33,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/bookplatform/backend/local/dynamodblocal"
 	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/orders"
@@ -130,6 +131,13 @@ func localRun(table *string, useAWS bool) error {
 		}
 		_ = os.Unsetenv("AWS_SESSION_TOKEN")
 		_ = os.Unsetenv("AWS_PROFILE")
+		// The local run's payments are its Stripe stand-in's, unless
+		// the payments settings say otherwise.
+		if info.Payments != "" && os.Getenv(payments.EnvStripeAPIBase) == "" && os.Getenv(payments.EnvStripeAPIKey) == "" &&
+			os.Getenv(payments.EnvStripeAPIKeySecretARN) == "" {
+			_ = os.Setenv(payments.EnvStripeAPIBase, info.Payments)
+			_ = os.Setenv(payments.EnvStripeAPIKey, stripelocal.APIKey)
+		}
 		return nil
 	case !errors.Is(err, runinfo.ErrNotRunning):
 		return err
