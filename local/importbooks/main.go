@@ -39,7 +39,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,8 +51,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/catalog"
-	"github.com/bookplatform/backend/local/dynamodblocal"
-	"github.com/bookplatform/backend/local/runinfo"
+	"github.com/bookplatform/backend/local/tabletarget"
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/config"
 )
@@ -94,13 +92,13 @@ func run(args []string, stdout, stderr io.Writer) (int, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	dest, err := chooseTarget(*table, *useAWS)
+	dest, err := tabletarget.Choose(*table, *useAWS)
 	if err != nil {
 		return 1, err
 	}
 	cfg, err := config.LoadFrom(func(name string) string {
 		if name == config.EnvTableName {
-			return dest.table
+			return dest.Table
 		}
 		if v := strings.TrimSpace(os.Getenv(name)); v != "" {
 			return v
@@ -125,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) (int, error) {
 	case "none":
 		cp = ""
 	}
-	fmt.Fprintf(stdout, "importing %s into table %s (%s)\n", *file, cfg.TableName, dest.where)
+	fmt.Fprintf(stdout, "importing %s into table %s (%s)\n", *file, cfg.TableName, dest.Where)
 	if n := catalog.ResumedFrom(cp); n > 0 {
 		fmt.Fprintf(stdout, "resuming after %d records (checkpoint %s)\n", n, cp)
 	}
@@ -159,64 +157,4 @@ func rateProgress(w io.Writer, every time.Duration) catalog.Progress {
 		last = time.Now()
 		fmt.Fprintf(w, "importbooks: %d/%d books, %.0f books/s\n", done, total, float64(done-first)/time.Since(start).Seconds())
 	}
-}
-
-// target is where the import writes, for the log line.
-type target struct {
-	table string
-	where string
-}
-
-// chooseTarget picks the DynamoDB the import writes to (see the package
-// comment) and sets the SDK's variables for the local run's.
-func chooseTarget(table string, useAWS bool) (target, error) {
-	if table == "" {
-		table = strings.TrimSpace(os.Getenv(config.EnvTableName))
-	}
-	if ep := strings.TrimSpace(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB")); ep != "" {
-		if table == "" {
-			return target{}, fmt.Errorf("set %s or -table: the table to import into at %s", config.EnvTableName, ep)
-		}
-		return target{table: table, where: ep}, nil
-	}
-
-	dataDir := strings.TrimSpace(os.Getenv(config.EnvLocalDataDir))
-	if dataDir == "" {
-		root, err := dynamodblocal.ModuleRoot("")
-		if err != nil {
-			return target{}, err
-		}
-		dataDir = filepath.Join(root, ".local")
-	}
-	info, err := runinfo.Read(dataDir)
-	switch {
-	case err == nil:
-		if table == "" {
-			table = info.Table
-		}
-		// The same forced settings local/main.go gives itself: the local
-		// run's endpoint and dummy credentials, never a developer's real ones.
-		for k, v := range map[string]string{
-			"AWS_ENDPOINT_URL_DYNAMODB": info.DynamoDB, "AWS_ACCESS_KEY_ID": "local", "AWS_SECRET_ACCESS_KEY": "local",
-		} {
-			_ = os.Setenv(k, v)
-		}
-		for _, k := range []string{"AWS_SESSION_TOKEN", "AWS_PROFILE"} {
-			_ = os.Unsetenv(k)
-		}
-		if os.Getenv("AWS_REGION") == "" {
-			_ = os.Setenv("AWS_REGION", "us-east-1")
-		}
-		return target{table: table, where: "the local run's DynamoDB Local at " + info.DynamoDB}, nil
-	case !errors.Is(err, runinfo.ErrNotRunning):
-		return target{}, err
-	case useAWS:
-		if table == "" {
-			return target{}, fmt.Errorf("set %s or -table: the table to import into in AWS", config.EnvTableName)
-		}
-		return target{table: table, where: "AWS"}, nil
-	}
-	return target{}, fmt.Errorf("no local run on %s: start `make run` first (it loads the demo catalog itself), "+
-		"set AWS_ENDPOINT_URL_DYNAMODB to another DynamoDB, or pass -aws with %s or -table to import into a table in AWS",
-		dataDir, config.EnvTableName)
 }

@@ -91,16 +91,3 @@ func TestImportBooks_fatalAndUsageErrors(t *testing.T) {
 	assert.Equal(t, 1, code)
 	assert.ErrorContains(t, err, "unknown format")
 }
-
-func TestChooseTarget_refusesAWSByAccident(t *testing.T) {
-	for k, v := range map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": "", config.EnvLocalDataDir: t.TempDir(), config.EnvTableName: "books"} {
-		t.Setenv(k, v)
-	}
-	_, err := chooseTarget("", false)
-	assert.ErrorContains(t, err, "no local run")
-
-	dest, err := chooseTarget("", true)
-	require.NoError(t, err)
-	assert.Equal(t, "books", dest.table)
-	assert.Equal(t, "AWS", dest.where)
-}

@@ -26,14 +26,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/bookplatform/backend/local/dynamodblocal"
-	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/local/stripelocal"
+	"github.com/bookplatform/backend/local/tabletarget"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/orders"
@@ -65,17 +63,22 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *orderID == "" || strings.TrimSpace(*reason) == "" {
 		return errors.New(usage)
 	}
-	if err := localRun(table, *useAWS); err != nil {
+	dest, err := tabletarget.Choose(*table, *useAWS)
+	if err != nil {
 		return err
 	}
-	if *table == "" {
-		return errors.New("set TABLE_NAME or -table")
+	// The local run's payments are its Stripe stand-in's, unless the
+	// payments settings say otherwise.
+	if dest.Payments != "" && os.Getenv(payments.EnvStripeAPIBase) == "" && os.Getenv(payments.EnvStripeAPIKey) == "" &&
+		os.Getenv(payments.EnvStripeAPIKeySecretARN) == "" {
+		_ = os.Setenv(payments.EnvStripeAPIBase, dest.Payments)
+		_ = os.Setenv(payments.EnvStripeAPIKey, stripelocal.APIKey)
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return err
 	}
-	svc, err := refunder(cfg, *table, config.NewEnv(os.Getenv))
+	svc, err := refunder(cfg, dest.Table, config.NewEnv(os.Getenv))
 	if err != nil {
 		return err
 	}
@@ -102,47 +105,4 @@ func refunder(cfg aws.Config, table string, env *config.Env) (*orders.FulfilServ
 		return nil, err
 	}
 	return orders.NewFulfilService(orders.FulfilDeps{Store: dynamo.NewOrders(dynamo.Handle{DB: dynamo.NewClient(cfg), Table: table}), Payments: p}), nil
-}
-
-// localRun points the AWS SDK at the local run's DynamoDB Local (and
-// its table) when no endpoint is set and a local run is up, as
-// local/backfillrefs does.
-func localRun(table *string, useAWS bool) error {
-	if os.Getenv("AWS_ENDPOINT_URL_DYNAMODB") != "" {
-		return nil
-	}
-	dataDir := strings.TrimSpace(os.Getenv(config.EnvLocalDataDir))
-	if dataDir == "" {
-		root, err := dynamodblocal.ModuleRoot("")
-		if err != nil {
-			return err
-		}
-		dataDir = filepath.Join(root, ".local")
-	}
-	info, err := runinfo.Read(dataDir)
-	switch {
-	case err == nil:
-		if *table == "" {
-			*table = info.Table
-		}
-		for k, v := range map[string]string{"AWS_ENDPOINT_URL_DYNAMODB": info.DynamoDB, "AWS_ACCESS_KEY_ID": "local",
-			"AWS_SECRET_ACCESS_KEY": "local", "AWS_REGION": "us-east-1"} {
-			_ = os.Setenv(k, v)
-		}
-		_ = os.Unsetenv("AWS_SESSION_TOKEN")
-		_ = os.Unsetenv("AWS_PROFILE")
-		// The local run's payments are its Stripe stand-in's, unless
-		// the payments settings say otherwise.
-		if info.Payments != "" && os.Getenv(payments.EnvStripeAPIBase) == "" && os.Getenv(payments.EnvStripeAPIKey) == "" &&
-			os.Getenv(payments.EnvStripeAPIKeySecretARN) == "" {
-			_ = os.Setenv(payments.EnvStripeAPIBase, info.Payments)
-			_ = os.Setenv(payments.EnvStripeAPIKey, stripelocal.APIKey)
-		}
-		return nil
-	case !errors.Is(err, runinfo.ErrNotRunning):
-		return err
-	case !useAWS:
-		return fmt.Errorf("no local run on %s: start `make run`, set AWS_ENDPOINT_URL_DYNAMODB, or pass -aws with TABLE_NAME", dataDir)
-	}
-	return nil
 }

@@ -1,5 +1,5 @@
-// Package tabletarget chooses the table an operator's command works on,
-// as local/importbooks does: an endpoint given by
+// Package tabletarget chooses the table an operator's command works on
+// (importbooks, backfillrefs, orders, poolpayouts, payouts): an endpoint given by
 // AWS_ENDPOINT_URL_DYNAMODB (with TABLE_NAME or -table); else the
 // running `make run`'s DynamoDB Local and table (from
 // LOCAL_DATA_DIR/run.json, default .local); else, only when the command
@@ -27,6 +27,9 @@ import (
 type Target struct {
 	Table string
 	Where string
+	// Payments is the local run's Stripe stand-in's base URL when the
+	// table is the local run's ("" otherwise), for a command that pays.
+	Payments string
 }
 
 // Choose picks the table (see the package comment) and sets the SDK's
@@ -68,7 +71,7 @@ func Choose(table string, useAWS bool) (Target, error) {
 		if os.Getenv("AWS_REGION") == "" {
 			_ = os.Setenv("AWS_REGION", "us-east-1")
 		}
-		return Target{Table: table, Where: "the local run's DynamoDB Local at " + info.DynamoDB}, nil
+		return Target{Table: table, Where: "the local run's DynamoDB Local at " + info.DynamoDB, Payments: info.Payments}, nil
 	case !errors.Is(err, runinfo.ErrNotRunning):
 		return Target{}, err
 	case useAWS:
