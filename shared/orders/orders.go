@@ -67,8 +67,9 @@ const (
 	// inStockCount, the pool month's sales) and 7 fixed (the order, its
 	// number's claim, the session pointer, the order counts, the
 	// order.created event and the commission record with the store's
-	// earnings or the pool month's total): 15 lines from 15 stores are
-	// 45 + 45 + 7 = 97, within DynamoDB's 100 items per transaction.
+	// earnings or the pool month's total); the parts' store counts make
+	// a store 4, hence MaxOrderStores: 15 lines from 10 stores are
+	// 45 + 40 + 7 = 92, within DynamoDB's 100 items per transaction.
 	MaxOrderItems = 15
 	// MaxQuantity is the most copies of one line.
 	MaxQuantity = 99
