@@ -557,6 +557,20 @@ func (s *Service) release(ctx context.Context, o *Order) {
 	case PayAuthorized, PayActionRequired:
 		ps = PayVoided
 		_, err = s.d.Payments.Void(ctx, o.CheckoutSessionID)
+		if errors.Is(err, payments.ErrNotCapturable) {
+			// A confirmation captured the session between this
+			// cancellation's read and its void (its own transaction then
+			// finds the order cancelled): the money taken goes back.
+			var sess payments.Session
+			if sess, err = s.d.Payments.Get(ctx, o.CheckoutSessionID); err == nil && sess.Status == payments.Captured {
+				ps = PayRefunded
+				if sess.RefundedCents < sess.AmountCents {
+					_, err = s.d.Payments.Refund(ctx, o.CheckoutSessionID, sess.AmountCents-sess.RefundedCents, "refund-"+o.ID)
+				}
+			} else if err == nil {
+				err = fmt.Errorf("void session %s in state %s: %w", o.CheckoutSessionID, sess.Status, payments.ErrNotCapturable)
+			}
+		}
 	default:
 		return
 	}
