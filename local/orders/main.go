@@ -7,7 +7,10 @@
 // written, in one transaction; no stock comes back (the books were
 // delivered). Running it again refunds nothing twice (the provider's
 // idempotency key is "refund-<orderId>", and an order refunded already
-// is answered as it is).
+// is answered as it is). On a cancelled order whose payment release
+// failed after the cancellation (paymentStatus still authorized or
+// captured) it retries that release: a void, or a refund of what was
+// captured.
 //
 //	go run ./local/orders refund -order <id> -reason <text>
 //

@@ -294,6 +294,9 @@ type FulfilStorer interface {
 	// commission or pool shares and order.updated; no stock moves.
 	// Errors: ErrMoved.
 	Refund(ctx context.Context, prev, next *Order) error
+	// SetPayment records where an order's payment stands after a
+	// provider call that follows a commit.
+	SetPayment(ctx context.Context, id string, ps PaymentStatus, at time.Time) error
 }
 
 // FulfilDeps are the stores' side's storage, provider and clock.
@@ -411,6 +414,9 @@ func (s *FulfilService) RefundOrder(ctx context.Context, id, reason string) (*Or
 		if o.Status == Refunded {
 			return o, nil
 		}
+		if o.Status == Cancelled {
+			return s.settleCancelled(ctx, o)
+		}
 		if !o.Refundable() || o.PaymentStatus != PayCaptured {
 			return nil, ErrNotRefundable
 		}
@@ -441,4 +447,47 @@ func (s *FulfilService) RefundOrder(ctx context.Context, id, reason string) (*Or
 		}
 		return &next, nil
 	}
+}
+
+// settleCancelled is the operator's retry of a cancelled order's
+// payment release that failed after the cancellation's commit (its
+// paymentStatus left authorized, action_required or captured): what the
+// session still holds is voided, what it captured is refunded (once:
+// only what it has not refunded yet), and the order's paymentStatus
+// recorded. An order released already is answered as it is.
+func (s *FulfilService) settleCancelled(ctx context.Context, o *Order) (*Order, error) {
+	switch o.PaymentStatus {
+	case PayAuthorized, PayActionRequired, PayCaptured:
+	default:
+		return o, nil
+	}
+	sess, err := s.d.Payments.Get(ctx, o.CheckoutSessionID)
+	if err != nil {
+		return nil, fmt.Errorf("read the payment of order %s: %w", o.ID, err)
+	}
+	ps := PayVoided
+	switch sess.Status {
+	case payments.Captured:
+		ps = PayRefunded
+		if sess.RefundedCents < sess.AmountCents {
+			if _, err := s.d.Payments.Refund(ctx, o.CheckoutSessionID, sess.AmountCents-sess.RefundedCents, "refund-"+o.ID); err != nil {
+				return nil, fmt.Errorf("refund the payment of cancelled order %s: %w", o.ID, err)
+			}
+		}
+	case payments.Canceled:
+	default:
+		if _, err := s.d.Payments.Void(ctx, o.CheckoutSessionID); err != nil {
+			return nil, fmt.Errorf("void the payment of cancelled order %s: %w", o.ID, err)
+		}
+	}
+	now := s.d.Now().UTC()
+	if err := s.d.Store.SetPayment(ctx, o.ID, ps, now); err != nil {
+		return nil, err
+	}
+	next := *o
+	next.PaymentStatus, next.Version = ps, o.Version+1
+	if ps == PayRefunded {
+		next.RefundedAt = &now
+	}
+	return &next, nil
 }

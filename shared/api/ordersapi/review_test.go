@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/orders"
 	"github.com/bookplatform/backend/shared/payments"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -64,4 +66,37 @@ func TestReview_CancelDuringConfirmCaptureRefunds(t *testing.T) {
 	} else {
 		assert.Equal(t, "confirmed", res.JSON["status"])
 	}
+}
+
+// A confirmed order cancelled while the provider is down stays
+// cancelled with its payment captured ("an operator retries it", as
+// decisions.md says): the operator's refund command must then refund it.
+func TestReview_OperatorRetriesACancelledOrdersRefund(t *testing.T) {
+	w := newWorld(t)
+	env := w.env
+	res := env.Do("POST", "/v1/orders", orderBody("pm_card_visa", line(w.items[0], 1)), w.reader.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	id, sess := res.JSON["id"].(string), res.JSON["checkoutSessionId"].(string)
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/orders/confirm", map[string]any{"sessionId": sess}, "").Status)
+
+	env.Payments.FailNext(10, http.StatusInternalServerError)
+	res = env.Do("POST", "/v1/orders/"+id+"/cancel", map[string]any{}, w.reader.Token)
+	env.Payments.FailNext(0, 0)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	require.Equal(t, "captured", res.JSON["paymentStatus"], "the refund failed")
+
+	p, err := payments.FromEnv(env.Config.Env(), payments.Runtime{})
+	require.NoError(t, err)
+	svc := orders.NewFulfilService(orders.FulfilDeps{Store: dynamo.NewOrders(env.App.Table), Payments: p, Now: env.App.Now})
+	o, err := svc.RefundOrder(t.Context(), id, "retry the cancellation's refund")
+	require.NoError(t, err, "the operator's retry of the refund")
+	assert.Equal(t, orders.Cancelled, o.Status)
+	assert.Equal(t, orders.PayRefunded, o.PaymentStatus)
+	in, _ := env.Payments.Intent(sess)
+	assert.Equal(t, in.CapturedCents, in.RefundedCents, "%+v", in)
+	again, err := svc.RefundOrder(t.Context(), id, "retry the cancellation's refund")
+	require.NoError(t, err)
+	assert.Equal(t, orders.PayRefunded, again.PaymentStatus)
+	in, _ = env.Payments.Intent(sess)
+	assert.Equal(t, in.CapturedCents, in.RefundedCents, "refunded once %+v", in)
 }
