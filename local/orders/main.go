@@ -4,7 +4,7 @@
 // refunded in full at the provider, the order and its parts become
 // refunded (refundedAt; the reason kept as cancellationReason), its
 // affiliate commission or pool shares are reversed and order.updated is
-// written, in one transaction; no stock comes back (the books were
+// written, in one transaction; no stock of a handed-over part comes back (the books were
 // delivered). Running it again refunds nothing twice (the provider's
 // idempotency key is "refund-<orderId>", and an order refunded already
 // is answered as it is). On a cancelled order whose payment release

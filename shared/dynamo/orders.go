@@ -427,32 +427,10 @@ func (s *Orders) Cancel(ctx context.Context, prev, next *orders.Order) ([]string
 		if err := s.move(x, prev, next); err != nil {
 			return nil, err
 		}
-		var (
-			skipped []string
-			flips   []inventoryItem
-			back    = map[string]int{}
-		)
 		cause := inventory.Cause{Kind: inventory.CauseCancel, UserID: prev.UserID, Ref: prev.ID, Reason: "order " + prev.Number + " cancelled"}
-		for _, it := range prev.Items {
-			row, ok := rows[it.InventoryID]
-			if !ok {
-				skipped = append(skipped, it.InventoryID)
-				continue
-			}
-			item := row.toItem()
-			item.Quantity = min(item.Quantity+it.Quantity, inventory.MaxQuantity)
-			item.UpdatedAt = inventory.ChangeTime(next.UpdatedAt, row.UpdatedAt)
-			_, put, err := s.inv.addChange(x, row, item, cause)
-			if err != nil {
-				return nil, err
-			}
-			if step := stockStep(row, item); step != 0 {
-				back[it.StoreID] += step
-				flips = append(flips, put)
-			}
-		}
-		for storeID, n := range back {
-			x.update(s.t.update(StoreKey(storeID)).Add("inStockCount", n).If("attribute_exists(PK)"), errItemMoved)
+		skipped, flips, err := s.restock(x, rows, prev.Items, next.UpdatedAt, cause)
+		if err != nil {
+			return nil, err
 		}
 		if err := s.reverseEarnings(ctx, x, prev); err != nil {
 			return nil, err
@@ -469,6 +447,40 @@ func (s *Orders) Cancel(ctx context.Context, prev, next *orders.Order) ([]string
 			return nil, err
 		}
 	}
+}
+
+// restock adds to x the stock of items given back (cause), each on its
+// row's version, and the stores' inStockCount of items back in stock;
+// it returns the inventory ids of items gone (not given back) and the
+// rows whose postings to flip in stock after the commit.
+func (s *Orders) restock(x *tx, rows map[string]inventoryItem, items []orders.Item, at time.Time, cause inventory.Cause) ([]string, []inventoryItem, error) {
+	var (
+		skipped []string
+		flips   []inventoryItem
+		back    = map[string]int{}
+	)
+	for _, it := range items {
+		row, ok := rows[it.InventoryID]
+		if !ok {
+			skipped = append(skipped, it.InventoryID)
+			continue
+		}
+		item := row.toItem()
+		item.Quantity = min(item.Quantity+it.Quantity, inventory.MaxQuantity)
+		item.UpdatedAt = inventory.ChangeTime(at, row.UpdatedAt)
+		_, put, err := s.inv.addChange(x, row, item, cause)
+		if err != nil {
+			return nil, nil, err
+		}
+		if step := stockStep(row, item); step != 0 {
+			back[it.StoreID] += step
+			flips = append(flips, put)
+		}
+	}
+	for storeID, n := range back {
+		x.update(s.t.update(StoreKey(storeID)).Add("inStockCount", n).If("attribute_exists(PK)"), errItemMoved)
+	}
+	return skipped, flips, nil
 }
 
 // SetPayment records where an order's payment stands (after a void or

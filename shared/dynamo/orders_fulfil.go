@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/orders"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/guregu/dynamo/v2"
@@ -123,17 +124,48 @@ func (s *Orders) Advance(ctx context.Context, prev, next *orders.Order, storeID 
 // Refund writes next (refunded) over prev in one transaction: the
 // order, its parts and the counts (move), the reversal of its
 // commission or pool shares (as a cancellation's) and order.updated.
-// No stock moves: the books were handed over. Errors: orders.ErrMoved.
+// The stock of the lines whose part no store handed over (confirmed or
+// ready for pickup: the copies are still on its shelf) comes back, as a
+// cancellation's; the handed-over parts' copies are with the buyer.
+// Errors: orders.ErrMoved.
 func (s *Orders) Refund(ctx context.Context, prev, next *orders.Order) error {
-	x := s.t.tx()
-	if err := s.move(x, prev, next); err != nil {
-		return err
+	var kept []orders.Item
+	for _, it := range prev.Items {
+		if p := prev.Part(it.StoreID); p != nil && (p.Status == orders.Confirmed || p.Status == orders.ReadyForPickup || p.Status == orders.Pending) {
+			kept = append(kept, it)
+		}
 	}
-	if err := s.reverseEarnings(ctx, x, prev); err != nil {
-		return err
+	refs := make(map[string]orders.Ref, len(kept))
+	for _, it := range kept {
+		refs[it.InventoryID] = orders.Ref{StoreID: it.StoreID, BookID: it.BookID}
 	}
-	if err := x.run(ctx); err != nil {
-		return fmt.Errorf("refund order %s: %w", next.ID, err)
+	for attempt := 1; ; attempt++ {
+		rows, err := s.stockRows(ctx, refs)
+		if err != nil {
+			return err
+		}
+		x := s.t.tx()
+		if err := s.move(x, prev, next); err != nil {
+			return err
+		}
+		cause := inventory.Cause{Kind: inventory.CauseCancel, UserID: prev.UserID, Ref: prev.ID, Reason: "order " + prev.Number + " refunded before its store handed it over"}
+		_, flips, err := s.restock(x, rows, kept, next.UpdatedAt, cause)
+		if err != nil {
+			return err
+		}
+		if err := s.reverseEarnings(ctx, x, prev); err != nil {
+			return err
+		}
+		err = x.run(ctx)
+		if err == nil {
+			s.flip(ctx, flips, true)
+			return nil
+		}
+		if !retryable(err) || attempt == stockAttempts {
+			return fmt.Errorf("refund order %s: %w", next.ID, err)
+		}
+		if err := backoff(ctx, attempt); err != nil {
+			return err
+		}
 	}
-	return nil
 }

@@ -291,7 +291,8 @@ type FulfilStorer interface {
 	Advance(ctx context.Context, prev, next *Order, storeID string) error
 	// Refund writes next (refunded) over prev: the order conditional on
 	// prev's version, its parts, the counts, the reversal of its
-	// commission or pool shares and order.updated; no stock moves.
+	// commission or pool shares and order.updated; the stock of the
+	// lines of parts not handed over comes back.
 	// Errors: ErrMoved.
 	Refund(ctx context.Context, prev, next *Order) error
 	// SetPayment records where an order's payment stands after a
@@ -393,8 +394,9 @@ func (s *FulfilService) Advance(ctx context.Context, storeID, id string, step St
 // "refund-<orderId>", and only what the session has not refunded yet),
 // then one transaction moves the order and every part to refunded
 // (refundedAt, the reason kept as the order's cancellationReason) with
-// the reversal of its commission or pool shares and order.updated. No
-// stock moves: the books were delivered. Running it again refunds
+// the reversal of its commission or pool shares and order.updated. The
+// stock of a part no store handed over yet comes back; a handed-over
+// part's does not: its books are with the buyer. Running it again refunds
 // nothing twice: an order refunded already is answered as it is, and a
 // run whose transaction failed after the provider's refund finds the
 // session refunded.

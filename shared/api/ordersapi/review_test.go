@@ -100,3 +100,69 @@ func TestReview_OperatorRetriesACancelledOrdersRefund(t *testing.T) {
 	in, _ = env.Payments.Intent(sess)
 	assert.Equal(t, in.CapturedCents, in.RefundedCents, "refunded once %+v", in)
 }
+
+// Client mistakes are 4xx, never 500.
+func TestReview_ClientMistakesAreNot500(t *testing.T) {
+	w := newWorld(t)
+	env := w.env
+	raw := func(method, path, body, token string) *testenv.Response {
+		return env.DoRaw(method, path, "application/json", strings.NewReader(body), token)
+	}
+	for _, c := range []struct{ method, path, body string }{
+		{"POST", "/v1/orders", `{`},
+		{"POST", "/v1/orders", `[]`},
+		{"POST", "/v1/orders", `{"items":"x"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1e30}],"paymentMethodId":"pm_card_visa"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1.5}],"paymentMethodId":"pm_card_visa"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":"2"}],"paymentMethodId":"pm_card_visa"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1}],"paymentMethodId":"pm_nope"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1}],"paymentMethodId":"pm_card_visa","fulfilments":{"x":"teleport"}}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1}],"paymentMethodId":"pm_card_visa","fulfilment":"pickup","shippingAddress":null}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"12345","quantity":1}],"paymentMethodId":"pm_card_visa"}`},
+		{"POST", "/v1/orders", `{"items":[{"inventoryId":"` + w.items[0] + `","quantity":1}],"paymentMethodId":"pm_card_visa","bogus":1}`},
+		{"POST", "/v1/orders/confirm", `{"sessionId":5}`},
+		{"POST", "/v1/orders/confirm", `{"sessionId":"pi_` + strings.Repeat("a", 70) + `"}`},
+		{"POST", "/v1/orders/preview", `{"items":[{"bookId":"x","quantity":1e30}],"shippingAddress":{"postalCode":"97205","country":"US"}}`},
+		{"POST", "/v1/orders/preview", `{"items":[{"bookId":"x","quantity":1}],"shippingAddress":{"postalCode":"97205","country":"US"},"fulfilment":"teleport"}`},
+		{"GET", "/v1/orders?offset=-1", ``},
+		{"GET", "/v1/orders?limit=100000", ``},
+		{"GET", "/v1/orders?status=refunded", ``},
+		{"GET", "/v1/stores/" + w.a.Slug + "/orders?status=nope", ``},
+		{"GET", "/v1/stores/" + w.a.Slug + "/earnings", ``},
+		{"GET", "/v1/stores/" + w.a.Slug + "/affiliate-commissions?cursor=garbage", ``},
+		{"GET", "/v1/stores/" + w.a.Slug + "/affiliate-commissions?limit=0", ``},
+		{"GET", "/v1/stores/" + w.a.Slug + "/pool-payouts?cursor=eyJ4IjoxfQ", ``},
+	} {
+		token := w.reader.Token
+		if strings.Contains(c.path, "/stores/") {
+			token = w.a.Owner.Token
+		}
+		res := raw(c.method, c.path, c.body, token)
+		t.Logf("%s %s %s → %d", c.method, c.path, c.body, res.Status)
+		assert.Less(t, res.Status, 500, "%s %s %s: %s", c.method, c.path, c.body, res)
+	}
+}
+
+// The operator refunds an order one store shipped and the other has not:
+// the unshipped store's copies never left its shelf, so its stock comes
+// back (only the shipped part's copies are with the buyer).
+func TestReview_RefundGivesBackUnshippedPartsStock(t *testing.T) {
+	w := newWorld(t)
+	env := w.env
+	res := env.Do("POST", "/v1/orders", orderBody("pm_card_visa", line(w.items[0], 1), line(w.items[2], 1)), w.reader.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	id, sess := res.JSON["id"].(string), res.JSON["checkoutSessionId"].(string)
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/orders/confirm", map[string]any{"sessionId": sess}, "").Status)
+	res = env.Do("POST", "/v1/stores/"+w.a.Slug+"/orders/"+id+"/ship", map[string]any{"carrier": "USPS", "trackingNumber": "9400"}, w.a.Owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	require.Equal(t, 0, quantityOf(t, env, w.b, w.items[2]))
+
+	p, err := payments.FromEnv(env.Config.Env(), payments.Runtime{})
+	require.NoError(t, err)
+	svc := orders.NewFulfilService(orders.FulfilDeps{Store: dynamo.NewOrders(env.App.Table), Payments: p, Now: env.App.Now})
+	o, err := svc.RefundOrder(t.Context(), id, "lost in the post")
+	require.NoError(t, err)
+	assert.Equal(t, orders.Refunded, o.Status)
+	assert.Equal(t, 2, quantityOf(t, env, w.a, w.items[0]), "the shipped copy stays sold")
+	assert.Equal(t, 1, quantityOf(t, env, w.b, w.items[2]), "the unshipped copy is back in store b's stock")
+}
