@@ -214,7 +214,11 @@ func reverseIn(x *tx, t *table, c earnings.Commission, at time.Time, changed err
 		rev := c
 		rev.ID, rev.Reversal, rev.Status, rev.CommissionCents = earnings.ReversalID(c.OrderID), true, earnings.Pending, -c.CommissionCents
 		rev.PaidAt, rev.PaidReference, rev.CreatedAt = nil, "", at
-		x.check(t.check(k).If("$ = ?", "status", string(earnings.Paid)), changed).
+		// An update, not a ConditionCheck, of the paid record (marking
+		// when it was reversed): IAM authorizes a ConditionCheck part as
+		// dynamodb:ConditionCheckItem, which the functions that cancel
+		// (orders, payments) are not granted; UpdateItem they are.
+		x.update(t.update(k).Set("reversedAt", at.UTC()).If("$ = ?", "status", string(earnings.Paid)), changed).
 			put(t.put(toCommissionRecord(rev)).If("attribute_not_exists(PK)"), changed)
 	}
 	return x.update(totalsUpdate(t, c.StoreID).Add("affiliatePendingCents", -c.CommissionCents), nil)
