@@ -25,7 +25,7 @@ func TestStartPayments_standIn(t *testing.T) {
 	var hooks []string
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		p, err := payments.FromEnv(config.OSEnv(), payments.Runtime{})
+		p, err := payments.FromEnv(config.OSEnv(), payments.Runtime{Webhooks: true})
 		if err == nil {
 			var ev payments.WebhookEvent
 			if ev, err = p.ParseWebhook(body, r.Header); err == nil {
