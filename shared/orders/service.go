@@ -451,6 +451,13 @@ func (s *Service) Confirm(ctx context.Context, sessionID string) (*Order, error)
 		}
 		switch sess.Status {
 		case payments.Canceled:
+			// The payment can no longer be made: the order goes as the
+			// provider's payment_intent.canceled webhook would take it
+			// (cancelled, its stock back), so its copies are not held
+			// until a webhook that may be lost arrives.
+			if err := s.PaymentFailed(ctx, sessionID); err != nil {
+				s.d.Logger.Error("cancel the order of an expired payment", "order", id, "err", err)
+			}
 			return nil, ErrExpired
 		case payments.ActionRequired:
 			return nil, ErrNotPaid

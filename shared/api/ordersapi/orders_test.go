@@ -318,8 +318,9 @@ func TestOrders_RaceForTheLastCopy(t *testing.T) {
 	assert.EqualValues(t, 500+499+50, env.Payments.HeldCents(), "only the winner's payment is held")
 }
 
-// Confirm's errors: malformed 400, unknown 404, expired 400, a payment
-// not completed 400.
+// Confirm's errors: malformed 400, unknown 404, expired 400 (and the
+// order of an expired payment is cancelled, its stock back: no webhook
+// needed), a payment not completed 400.
 func TestOrders_ConfirmErrors(t *testing.T) {
 	w := newWorld(t)
 	env := w.env
@@ -328,10 +329,15 @@ func TestOrders_ConfirmErrors(t *testing.T) {
 
 	res := env.Do("POST", "/v1/orders", orderBody("pm_card_visa", line(w.items[3], 1)), w.reader.Token)
 	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	sess := res.JSON["checkoutSessionId"].(string)
+	sess, id := res.JSON["checkoutSessionId"].(string), res.JSON["id"].(string)
+	require.Equal(t, 4, quantityOf(t, env, w.b, w.items[3]), "one copy held")
 	require.NoError(t, env.Payments.Expire(sess))
 	res = env.Do("POST", "/v1/orders/confirm", map[string]any{"sessionId": sess}, "")
 	assertErr(t, res, http.StatusBadRequest, "Checkout session expired")
+	assert.Equal(t, 5, quantityOf(t, env, w.b, w.items[3]), "the expired payment's copy is back")
+	got := env.Do("GET", "/v1/orders/"+id, nil, w.reader.Token)
+	assert.Equal(t, "cancelled", got.JSON["status"])
+	assert.Equal(t, "payment failed", got.JSON["cancellationReason"])
 
 	res = env.Do("POST", "/v1/orders", orderBody("pm_card_authenticationRequired", line(w.items[3], 1)), w.reader.Token)
 	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
