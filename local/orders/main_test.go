@@ -54,7 +54,7 @@ func TestRefund(t *testing.T) {
 	require.NoError(t, err)
 	o.CheckoutSessionID = sess.ID
 	st := dynamo.NewOrders(env.App.Table)
-	require.NoError(t, st.Place(ctx, o))
+	require.NoError(t, st.Place(ctx, o, orders.StockRead{}))
 	picked := *o
 	picked.Status, picked.Version, picked.PaymentStatus, picked.ConfirmedAt = orders.Delivered, 2, orders.PayCaptured, &now
 	picked.Parts = []orders.Part{o.Parts[0]}

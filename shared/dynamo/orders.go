@@ -208,17 +208,18 @@ func (s *Orders) stockRows(ctx context.Context, refs map[string]orders.Ref) (map
 	return out, nil
 }
 
-// Stock reads the items refs name, strongly consistent, by id.
-func (s *Orders) Stock(ctx context.Context, refs map[string]orders.Ref) (map[string]*inventory.Item, error) {
+// Stock reads the items refs name, strongly consistent, by id; the
+// rows read go with them (StockRead.Rows) for Place.
+func (s *Orders) Stock(ctx context.Context, refs map[string]orders.Ref) (orders.StockRead, error) {
 	rows, err := s.stockRows(ctx, refs)
 	if err != nil {
-		return nil, err
+		return orders.StockRead{}, err
 	}
 	out := make(map[string]*inventory.Item, len(rows))
 	for id, row := range rows {
 		out[id] = row.toItem()
 	}
-	return out, nil
+	return orders.StockRead{Items: out, Rows: rows}, nil
 }
 
 // refsOf are the refs of o's lines.
@@ -243,13 +244,18 @@ const stockAttempts = 10
 // the commission or pool share and order.created. An item that moved
 // since its read is read again and the transaction rebuilt (bounded);
 // one short of stock by then is *orders.UnavailableError, one gone too.
-// The postings of items sold out are flipped after the commit.
-func (s *Orders) Place(ctx context.Context, o *orders.Order) error {
+// The postings of items sold out are flipped after the commit. The
+// first attempt writes from read's rows (Stock's, the read the order
+// was priced from) when it has them: no second read of the items.
+func (s *Orders) Place(ctx context.Context, o *orders.Order, read orders.StockRead) error {
 	refs := refsOf(o)
+	rows, _ := read.Rows.(map[string]inventoryItem)
 	for attempt := 1; ; attempt++ {
-		rows, err := s.stockRows(ctx, refs)
-		if err != nil {
-			return err
+		if attempt > 1 || rows == nil {
+			var err error
+			if rows, err = s.stockRows(ctx, refs); err != nil {
+				return err
+			}
 		}
 		var short []string
 		for _, it := range o.Items {

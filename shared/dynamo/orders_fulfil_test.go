@@ -52,7 +52,7 @@ func TestOrders_LargestOrderFitsItsTransactions(t *testing.T) {
 	require.Len(t, lines, orders.MaxOrderItems)
 	now := env.App.Now()
 	o := testOrder("user-big", storeIDs[0], now, lines...)
-	require.NoError(t, st.Place(ctx, o))
+	require.NoError(t, st.Place(ctx, o, orders.StockRead{}))
 	for _, s := range storeIDs {
 		c := env.Item(t, dynamo.StoreOrderCountsKey(s))
 		assert.EqualValues(t, 1, c["all"])

@@ -105,7 +105,7 @@ func TestOrders_PlaceAndCancel(t *testing.T) {
 	now := env.App.Now()
 	o := testOrder("user-1", "", now,
 		orderLine{a, bk[0], itA, 2, 1299}, orderLine{b, bk[2], itB, 1, 500})
-	require.NoError(t, st.Place(ctx, o))
+	require.NoError(t, st.Place(ctx, o, orders.StockRead{}))
 
 	assert.Equal(t, 1, quantity(t, env, a, itA))
 	assert.Equal(t, 0, quantity(t, env, b, itB))
@@ -220,7 +220,7 @@ func TestOrders_RaceForTheLastCopy(t *testing.T) {
 			defer wg.Done()
 			o := testOrder(fmt.Sprintf("buyer-%d", i), "", env.App.Now(), orderLine{s, bk[1], it, 1, 899})
 			o.CheckoutSessionID = fmt.Sprintf("pi_race%020d", i)
-			errs[i] = st.Place(ctx, o)
+			errs[i] = st.Place(ctx, o, orders.StockRead{})
 		}()
 	}
 	wg.Wait()
@@ -256,14 +256,14 @@ func TestOrders_RefusedHoldsNothing(t *testing.T) {
 
 	o := testOrder("user-r", "", env.App.Now(), orderLine{s, bk[0], it1, 2, 1000}, orderLine{s, bk[1], it2, 2, 1000})
 	var ue *orders.UnavailableError
-	require.ErrorAs(t, st.Place(ctx, o), &ue)
+	require.ErrorAs(t, st.Place(ctx, o, orders.StockRead{}), &ue)
 	assert.Equal(t, []string{it2}, ue.InventoryIDs)
 
 	taken := testOrder("user-r", "", env.App.Now(), orderLine{s, bk[0], it1, 1, 1000})
-	require.NoError(t, st.Place(ctx, taken))
+	require.NoError(t, st.Place(ctx, taken, orders.StockRead{}))
 	o2 := testOrder("user-r", "", env.App.Now(), orderLine{s, bk[0], it1, 2, 1000})
 	o2.Number = taken.Number
-	assert.ErrorIs(t, st.Place(ctx, o2), orders.ErrNumberTaken)
+	assert.ErrorIs(t, st.Place(ctx, o2, orders.StockRead{}), orders.ErrNumberTaken)
 
 	assert.Equal(t, 4, quantity(t, env, s, it1), "only the order placed took its copy")
 	assert.Equal(t, 1, quantity(t, env, s, it2))
@@ -284,7 +284,7 @@ func TestOrders_CommissionAndReversal(t *testing.T) {
 	bk := invBooks(t, env)
 	it := stock(t, env, s, bk[3], 4, 2000)
 	o := testOrder("user-c", s, env.App.Now(), orderLine{s, bk[3], it, 2, 2000})
-	require.NoError(t, st.Place(ctx, o))
+	require.NoError(t, st.Place(ctx, o, orders.StockRead{}))
 	com := env.Item(t, dynamo.AffiliateCommissionKey(s, o.ID))
 	assert.Equal(t, "com_"+o.ID, com["id"])
 	assert.Equal(t, int64(200), num(com["commissionCents"]), "5% of 4000")
@@ -345,7 +345,7 @@ func TestOrders_CancelPaidCommissionAndGoneItem(t *testing.T) {
 	it1 := stock(t, env, s, bk[0], 2, 3000)
 	it2 := stock(t, env, s, bk[1], 2, 1000)
 	o := testOrder("user-p", s, env.App.Now(), orderLine{s, bk[0], it1, 1, 3000}, orderLine{s, bk[1], it2, 1, 1000})
-	require.NoError(t, st.Place(ctx, o))
+	require.NoError(t, st.Place(ctx, o, orders.StockRead{}))
 	// The operator paid the commission (the earnings' mark-paid).
 	com := env.Item(t, dynamo.AffiliateCommissionKey(s, o.ID))
 	com["status"] = "paid"
@@ -380,7 +380,7 @@ func TestInventory_SearchDropsSoldOutDespiteStalePostings(t *testing.T) {
 	s := invStore(t, env, "stale-shop")
 	bk := invBooks(t, env)
 	it := stock(t, env, s, bk[2], 1, 500)
-	require.NoError(t, dynamo.NewOrders(env.App.Table).Place(ctx, testOrder("user-s", "", env.App.Now(), orderLine{s, bk[2], it, 1, 500})))
+	require.NoError(t, dynamo.NewOrders(env.App.Table).Place(ctx, testOrder("user-s", "", env.App.Now(), orderLine{s, bk[2], it, 1, 500}), orders.StockRead{}))
 	pk := dynamo.InventoryPostingPartition(s, "dune")
 	out, err := env.App.Table.DB.Query(ctx, &awsdynamodb.QueryInput{TableName: &env.App.Table.Table, KeyConditionExpression: strPtr("PK = :p"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: pk}}})
@@ -398,3 +398,26 @@ func TestInventory_SearchDropsSoldOutDespiteStalePostings(t *testing.T) {
 }
 
 func strPtr(s string) *string { return &s }
+
+// Place writes from the read the order was priced from (no second read
+// of the items); an item changed since that read is read again, and
+// the order takes its copies from the stock as it is then.
+func TestOrders_PlaceFromAStaleRead(t *testing.T) {
+	env := testenv.New(t)
+	ctx := t.Context()
+	st := dynamo.NewOrders(env.App.Table)
+	a := invStore(t, env, "stale-read")
+	bk := invBooks(t, env)
+	it := stock(t, env, a, bk[0], 5, 1299)
+	refs, err := st.Refs(ctx, []string{it})
+	require.NoError(t, err)
+	read, err := st.Stock(ctx, refs)
+	require.NoError(t, err)
+	require.Equal(t, 5, read.Items[it].Quantity)
+
+	_, _, err = dynamo.NewInventory(env.App.Table).Adjust(ctx, a, it, -1, inventory.Cause{Kind: inventory.CauseAdjust, Reason: "damaged"})
+	require.NoError(t, err)
+	o := testOrder("user-stale", "", env.App.Now(), orderLine{a, bk[0], it, 2, 1299})
+	require.NoError(t, st.Place(ctx, o, read))
+	assert.Equal(t, 2, quantity(t, env, a, it), "5, less 1 adjusted, less 2 ordered: the order's write saw the adjustment")
+}

@@ -26,19 +26,28 @@ import (
 // alone, and an item's id (inventory.ItemID) does not hold its store.
 type Ref struct{ StoreID, BookID string }
 
+// StockRead is what Storer.Stock read: the items by inventory id, and
+// the storage's own record of them (Rows, opaque here), which Place
+// writes from without reading the items a second time.
+type StockRead struct {
+	Items map[string]*inventory.Item
+	Rows  any
+}
+
 // Storer is the orders' storage (shared/dynamo's Orders).
 type Storer interface {
 	// Refs reads the refs of inventory ids; unknown ids are absent.
 	Refs(ctx context.Context, inventoryIDs []string) (map[string]Ref, error)
 	// Stock reads the items refs name, strongly consistent, by
 	// inventory id; items gone are absent.
-	Stock(ctx context.Context, refs map[string]Ref) (map[string]*inventory.Item, error)
+	Stock(ctx context.Context, refs map[string]Ref) (StockRead, error)
 	// Place writes o (pending) in one transaction with the stock it
 	// takes, its parts, its number's claim, its session pointer, the
 	// user's order counts, its commission or pool shares and its
-	// order.created event. Errors: *UnavailableError (stock short by
-	// then), ErrNumberTaken.
-	Place(ctx context.Context, o *Order) error
+	// order.created event, from the items as read (the zero StockRead:
+	// it reads them itself); an item changed since is read again.
+	// Errors: *UnavailableError (stock short by then), ErrNumberTaken.
+	Place(ctx context.Context, o *Order, read StockRead) error
 	// Get reads an order. Errors: ErrNotFound.
 	Get(ctx context.Context, id string) (*Order, error)
 	// SessionOrder reads the id of the order paid by a session.
@@ -253,17 +262,18 @@ func (s *Service) Create(ctx context.Context, buyer Buyer, req Request) (*Order,
 	// The items, their stores and their books, read side by side (each
 	// needs the refs alone).
 	var (
-		stock      map[string]*inventory.Item
+		read       StockRead
 		storesByID map[string]*stores.Store
 		bs         []*books.Book
 		g          errgroup.Group
 	)
-	g.Go(func() (err error) { stock, err = s.d.Store.Stock(ctx, refs); return err })
+	g.Go(func() (err error) { read, err = s.d.Store.Stock(ctx, refs); return err })
 	g.Go(func() (err error) { storesByID, err = s.d.Stores.GetStores(ctx, storeIDs); return err })
 	g.Go(func() (err error) { bs, err = s.d.Books.GetBooks(ctx, bookIDs); return err })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	stock := read.Items
 	var gone, short []string
 	for _, l := range req.Lines {
 		it := stock[l.InventoryID]
@@ -349,7 +359,7 @@ func (s *Service) Create(ctx context.Context, buyer Buyer, req Request) (*Order,
 	}
 	for attempt := 1; ; attempt++ {
 		o.Number = NewNumber(now)
-		err = s.d.Store.Place(ctx, o)
+		err = s.d.Store.Place(ctx, o, read)
 		if !errors.Is(err, ErrNumberTaken) || attempt == placeAttempts {
 			break
 		}

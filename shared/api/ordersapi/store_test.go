@@ -182,7 +182,7 @@ func (e *fulfilEnv) place(buyerID string, confirm bool, pay func(*orders.Order),
 		pay(o)
 	}
 	st := dynamo.NewOrders(e.App.Table)
-	require.NoError(e.t, st.Place(e.t.Context(), o))
+	require.NoError(e.t, st.Place(e.t.Context(), o, orders.StockRead{}))
 	if !confirm {
 		return o
 	}
