@@ -96,15 +96,20 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		g.Go(func() error { a.user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID); return nil })
 	}
 	g.Go(func() error { counts, admitted = rt.count(ctx, a.scope, a.windows, st); return nil })
+	ownStore := false // the route's store is the caller's own (StoreRef.OrOwn)
 	if route.Role.isStore() {
 		// The role's store is read beside the caller and the counters:
-		// a store route pays no extra round trip for its check.
+		// a store route pays no extra round trip for its check (one that
+		// defaults to the caller's own store, one after the caller's
+		// record, when the request names none).
 		value, err := storeValue(r, route)
 		switch {
 		case err != nil:
 			roleErr = err
 		case rt.opts.Stores == nil:
 			roleErr = errNoStoreDirectory
+		case value == "":
+			ownStore = true
 		default:
 			g.Go(func() error { a.store, roleErr = rt.opts.Stores.FindStore(ctx, route.Role.Store.By, value); return nil })
 		}
@@ -136,6 +141,12 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		// A refusal by role is the route's answer to an admitted
 		// request: the tier rate keeps its count, the action budgets
 		// get theirs back (as for a handler's error).
+		if roleErr == nil && ownStore {
+			var id string
+			if id, roleErr = ownStoreOf(a.user, route.Role.Store.Name); roleErr == nil {
+				a.store, roleErr = rt.opts.Stores.FindStore(ctx, ByID, id)
+			}
+		}
 		if roleErr == nil {
 			roleErr = roleDecision(route.Role, a.user, a.store)
 		}

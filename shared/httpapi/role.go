@@ -35,6 +35,13 @@ const (
 	NeedBookstoreTier      // the caller's stored tier is bookstore (POST /stores)
 	NeedStoreOwner         // the caller owns the store the route names
 	NeedStoreStaff         // the caller owns the store, or is staff there
+	// NeedAnyStaff: the caller owns a store or is staff at one. For a
+	// route whose store is its record's (a sale, a shift: GET
+	// /api/pos/sales/{id}), which only the handler reads: the router
+	// refuses everyone who staffs no store (403), and the handler answers
+	// 404 for a record of a store the caller does not staff
+	// (StaffsStore), so another store's records are not revealed.
+	NeedAnyStaff
 )
 
 // String names the need as the API reference does.
@@ -46,6 +53,8 @@ func (n Need) String() string {
 		return "store owner"
 	case NeedStoreStaff:
 		return "store owner or staff"
+	case NeedAnyStaff:
+		return "staff at the record's store"
 	}
 	return "none"
 }
@@ -75,6 +84,12 @@ type StoreRef struct {
 	In   Source
 	Name string
 	By   StoreKey
+	// OrOwn: when the request does not name a store, the caller's own:
+	// the store it owns, else the one store it staffs (the point of
+	// sale's "defaults to the staff user's store"). A caller staffing
+	// several stores and owning none must name one (400); one staffing
+	// none is refused (403).
+	OrOwn bool
 }
 
 // Role is a route's required standing; the zero Role requires nothing
@@ -94,6 +109,12 @@ func StoreOwner(ref StoreRef) Role { return Role{Need: NeedStoreOwner, Store: re
 // names.
 func StoreStaff(ref StoreRef) Role { return Role{Need: NeedStoreStaff, Store: ref} }
 
+// IDInQueryOrOwn names the store by its id in query parameter name, or,
+// without one, by the caller's own store (StoreRef.OrOwn).
+func IDInQueryOrOwn(name string) StoreRef {
+	return StoreRef{In: InQuery, Name: name, By: ByID, OrOwn: true}
+}
+
 // SlugInPath names the store by the slug in path parameter name
 // (/stores/{slug}/...).
 func SlugInPath(name string) StoreRef { return StoreRef{In: InPath, Name: name, By: BySlug} }
@@ -107,12 +128,38 @@ func IDInBody(name string) StoreRef { return StoreRef{In: InBody, Name: name, By
 // isStore reports whether the role needs a store.
 func (r Role) isStore() bool { return r.Need == NeedStoreOwner || r.Need == NeedStoreStaff }
 
+// StaffsStore reports whether u owns the store storeID or is staff
+// there: the check of a NeedAnyStaff route's handler once it has read
+// its record's store.
+func StaffsStore(u *users.User, storeID string) bool {
+	return u != nil && storeID != "" && (u.StoreID == storeID || u.StaffAt(storeID))
+}
+
+// ownStore is the store a caller's request names by default
+// (StoreRef.OrOwn): the one it owns, else the one it staffs.
+func ownStoreOf(u *users.User, name string) (string, error) {
+	switch {
+	case u == nil:
+		return "", apperr.Unauthorized(MsgUserNotFound)
+	case u.StoreID != "":
+		return u.StoreID, nil
+	case len(u.StaffStoreIDs) == 1:
+		return u.StaffStoreIDs[0], nil
+	case len(u.StaffStoreIDs) == 0:
+		return "", apperr.Forbidden("Only a store's owner or its staff may do this")
+	}
+	return "", apperr.Validation(name+" is required: the caller is staff at several stores", map[string]string{name: "is required: staff at several stores"})
+}
+
 // check refuses a role the route table cannot mean (NewRouter).
 func (r Role) check(route *Route) error {
 	switch {
-	case r.Need == NeedNone:
+	case r.Need == NeedNone, r.Need == NeedAnyStaff:
 		if r.Store != (StoreRef{}) {
-			return fmt.Errorf("route %s %s names a store but no role", route.Method, route.Path)
+			return fmt.Errorf("route %s %s names a store but no store role", route.Method, route.Path)
+		}
+		if r.Need == NeedAnyStaff && route.Auth != AuthBearer {
+			return fmt.Errorf("route %s %s requires the role %s but not a bearer token", route.Method, route.Path, r.Need)
 		}
 		return nil
 	case route.Auth != AuthBearer:
@@ -121,6 +168,9 @@ func (r Role) check(route *Route) error {
 		return nil
 	}
 	ref := r.Store
+	if ref.OrOwn && (ref.In != InQuery || ref.By != ByID) {
+		return fmt.Errorf("route %s %s: only a store id in the query may default to the caller's store", route.Method, route.Path)
+	}
 	if ref.Name == "" || (ref.By != BySlug && ref.By != ByID) {
 		return fmt.Errorf("route %s %s: store reference %+v names no parameter or key", route.Method, route.Path, ref)
 	}
@@ -176,6 +226,9 @@ func storeValue(r *http.Request, route *Route) (string, error) {
 		if v, err = bodyField(r, ref.Name); err != nil {
 			return "", err
 		}
+	}
+	if v == "" && ref.OrOwn {
+		return "", nil // the caller's own store, once its record is read
 	}
 	if v == "" {
 		return "", apperr.Validation(ref.Name+" is required: it names the store", map[string]string{ref.Name: "is required"})
@@ -250,6 +303,10 @@ func roleDecision(role Role, u *users.User, store StoreHeader) error {
 	case NeedStoreStaff:
 		if store.OwnerID != u.ID && !u.StaffAt(store.ID) {
 			return apperr.Forbidden("Only the store's owner or its staff may do this")
+		}
+	case NeedAnyStaff:
+		if u.StoreID == "" && len(u.StaffStoreIDs) == 0 {
+			return apperr.Forbidden("Only a store's owner or its staff may do this")
 		}
 	}
 	return nil

@@ -47,6 +47,8 @@ func (w *roleWorld) GetUser(_ context.Context, id string) (*users.User, error) {
 		return &users.User{ID: id, Tier: users.TierBookstore, StoreID: storeID}, nil
 	case "staff":
 		return &users.User{ID: id, Tier: users.TierFree, StaffStoreIDs: []string{"other", storeID}}, nil
+	case "clerk":
+		return &users.User{ID: id, Tier: users.TierFree, StaffStoreIDs: []string{storeID}}, nil
 	case "reader":
 		return &users.User{ID: id, Tier: users.TierPremium}, nil
 	case "seller":
@@ -90,6 +92,8 @@ func roleRouter(w *roleWorld) *Router {
 		{Method: "GET", Path: "/v1/stores/{slug}/staff", Auth: AuthBearer, AfterAdmission: true, Role: StoreOwner(SlugInPath("slug")), Handler: h},
 		{Method: "GET", Path: "/v1/inventory", Auth: AuthBearer, AfterAdmission: true, Role: StoreStaff(IDInQuery("storeId")), Handler: h},
 		{Method: "POST", Path: "/v1/pos/sales", Auth: AuthBearer, Role: StoreStaff(IDInBody("storeId")), Handler: h, Doc: Doc{Body: storeBody{}}},
+		{Method: "GET", Path: "/v1/pos/summary", Auth: AuthBearer, Role: StoreStaff(IDInQueryOrOwn("storeId")), Handler: h},
+		{Method: "GET", Path: "/v1/pos/sales/{id}", Auth: AuthBearer, Role: Role{Need: NeedAnyStaff}, Handler: h},
 	})
 }
 
@@ -136,6 +140,14 @@ func TestRoles_Matrix(t *testing.T) {
 		{"id in body twice, in two cases", "POST", "/v1/pos/sales", `{"storeId":"` + storeID + `","StoreId":"00000000-0000-4000-8000-000000000000","note":"x"}`,
 			map[string]int{"owner": 400, "staff": 400, "reader": 400}},
 		{"id in body in another case", "POST", "/v1/pos/sales", `{"STOREID":"` + storeID + `","note":"kept"}`, map[string]int{"owner": 200, "staff": 200, "reader": 403}},
+		// A store id in the query that may default to the caller's own:
+		// named, it is checked as any other; absent, it is the store the
+		// caller owns, else the one it staffs; staff of several stores
+		// must name one, and someone who staffs none is refused.
+		{"own store named", "GET", "/v1/pos/summary?storeId=" + storeID, "", map[string]int{"owner": 200, "staff": 200, "clerk": 200, "reader": 403}},
+		{"own store by default", "GET", "/v1/pos/summary", "", map[string]int{"owner": 200, "clerk": 200, "staff": 400, "reader": 403, "seller": 403}},
+		// Staff anywhere: the handler decides on its record's store.
+		{"staff at some store", "GET", "/v1/pos/sales/x", "", map[string]int{"owner": 200, "staff": 200, "clerk": 200, "reader": 403, "seller": 403}},
 	}
 	for _, c := range cases {
 		for caller, want := range c.want {
@@ -143,8 +155,8 @@ func TestRoles_Matrix(t *testing.T) {
 				status, out := roleCall(rt, c.method, c.path, caller, c.body)
 				require.Equal(t, want, status, "%v", out)
 				if status == http.StatusOK {
-					if strings.Contains(c.path, "stores") && c.method == "POST" {
-						assert.Equal(t, "", out["store"], "a tier role names no store")
+					if (strings.Contains(c.path, "stores") && c.method == "POST") || strings.Contains(c.path, "/sales/") {
+						assert.Equal(t, "", out["store"], "a tier role, or staff anywhere, names no store")
 					} else {
 						assert.Equal(t, storeID, out["store"], "the handler gets the store the role read")
 					}
@@ -207,6 +219,15 @@ func TestRoles_StoreReadBesideTheCaller(t *testing.T) {
 	assert.EqualValues(t, n, w.reads.Load(), "one store read per request")
 }
 
+// StaffsStore is a NeedAnyStaff handler's check on its record's store.
+func TestRoles_StaffsStore(t *testing.T) {
+	assert.True(t, StaffsStore(&users.User{ID: "o", StoreID: storeID}, storeID))
+	assert.True(t, StaffsStore(&users.User{ID: "s", StaffStoreIDs: []string{"other", storeID}}, storeID))
+	assert.False(t, StaffsStore(&users.User{ID: "s", StaffStoreIDs: []string{"other"}}, storeID))
+	assert.False(t, StaffsStore(&users.User{ID: "r"}, ""), "no store is nobody's")
+	assert.False(t, StaffsStore(nil, storeID))
+}
+
 // A refused request never runs its handler.
 func TestRoles_RefusedRequestsDoNotRunTheHandler(t *testing.T) {
 	var runs atomic.Int32
@@ -230,6 +251,9 @@ func TestRoles_MisdeclaredRolesStopTheRouter(t *testing.T) {
 		{Method: "GET", Path: "/v1/stores/{slug}", Auth: AuthBearer, Role: StoreOwner(SlugInPath("id")), Handler: nop},
 		{Method: "POST", Path: "/v1/sales", Auth: AuthBearer, Role: StoreStaff(IDInBody("storeId")), Handler: nop},
 		{Method: "GET", Path: "/v1/x", Auth: AuthBearer, Role: Role{Store: SlugInPath("slug")}, Handler: nop},
+		{Method: "GET", Path: "/v1/x", Auth: AuthNone, Role: Role{Need: NeedAnyStaff}, Handler: nop},
+		{Method: "GET", Path: "/v1/x", Auth: AuthBearer, Role: Role{Need: NeedAnyStaff, Store: IDInQuery("storeId")}, Handler: nop},
+		{Method: "GET", Path: "/v1/x/{slug}", Auth: AuthBearer, Role: StoreStaff(StoreRef{In: InPath, Name: "slug", By: BySlug, OrOwn: true}), Handler: nop},
 	}
 	for _, r := range bad {
 		assert.Panics(t, func() { NewRouter(Options{}, []Route{r}) }, "%s %s %+v", r.Method, r.Path, r.Role)

@@ -426,7 +426,7 @@ func errorStatuses(r httpapi.Route) []int {
 	switch r.Role.Need {
 	case httpapi.NeedBookstoreTier:
 		out = append(out, http.StatusForbidden)
-	case httpapi.NeedStoreOwner, httpapi.NeedStoreStaff:
+	case httpapi.NeedStoreOwner, httpapi.NeedStoreStaff, httpapi.NeedAnyStaff:
 		out = append(out, http.StatusForbidden, http.StatusNotFound)
 	}
 	if metered(r) {
