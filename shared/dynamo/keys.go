@@ -777,3 +777,31 @@ func PoolRunKey(month string) Key { return Key{"POOLRUN#" + month, "POOLRUN"} }
 func poolMonth(month string) list {
 	return list{index: Primary, pk: PoolMonthTotalKey(month).PK, consistent: true}
 }
+
+// Trade credit (shared/tradecredit): per store and customer, one
+// partition holding the balance and its ledger entries.
+
+// TradeCreditBalanceKey is customerID's balance at storeID.
+func TradeCreditBalanceKey(storeID, customerID string) Key {
+	return Key{"TRADECREDIT#" + storeID + "#" + customerID, "BALANCE"}
+}
+
+// creditEntryPrefix begins the sort key of a balance's ledger entries.
+const creditEntryPrefix = "ENTRY#"
+
+// TradeCreditEntryKey is one ledger entry, beside its balance, sorted by
+// time.
+func TradeCreditEntryKey(storeID, customerID string, at time.Time, id string) Key {
+	return Key{TradeCreditBalanceKey(storeID, customerID).PK, creditEntryPrefix + timeIDKey(at, id)}
+}
+
+// creditEntries is a balance's ledger, newest first, read consistently.
+func creditEntries(storeID, customerID string) list {
+	return list{index: Primary, pk: TradeCreditBalanceKey(storeID, customerID).PK, prefix: creditEntryPrefix, desc: true, consistent: true}
+}
+
+// customerCredits is a customer's balances at every store (GSI1, by
+// store id).
+func customerCredits(customerID string) list {
+	return list{index: GSI1, pk: "USERCREDIT#" + customerID}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/notesapi"
 	"github.com/bookplatform/backend/shared/api/ordersapi"
 	"github.com/bookplatform/backend/shared/api/paymentsapi"
+	"github.com/bookplatform/backend/shared/api/posapi"
 	"github.com/bookplatform/backend/shared/api/possyncapi"
 	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
@@ -69,6 +70,7 @@ var list = []api.Build{
 	ordersapi.Group,
 	paymentsapi.Group,
 	earningsapi.Group,
+	posapi.Group,
 	docsapi.Group,
 }
 
