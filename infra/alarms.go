@@ -125,13 +125,13 @@ func (a *alarms) all() []interfacesawscloudwatch.IAlarmRef {
 	return out
 }
 
-// newAlarms creates the alarm topic and the alarms, each sending to the
-// topic when it fires: per function its errors and throttles (and for an
-// HTTP function its 5xx answers), per group its p99 latency, per queue
-// the messages in its dead-letter queue, the API's 5xx rate, and the
-// table's throttled requests and system errors.
-func newAlarms(scope constructs.Construct, o observability) *alarms {
-	a := &alarms{Topic: newAlarmTopic(scope, o.ops), Functions: map[string]*functionAlarms{}, DLQs: map[queues.Name]awscloudwatch.Alarm{}}
+// newAlarms creates the alarms in scope (the Operations nested stack),
+// each sending to topic when it fires: per function its errors and
+// throttles (and for an HTTP function its 5xx answers), per group its p99
+// latency, per queue the messages in its dead-letter queue, the API's 5xx
+// rate, and the table's throttled requests and system errors.
+func newAlarms(scope constructs.Construct, topic awssns.Topic, o observability) *alarms {
+	a := &alarms{Topic: topic, Functions: map[string]*functionAlarms{}, DLQs: map[queues.Name]awscloudwatch.Alarm{}}
 	action := awscloudwatchactions.NewSnsAction(a.Topic)
 	notify := func(x awscloudwatch.Alarm) awscloudwatch.Alarm {
 		x.AddAlarmAction(action)
@@ -272,6 +272,9 @@ func newAlarms(scope constructs.Construct, o observability) *alarms {
 // newAlarmTopic is the topic every alarm sends to, encrypted with a key of
 // its own that CloudWatch may use (the AWS-managed SNS key does not let
 // CloudWatch publish), TLS only, with ops.AlarmEmail subscribed when set.
+// It stays in the root stack while the alarms are nested
+// (newOperationsStack): its ARN, and so every subscription an operator
+// made to it by hand, outlives any change to the nested stack.
 func newAlarmTopic(scope constructs.Construct, ops OpsProps) awssns.Topic {
 	key := awskms.NewKey(scope, jsii.String("AlarmsKey"), &awskms.KeyProps{
 		Description:       jsii.String("Encrypts the alarm topic"),

@@ -28,6 +28,96 @@ func resources(tmpl assertions.Template, typ string) map[string]obj {
 
 func props(r obj) obj { return r["Properties"].(obj) }
 
+// nestedOps is the Operations nested stack of a stack as the tests read
+// it (operationsOf).
+type nestedOps struct {
+	// Template is the nested template with each parameter replaced by
+	// the value the root passes it: its alarms name the root's
+	// functions, queues, API, table and topic as the root's own
+	// resources would ({"Ref": fnID}, {"Fn::GetAtt": [dlqID,
+	// "QueueName"]}).
+	Template assertions.Template
+	// ID is the logical ID of the nested stack's resource in the root.
+	ID  string
+	raw map[string]any
+}
+
+// resolve replaces, in a value of the root template, each output of the
+// nested stack it reads ({"Fn::GetAtt": [ID, "Outputs.X"]}) by the
+// value the nested stack gives it (an alarm's {"Ref": alarmID}).
+func (o nestedOps) resolve(v any) any {
+	return walk(v, func(m obj) (any, bool) {
+		att, ok := m["Fn::GetAtt"].([]any)
+		if !ok || len(att) != 2 || att[0] != o.ID {
+			return nil, false
+		}
+		name, ok := strings.CutPrefix(fmt.Sprint(att[1]), "Outputs.")
+		out, found := o.raw["Outputs"].(obj)[name].(obj)
+		if !ok || !found {
+			return nil, false
+		}
+		return out["Value"], true
+	})
+}
+
+// walk copies v, replacing each map for which replace says so.
+func walk(v any, replace func(obj) (any, bool)) any {
+	switch v := v.(type) {
+	case obj:
+		if r, ok := replace(v); ok {
+			return r
+		}
+		out := obj{}
+		for k, x := range v {
+			out[k] = walk(x, replace)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = walk(x, replace)
+		}
+		return out
+	}
+	return v
+}
+
+var operationsCache = map[string]nestedOps{}
+
+// operationsOf returns the Operations nested stack of s (newOperationsStack).
+func operationsOf(t *testing.T, s awscdk.Stack) nestedOps {
+	t.Helper()
+	if o, ok := operationsCache[*s.StackName()]; ok {
+		return o
+	}
+	templates := stackTemplates(t, s)
+	root, nested := templates[*s.Node().Path()], templates[*s.Node().Path()+"/"+operationsID]
+	if nested == nil {
+		t.Fatalf("%s has no nested stack %s", *s.StackName(), operationsID)
+	}
+	o := nestedOps{raw: nested}
+	var params obj
+	for id, r := range resourcesOf(root, "AWS::CloudFormation::Stack") {
+		if strings.HasPrefix(id, operationsID+"NestedStack") {
+			o.ID = id
+			params, _ = props(r)["Parameters"].(obj)
+		}
+	}
+	if o.ID == "" {
+		t.Fatalf("%s: no resource of the nested stack %s", *s.StackName(), operationsID)
+	}
+	resolved := walk(nested, func(m obj) (any, bool) {
+		ref, ok := m["Ref"].(string)
+		if v, passed := params[ref]; ok && len(m) == 1 && passed {
+			return v, true
+		}
+		return nil, false
+	}).(obj)
+	o.Template = assertions.Template_FromJSON(&resolved, nil)
+	operationsCache[*s.StackName()] = o
+	return o
+}
+
 // statementsOf returns the statements of the role policies of the
 // function fnID in tmpl.
 func statementsOf(tmpl assertions.Template, fnID string) []obj {
@@ -202,13 +292,14 @@ func wantAlarms(f groups.Function) int {
 	return n
 }
 
-// alarmsOf returns the alarms whose metric is the named function's alias
+// alarmsOf returns the alarms of ops (the Operations nested stack of
+// root, operationsOf) whose metric is the named function's alias
 // (Lambda's metrics) or its group's access-log metrics.
-func alarmsOf(t *testing.T, tmpl assertions.Template, name string) map[string]obj {
+func alarmsOf(t *testing.T, root, ops assertions.Template, name string) map[string]obj {
 	t.Helper()
-	fn := functionID(t, tmpl, name)
+	fn := functionID(t, root, name)
 	out := map[string]obj{}
-	for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
+	for id, a := range resources(ops, "AWS::CloudWatch::Alarm") {
 		p := props(a)
 		dims := fmt.Sprint(p["Dimensions"])
 		lambda := p["Namespace"] == "AWS/Lambda" && strings.Contains(dims, fn) && strings.Contains(dims, ":"+AliasName)
@@ -221,9 +312,10 @@ func alarmsOf(t *testing.T, tmpl assertions.Template, name string) map[string]ob
 }
 
 func TestAlarms_PerFunction(t *testing.T) {
+	ops := operationsOf(t, stack).Template
 	total := 0
 	for _, f := range functions {
-		got := alarmsOf(t, template, f.Name)
+		got := alarmsOf(t, template, ops, f.Name)
 		total += len(got)
 		if len(got) != wantAlarms(f) {
 			t.Errorf("%s: %d alarms, want %d", f.Name, len(got), wantAlarms(f))
@@ -251,16 +343,17 @@ func TestAlarms_PerFunction(t *testing.T) {
 	// rate, the table's throttles and system errors: nothing else
 	want := total + len(queues.All) + 1 + 1 + 2
 	must(t, "alarm count", func() {
-		template.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(want))
+		ops.ResourceCountIs(jsii.String("AWS::CloudWatch::Alarm"), jsii.Number(want))
 	})
 }
 
 func TestAlarms_QueuesAPIAndTable(t *testing.T) {
+	ops := operationsOf(t, stack).Template
 	// THEN each dead-letter queue has an alarm on its visible messages
 	for _, n := range queues.All {
 		dlq := logicalID(t, queueID(n.DLQ()))
 		must(t, string(n.DLQ()), func() {
-			template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+			ops.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
 				"Namespace": "AWS/SQS", "MetricName": "ApproximateNumberOfMessagesVisible", "Statistic": "Maximum",
 				"Dimensions":         arr(obj{"Name": "QueueName", "Value": obj{"Fn::GetAtt": arr(dlq, "QueueName")}}),
 				"Threshold":          1,
@@ -270,7 +363,7 @@ func TestAlarms_QueuesAPIAndTable(t *testing.T) {
 	}
 	// AND the API's 5xx rate is a metric-math alarm over 5xx and Count
 	must(t, "API 5xx rate", func() {
-		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+		ops.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
 			"Metrics": assertions.Match_ArrayWith(arr(
 				assertions.Match_ObjectLike(&obj{"Expression": assertions.Match_StringLikeRegexp(jsii.String("100 \\* errors / requests"))}),
 				assertions.Match_ObjectLike(&obj{"Id": "errors", "MetricStat": assertions.Match_ObjectLike(&obj{"Metric": assertions.Match_ObjectLike(&obj{"MetricName": "5xx", "Namespace": "AWS/ApiGateway"})})}),
@@ -283,7 +376,7 @@ func TestAlarms_QueuesAPIAndTable(t *testing.T) {
 	// the operations the functions call
 	for _, metric := range []string{"ThrottledRequests", "SystemErrors"} {
 		found := 0
-		for _, a := range resources(template, "AWS::CloudWatch::Alarm") {
+		for _, a := range resources(ops, "AWS::CloudWatch::Alarm") {
 			m := fmt.Sprint(props(a)["Metrics"])
 			if strings.Contains(m, "MetricName:"+metric) && strings.Contains(m, "Value:GetItem") && strings.Contains(m, "Value:TransactWriteItems") {
 				found++
@@ -297,9 +390,11 @@ func TestAlarms_QueuesAPIAndTable(t *testing.T) {
 
 // Every alarm sends to the one topic; the topic is encrypted with a key
 // CloudWatch may use, refuses plain HTTP, and its subscription is
-// configuration (none by default, the email in the hardened stack).
+// configuration (none by default, the email in the hardened stack). The
+// topic is the root stack's, the alarms the Operations nested stack's
+// (newOperationsStack).
 func TestAlarms_Topic(t *testing.T) {
-	for _, tmpl := range []assertions.Template{template, hardened} {
+	for s, tmpl := range map[awscdk.Stack]assertions.Template{stack: template, hardenedStack: hardened} {
 		topics := resources(tmpl, "AWS::SNS::Topic")
 		if len(topics) != 1 {
 			t.Fatalf("%d topics", len(topics))
@@ -311,7 +406,11 @@ func TestAlarms_Topic(t *testing.T) {
 				t.Error("the alarm topic is not encrypted")
 			}
 		}
-		for id, a := range resources(tmpl, "AWS::CloudWatch::Alarm") {
+		alarms := resources(operationsOf(t, s).Template, "AWS::CloudWatch::Alarm")
+		if len(alarms) == 0 {
+			t.Errorf("%s: no alarms in the nested stack %s", *s.StackName(), operationsID)
+		}
+		for id, a := range alarms {
 			if got := fmt.Sprint(props(a)["AlarmActions"]); got != fmt.Sprint([]any{obj{"Ref": topic}}) {
 				t.Errorf("alarm %s sends to %s", id, got)
 			}
@@ -334,9 +433,51 @@ func TestAlarms_Topic(t *testing.T) {
 	})
 }
 
+// The alarms and the dashboard are the Operations nested stack's, and it
+// holds nothing else; the root keeps the alarm topic (its subscriptions
+// outlive the nested stack) and the deployment groups (each alias's
+// update policy names its own), which roll back on the nested alarms
+// (TestDeploys). SAM's template has neither (TestSAM_*).
+func TestOperations_NestedStack(t *testing.T) {
+	for s, root := range map[awscdk.Stack]assertions.Template{stack: template, hardenedStack: hardened, deployedStack: assertions.Template_FromJSON(
+		ptrTo(assembly.GetStackByName(deployedStack.StackName()).Template().(map[string]any)), nil)} {
+		ops := operationsOf(t, s)
+		for _, typ := range []string{"AWS::CloudWatch::Alarm", "AWS::CloudWatch::Dashboard"} {
+			if n := len(resources(root, typ)); n > 0 {
+				t.Errorf("%s: %d %s in the root stack", *s.StackName(), n, typ)
+			}
+		}
+		if n := len(resources(ops.Template, "AWS::CloudWatch::Dashboard")); n != 1 {
+			t.Errorf("%s: %d dashboards in %s", *s.StackName(), n, operationsID)
+		}
+		nested, _ := ops.raw["Resources"].(obj)
+		for id, r := range nested {
+			if typ := r.(obj)["Type"]; typ != "AWS::CloudWatch::Alarm" && typ != "AWS::CloudWatch::Dashboard" {
+				t.Errorf("%s: %s (%s) in %s", *s.StackName(), id, typ, operationsID)
+			}
+		}
+		for _, typ := range []string{"AWS::SNS::Topic", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup"} {
+			if len(resources(root, typ)) == 0 {
+				t.Errorf("%s: no %s in the root stack", *s.StackName(), typ)
+			}
+		}
+		// AND the stack's outputs name the nested dashboard and the root's topic
+		outputs := assembly.GetStackByName(s.StackName()).Template().(map[string]any)["Outputs"].(map[string]any)
+		if got := fmt.Sprint(ops.resolve(outputs[OutputDashboard].(obj)["Value"])); !strings.HasPrefix(got, "map[Ref:Dashboard") {
+			t.Errorf("%s: dashboard output %s", *s.StackName(), got)
+		}
+		if got := fmt.Sprint(outputs[OutputAlarmTopic].(obj)["Value"]); !strings.HasPrefix(got, "map[Ref:Alarms") {
+			t.Errorf("%s: alarm topic output %s", *s.StackName(), got)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
 // One dashboard shows the alarms and the metrics they watch.
 func TestDashboard(t *testing.T) {
-	dashboards := resources(template, "AWS::CloudWatch::Dashboard")
+	ops := operationsOf(t, stack).Template
+	dashboards := resources(ops, "AWS::CloudWatch::Dashboard")
 	if len(dashboards) != 1 {
 		t.Fatalf("%d dashboards", len(dashboards))
 	}
@@ -349,7 +490,7 @@ func TestDashboard(t *testing.T) {
 			}
 		}
 		// AND its alarm widget lists every alarm
-		for id := range resources(template, "AWS::CloudWatch::Alarm") {
+		for id := range resources(ops, "AWS::CloudWatch::Alarm") {
 			if !strings.Contains(body, id) {
 				t.Errorf("the dashboard's alarm widget lacks %s", id)
 			}
@@ -363,6 +504,11 @@ func TestDashboard(t *testing.T) {
 // deployment. Every caller goes through the alias.
 func TestDeploys(t *testing.T) {
 	for tmpl, config := range map[*assertions.Template]string{&template: "CodeDeployDefault.LambdaCanary10Percent5Minutes", &hardened: "CodeDeployDefault.LambdaLinear10PercentEvery1Minute"} {
+		s := stack
+		if tmpl == &hardened {
+			s = hardenedStack
+		}
+		ops := operationsOf(t, s)
 		groups := resources(*tmpl, "AWS::CodeDeploy::DeploymentGroup")
 		if len(groups) != len(functions) {
 			t.Errorf("%d deployment groups, want one per function (%d)", len(groups), len(functions))
@@ -391,9 +537,11 @@ func TestDeploys(t *testing.T) {
 			if !strings.Contains(rollback, "DEPLOYMENT_FAILURE") || !strings.Contains(rollback, "DEPLOYMENT_STOP_ON_ALARM") || !strings.Contains(rollback, "Enabled:true") {
 				t.Errorf("%s: rollback %s", f.Name, rollback)
 			}
-			alarms := fmt.Sprint(group["AlarmConfiguration"])
+			// The rollback alarms are the nested stack's, read through its
+			// outputs.
+			alarms := fmt.Sprint(ops.resolve(group["AlarmConfiguration"]))
 			n := 0
-			for id, a := range alarmsOf(t, *tmpl, f.Name) {
+			for id, a := range alarmsOf(t, *tmpl, ops.Template, f.Name) {
 				in := strings.Contains(alarms, id)
 				if p99 := a["ExtendedStatistic"] == "p99"; p99 == in {
 					t.Errorf("%s: alarm %s (p99: %v) in the rollback alarms: %v", f.Name, id, p99, in)

@@ -108,12 +108,13 @@ func TestRelay(t *testing.T) {
 	}
 
 	// AND its dead-letter queue and its lag alarm send to the topic
+	ops := operationsOf(t, stack).Template
 	must(t, "relay alarms", func() {
-		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+		ops.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
 			"MetricName": "ApproximateNumberOfMessagesVisible",
 			"Dimensions": assertions.Match_ArrayWith(arr(obj{"Name": "QueueName", "Value": obj{"Fn::GetAtt": arr(dlq, "QueueName")}})),
 		})
-		template.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
+		ops.HasResourceProperties(jsii.String("AWS::CloudWatch::Alarm"), obj{
 			"MetricName": "IteratorAge",
 			"Threshold":  relayLagMinutes * 60 * 1000,
 		})

@@ -13,9 +13,19 @@ import (
 
 // maxStackResources is the most resources a synthesized stack, nested
 // ones included, may have: CloudFormation refuses a template over 500,
-// and the 100 between are the next groups' headroom (README, "Resources
-// per stack").
+// and the 100 between are a margin the next groups' author sees coming
+// (README, "Resources per stack").
 const maxStackResources = 400
+
+// maxTemplateParameters and maxTemplateOutputs are the most parameters
+// and outputs a template may have: CloudFormation refuses over 200 of
+// either, and CDK makes one of each for every value a nested stack and
+// its parent read from each other (the Operations stack's outputs are the
+// deployment groups' rollback alarms, two or three per function).
+const (
+	maxTemplateParameters = 180
+	maxTemplateOutputs    = 180
+)
 
 // stackTemplates returns the synthesized template of s and of every
 // stack nested in it, by construct path.
@@ -42,8 +52,9 @@ func stackTemplates(t *testing.T, s awscdk.Stack) map[string]map[string]any {
 }
 
 // TestStackSize fails when any stack, nested ones included, has more
-// than maxStackResources resources, and logs every stack's count (go
-// test -v -run TestStackSize ./infra prints the README's table).
+// than maxStackResources resources, or more than maxTemplateParameters
+// parameters or maxTemplateOutputs outputs, and logs every stack's counts
+// (go test -v -run TestStackSize ./infra prints the README's table).
 func TestStackSize(t *testing.T) {
 	for _, s := range []awscdk.Stack{deployedStack, stack, hardenedStack} {
 		templates := stackTemplates(t, s)
@@ -57,10 +68,16 @@ func TestStackSize(t *testing.T) {
 		total := 0
 		for _, p := range paths {
 			n := len(templates[p]["Resources"].(map[string]any))
+			params, _ := templates[p]["Parameters"].(map[string]any)
+			outputs, _ := templates[p]["Outputs"].(map[string]any)
 			total += n
-			t.Logf("%-60s %4d resources", p, n)
+			t.Logf("%-60s %4d resources %4d parameters %4d outputs", p, n, len(params), len(outputs))
 			if n > maxStackResources {
 				t.Errorf("%s has %d resources, over the %d this project allows (CloudFormation refuses 500)", p, n, maxStackResources)
+			}
+			if len(params) > maxTemplateParameters || len(outputs) > maxTemplateOutputs {
+				t.Errorf("%s has %d parameters and %d outputs, over the %d and %d this project allows (CloudFormation refuses 200 of either)",
+					p, len(params), len(outputs), maxTemplateParameters, maxTemplateOutputs)
 			}
 		}
 		t.Logf("%-60s %4d resources in %d stacks", *s.StackName()+" (all)", total, len(paths))

@@ -306,14 +306,18 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// and the canary deployments mean nothing there, and without them the
 	// template, whose routes sit in the stack itself, stays under
 	// CloudFormation's 500 resources that SAM CLI's validation enforces.
+	// Deployed, the alarms and the dashboard are a nested stack of their
+	// own (newOperationsStack); the topic and the deployment groups stay.
 	var dashboard awscloudwatch.Dashboard
 	var deployRole awsiam.Role
 	var alarmTopic *string
 	if !props.SAM {
+		topic := newAlarmTopic(stack, ops)
+		opsStack := newOperationsStack(stack)
 		o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
-		alarms := newAlarms(stack, o)
-		alarmTopic = alarms.Topic.TopicArn()
-		dashboard = newDashboard(stack, o, alarms)
+		alarms := newAlarms(opsStack, topic, o)
+		alarmTopic = topic.TopicArn()
+		dashboard = newDashboard(opsStack, o, alarms)
 		_, deployRole = newDeployments(stack, functions, aliases, alarms.Functions, ops)
 	}
 
