@@ -152,6 +152,7 @@ var routeKeys = []RouteKey{
 	{Method: "GET", Path: "/v1/stores/{slug}/earnings"},
 	{Method: "GET", Path: "/v1/stores/{slug}/affiliate-commissions"},
 	{Method: "GET", Path: "/v1/stores/{slug}/pool-payouts"},
+	{Method: "GET", Path: "/api/pos/lookup/{barcode}"},
 	{Method: "GET", Path: "/openapi.json"},
 	{Method: "GET", Path: "/docs"},
 	{Method: "GET", Path: "/docs/redoc.standalone.js"},

@@ -628,6 +628,7 @@ var tagDescriptions = map[string]string{
 	"orders":     "Readers' orders of books from one or several stores, each store's part shipped or picked up: placing one (paid through the payment provider: authorised at once, captured on confirmation), the caller's orders, cancelling one (stock back, payment voided or refunded) and confirming a web checkout session.",
 	"payments":   "The payment provider's signed webhook, which confirms or cancels the order of a payment completed, failed or canceled on the web.",
 	"earnings":   "What a store earns, for its owner: affiliate commissions on the orders attributed to it, its shares of the monthly pool, pending and paid.",
+	"pos":        "The in-store point of sale (/api/pos, unversioned as the spec places it), for a store's staff and owner: ringing up sales, looking books up by barcode, 48-column receipts, the period summary and the cash drawer's shifts.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
 	"github.com/bookplatform/backend/shared/api/ordersapi/ordersapitest"
 	"github.com/bookplatform/backend/shared/api/paymentsapi/paymentsapitest"
+	"github.com/bookplatform/backend/shared/api/posapi/posapitest"
 	"github.com/bookplatform/backend/shared/api/reportsapi/reportsapitest"
 	"github.com/bookplatform/backend/shared/api/reviewsapi/reviewsapitest"
 	"github.com/bookplatform/backend/shared/api/storesapi/storesapitest"
@@ -48,5 +49,6 @@ var facts = map[string]func() apitest.Facts{
 	"orders":     ordersapitest.Facts,
 	"payments":   paymentsapitest.Facts,
 	"earnings":   earningsapitest.Facts,
+	"pos":        posapitest.Facts,
 	"docs":       docsapitest.Facts,
 }
