@@ -151,5 +151,12 @@ func TestLookup(t *testing.T) {
 		testenv.AssertError(t, get(path, "?storeId="+shop.ID, reader.Token), http.StatusForbidden, "Forbidden", "")
 		testenv.AssertError(t, get(path, "", reader.Token), http.StatusForbidden, "Forbidden", "")
 		testenv.AssertError(t, get(path, "?storeId="+shop.ID, ""), http.StatusUnauthorized, "Unauthorized", "")
+		// The role is checked before the barcode: a refused caller learns
+		// nothing of it.
+		for _, bc := range []string{"036000291452", "9780000000002", "bad"} {
+			testenv.AssertError(t, get(bc, "?storeId="+shop.ID, reader.Token), http.StatusForbidden, "Forbidden", "")
+			testenv.AssertError(t, get(bc, "?storeId="+shop.ID, other.Staff.Token), http.StatusForbidden, "Forbidden", "")
+			testenv.AssertError(t, get(bc, "", ""), http.StatusUnauthorized, "Unauthorized", "")
+		}
 	})
 }
