@@ -70,6 +70,7 @@ var samples = map[string]replay{
 	"earnings-store.json":         {"earnings", 404}, // no such store in a fresh table
 	"orders-preview.json":         {"orders", 400},   // no such book in a fresh table
 	"payments-webhook.json":       {"payments", 400}, // a signature nobody made: refused
+	"tradecredit-me.json":         {"tradecredit", 200},
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},

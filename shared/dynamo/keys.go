@@ -789,10 +789,11 @@ func TradeCreditBalanceKey(storeID, customerID string) Key {
 // creditEntryPrefix begins the sort key of a balance's ledger entries.
 const creditEntryPrefix = "ENTRY#"
 
-// TradeCreditEntryKey is one ledger entry, beside its balance, sorted by
-// time.
-func TradeCreditEntryKey(storeID, customerID string, at time.Time, id string) Key {
-	return Key{TradeCreditBalanceKey(storeID, customerID).PK, creditEntryPrefix + timeIDKey(at, id)}
+// TradeCreditEntryKey is the seq-th entry of a ledger (1 for the first),
+// beside its balance, sorted by its place in the ledger (zero-padded: the
+// sort key orders as text).
+func TradeCreditEntryKey(storeID, customerID string, seq int) Key {
+	return Key{TradeCreditBalanceKey(storeID, customerID).PK, fmt.Sprintf("%s%012d", creditEntryPrefix, seq)}
 }
 
 // creditEntries is a balance's ledger, newest first, read consistently.

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/tradecredit"
 	"github.com/guregu/dynamo/v2"
+	"golang.org/x/sync/errgroup"
 )
 
 // TradeCredit is the storage of trade credit (shared/tradecredit): per
@@ -50,12 +53,18 @@ func (b creditBalanceItem) balance() tradecredit.Balance {
 	return tradecredit.Balance{StoreID: b.StoreID, CustomerUserID: b.CustomerUserID, BalanceCents: b.BalanceCents, UpdatedAt: b.UpdatedAt}
 }
 
-// creditEntryItem is one ledger entry, sorted by time in its balance's
-// partition (newest first when listed).
+// creditEntryItem is one ledger entry, sorted by its place in the
+// ledger (Seq: the balance's entry count once it is written) in its
+// balance's partition, newest first when listed. The place, not the
+// time, orders it: two clerks' changes that read the same balance
+// commit one after the other, the later one from a fresh read, so its
+// time may be the earlier; listed by Seq, each entry's balanceCents is
+// the one before it plus its amount.
 type creditEntryItem struct {
 	PK             string    `dynamo:"PK"`
 	SK             string    `dynamo:"SK"`
 	Type           string    `dynamo:"type"`
+	Seq            int       `dynamo:"seq"`
 	ID             string    `dynamo:"id"`
 	StoreID        string    `dynamo:"storeId"`
 	CustomerUserID string    `dynamo:"customerUserId"`
@@ -68,10 +77,10 @@ type creditEntryItem struct {
 	CreatedAt      time.Time `dynamo:"createdAt"`
 }
 
-func toCreditEntryItem(e tradecredit.Entry) creditEntryItem {
-	k := TradeCreditEntryKey(e.StoreID, e.CustomerUserID, e.CreatedAt, e.ID)
+func toCreditEntryItem(e tradecredit.Entry, seq int) creditEntryItem {
+	k := TradeCreditEntryKey(e.StoreID, e.CustomerUserID, seq)
 	return creditEntryItem{
-		PK: k.PK, SK: k.SK, Type: typeCreditEntry, ID: e.ID, StoreID: e.StoreID, CustomerUserID: e.CustomerUserID,
+		PK: k.PK, SK: k.SK, Type: typeCreditEntry, Seq: seq, ID: e.ID, StoreID: e.StoreID, CustomerUserID: e.CustomerUserID,
 		Kind: string(e.Kind), AmountCents: e.AmountCents, BalanceCents: e.BalanceCents, Reason: e.Reason,
 		ActorUserID: e.ActorUserID, SaleID: e.SaleID, CreatedAt: e.CreatedAt.UTC(),
 	}
@@ -107,12 +116,19 @@ func (s *TradeCredit) readBalance(ctx context.Context, storeID, customerID strin
 // (errCreditMoved), and the entry, whose BalanceCents it sets. A change
 // that would take the balance below zero adds nothing and is
 // tradecredit.ErrInsufficient. It returns the entry as written.
+//
+// The entry's time is never before the previous entry's (prev's
+// UpdatedAt): a change built from a read that lost to another commits
+// after it, and the ledger reads in order by time as by place.
 func (s *TradeCredit) addChange(x *tx, prev creditBalanceItem, e tradecredit.Entry) (tradecredit.Entry, error) {
 	next := prev.BalanceCents + e.AmountCents
 	if next < 0 {
-		return e, tradecredit.ErrInsufficient
+		return e, &tradecredit.InsufficientError{BalanceCents: prev.BalanceCents}
 	}
 	e.BalanceCents = next
+	if e.CreatedAt.Before(prev.UpdatedAt) {
+		e.CreatedAt = prev.UpdatedAt
+	}
 	k := TradeCreditBalanceKey(e.StoreID, e.CustomerUserID)
 	row := creditBalanceItem{
 		PK: k.PK, SK: k.SK, Type: typeCreditBalance, GSI1PK: customerCredits(e.CustomerUserID).pk, GSI1SK: e.StoreID,
@@ -123,35 +139,44 @@ func (s *TradeCredit) addChange(x *tx, prev creditBalanceItem, e tradecredit.Ent
 	if prev.Version > 0 {
 		put = s.t.put(row).If("version = ?", prev.Version)
 	}
-	x.put(put, errCreditMoved).put(s.t.put(toCreditEntryItem(e)).If("attribute_not_exists(PK)"), errCreditEntryTaken)
+	x.put(put, errCreditMoved).put(s.t.put(toCreditEntryItem(e, row.Entries)).If("attribute_not_exists(PK)"), errCreditEntryTaken)
 	return e, nil
 }
 
-// errCreditEntryTaken is an entry id in use: ids are random UUIDs.
+// errCreditEntryTaken is an entry's place in the ledger taken: the
+// balance's version condition fails first whenever it is, so this names
+// a ledger written behind the balance's back.
 var errCreditEntryTaken = errors.New("trade credit entry already exists")
 
 // Change writes entry e (a grant or a correction; its id, store,
 // customer, kind, amount, reason, actor and time set by the caller) and
 // returns it with the balance after it, trying again from a fresh read
-// when another change came between (bounded). Errors:
-// tradecredit.ErrInsufficient, apperr.ErrContention.
+// when another change came between (bounded). The customer's account is
+// checked in the same transaction (a ConditionCheck), so credit is never
+// given to an id that names nobody. Errors: tradecredit.ErrNoCustomer,
+// tradecredit.ErrInsufficient (an *InsufficientError),
+// apperr.ErrContention.
 func (s *TradeCredit) Change(ctx context.Context, e tradecredit.Entry) (tradecredit.Entry, error) {
 	for attempt := 1; ; attempt++ {
 		prev, err := s.readBalance(ctx, e.StoreID, e.CustomerUserID)
 		if err != nil {
 			return e, err
 		}
-		x := s.t.tx()
+		// The account first: an unknown customer is reported before a
+		// moved balance.
+		x := s.t.tx().check(s.t.check(UserKey(e.CustomerUserID)).If("attribute_exists(PK)"), tradecredit.ErrNoCustomer)
 		out, err := s.addChange(x, prev, e)
 		if err != nil {
 			return e, err
 		}
 		err = x.run(ctx)
-		if err == nil {
+		switch {
+		case err == nil:
 			return out, nil
-		}
-		if !(errors.Is(err, errCreditMoved) || retryable(err)) || attempt == changeAttempts {
+		case !(errors.Is(err, errCreditMoved) || retryable(err)):
 			return e, fmt.Errorf("change the trade credit of %s at store %s: %w", e.CustomerUserID, e.StoreID, err)
+		case attempt == changeAttempts:
+			return e, fmt.Errorf("change the trade credit of %s at store %s: %w", e.CustomerUserID, e.StoreID, apperr.ErrContention)
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return e, err
@@ -163,4 +188,85 @@ func (s *TradeCredit) Change(ctx context.Context, e tradecredit.Entry) (tradecre
 func (s *TradeCredit) Balance(ctx context.Context, storeID, customerID string) (tradecredit.Balance, error) {
 	b, err := s.readBalance(ctx, storeID, customerID)
 	return b.balance(), err
+}
+
+// Ledger reads storeID's balance for customerID and one page of its
+// entries, newest first (both strongly consistent, side by side). A
+// customer with no entry at the store has the zero balance; when the id
+// names no account at all (one more read, only then) it is
+// tradecredit.ErrNoCustomer.
+func (s *TradeCredit) Ledger(ctx context.Context, storeID, customerID string, c page.Cursor) (tradecredit.Balance, page.Page[tradecredit.Entry], error) {
+	var (
+		b creditBalanceItem
+		p page.Page[tradecredit.Entry]
+		g errgroup.Group
+	)
+	g.Go(func() (err error) {
+		b, err = s.readBalance(ctx, storeID, customerID)
+		return err
+	})
+	g.Go(func() (err error) {
+		p, err = queryMapped(ctx, s.t, creditEntries(storeID, customerID), c, creditEntryItem.entry)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return tradecredit.Balance{}, p, err
+	}
+	if b.Version == 0 && len(p.Items) == 0 {
+		if err := s.accountExists(ctx, customerID); err != nil {
+			return tradecredit.Balance{}, p, err
+		}
+	}
+	return b.balance(), p, nil
+}
+
+// accountExists is nil when userID has an account (its profile item),
+// else tradecredit.ErrNoCustomer.
+func (s *TradeCredit) accountExists(ctx context.Context, userID string) error {
+	var it struct {
+		PK string `dynamo:"PK"`
+	}
+	err := s.t.get(UserKey(userID)).Project(AttrPK).Consistent(true).One(ctx, &it)
+	switch {
+	case errors.Is(err, dynamo.ErrNotFound):
+		return fmt.Errorf("trade credit of %s: %w", userID, tradecredit.ErrNoCustomer)
+	case err != nil:
+		return fmt.Errorf("read the account %s: %w", userID, err)
+	}
+	return nil
+}
+
+// creditStoreItem is what a customer's list of balances shows of each
+// store.
+type creditStoreItem struct {
+	ID   string `dynamo:"id"`
+	Name string `dynamo:"name"`
+	Slug string `dynamo:"slug"`
+}
+
+// CustomerBalances reads one page of customerID's balances at every
+// store, by store id (GSI1), with each store's name and slug (one
+// BatchGetItem for the page's stores). A store deleted since keeps its
+// balance in the list, without a name.
+func (s *TradeCredit) CustomerBalances(ctx context.Context, customerID string, c page.Cursor) (page.Page[tradecredit.StoreBalance], error) {
+	p, err := queryMapped(ctx, s.t, customerCredits(customerID), c, creditBalanceItem.balance)
+	if err != nil || len(p.Items) == 0 {
+		return page.Page[tradecredit.StoreBalance]{Next: p.Next, Items: []tradecredit.StoreBalance{}}, err
+	}
+	storeIDs := make([]string, len(p.Items))
+	for i, b := range p.Items {
+		storeIDs[i] = b.StoreID
+	}
+	found, err := batchAll[creditStoreItem](ctx, s.t.batch(keysOf(storeIDs, StoreKey)...).Project("id", "name", "slug"))
+	if err != nil {
+		return page.Page[tradecredit.StoreBalance]{}, fmt.Errorf("read the stores of %s's trade credit: %w", customerID, err)
+	}
+	byID := make(map[string]creditStoreItem, len(found))
+	for _, st := range found {
+		byID[st.ID] = st
+	}
+	return page.Map(p, func(b tradecredit.Balance) tradecredit.StoreBalance {
+		st := byID[b.StoreID]
+		return tradecredit.StoreBalance{Balance: b, StoreName: st.Name, StoreSlug: st.Slug}
+	}), nil
 }

@@ -36,6 +36,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/reportsapi"
 	"github.com/bookplatform/backend/shared/api/reviewsapi"
 	"github.com/bookplatform/backend/shared/api/storesapi"
+	"github.com/bookplatform/backend/shared/api/tradecreditapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/config"
@@ -71,6 +72,7 @@ var list = []api.Build{
 	paymentsapi.Group,
 	earningsapi.Group,
 	posapi.Group,
+	tradecreditapi.Group,
 	docsapi.Group,
 }
 

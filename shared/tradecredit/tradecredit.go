@@ -8,8 +8,12 @@
 package tradecredit
 
 import (
-	"errors"
+	"fmt"
 	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/text"
 )
 
 // Kind is what made an entry.
@@ -51,11 +55,83 @@ type Balance struct {
 	UpdatedAt      time.Time // zero when no entry was ever made
 }
 
-// Errors.
+// StoreBalance is a balance with the store's name and slug, as its
+// customer lists them ("" for a store deleted since).
+type StoreBalance struct {
+	Balance
+	StoreName, StoreSlug string
+}
+
+// Errors. Both are apperr values, so they answer their status wherever
+// they surface (a grant here, a sale's spend in the point of sale).
 var (
 	// ErrInsufficient is a spend or a correction that would take the
-	// balance below zero: 400, nothing written.
-	ErrInsufficient = errors.New("insufficient trade credit")
-	// ErrNoCustomer is a customerUserId that names no account.
-	ErrNoCustomer = errors.New("customer not found")
+	// balance below zero: 400, nothing written. Storage returns it as an
+	// *InsufficientError, which names the balance and still matches it
+	// (errors.Is).
+	ErrInsufficient = apperr.Validation("Insufficient trade credit", map[string]string{"amountCents": "would take the balance below zero"})
+	// ErrNoCustomer is a customerUserId that names no account: 404, as
+	// orders answer an unknown id they are given.
+	ErrNoCustomer = apperr.NotFound("Customer not found")
 )
+
+// InsufficientError is ErrInsufficient with the balance the change met,
+// so the answer tells the clerk how much there is to spend.
+type InsufficientError struct {
+	BalanceCents int64
+}
+
+func (e *InsufficientError) Error() string {
+	return fmt.Sprintf("insufficient trade credit: the balance is %d cents", e.BalanceCents)
+}
+
+// Is makes errors.Is(err, ErrInsufficient) hold.
+func (e *InsufficientError) Is(target error) bool { return target == ErrInsufficient }
+
+// Unwrap is the 400 the client gets: the message, the field and the
+// balance in details.
+func (e *InsufficientError) Unwrap() error {
+	return &apperr.Error{Code: apperr.CodeValidation, Message: "Insufficient trade credit",
+		Details: map[string]any{
+			"fields":       map[string]string{"amountCents": fmt.Sprintf("would take the balance of %d cents below zero", e.BalanceCents)},
+			"balanceCents": e.BalanceCents,
+		}}
+}
+
+// AmountMessage is the message of a bad amountCents.
+const AmountMessage = "must be a non-zero integer from -1000000 to 1000000 (cents)"
+
+// NewChange is a grant or a correction as staff ask for it: the store
+// and the actor come from the route's role check, the rest from the
+// request.
+type NewChange struct {
+	StoreID        string
+	CustomerUserID string
+	AmountCents    int64
+	Reason         string
+	ActorUserID    string
+}
+
+// Entry validates c and makes the entry it writes: a positive amount is a
+// grant, a negative one a correction (Adjust); the reason trimmed, 1 to
+// MaxReasonLen characters of one line. id and at are the entry's. Errors:
+// a 400 naming each bad field.
+func (c NewChange) Entry(id string, at time.Time) (Entry, error) {
+	var f apperr.Fields
+	customer, msg := ids.Required(c.CustomerUserID)
+	f.Add("customerUserId", msg)
+	if c.AmountCents == 0 || c.AmountCents < -MaxAmountCents || c.AmountCents > MaxAmountCents {
+		f.Add("amountCents", AmountMessage)
+	}
+	reason, msg := text.Name(c.Reason, MaxReasonLen)
+	f.Add("reason", msg)
+	if err := f.Err(); err != nil {
+		return Entry{}, err
+	}
+	kind := Grant
+	if c.AmountCents < 0 {
+		kind = Adjust
+	}
+	return Entry{ID: id, StoreID: c.StoreID, CustomerUserID: customer, Kind: kind, AmountCents: c.AmountCents,
+		Reason: reason, ActorUserID: c.ActorUserID, CreatedAt: at.UTC()}, nil
+}

@@ -23,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/reportsapi/reportsapitest"
 	"github.com/bookplatform/backend/shared/api/reviewsapi/reviewsapitest"
 	"github.com/bookplatform/backend/shared/api/storesapi/storesapitest"
+	"github.com/bookplatform/backend/shared/api/tradecreditapi/tradecreditapitest"
 	"github.com/bookplatform/backend/shared/api/usersapi/usersapitest"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi/wishlistsapitest"
 )
@@ -30,25 +31,26 @@ import (
 // facts are each group's declarations, by the group's name: for every
 // group of the list with routes, its <name>apitest package's Facts.
 var facts = map[string]func() apitest.Facts{
-	"health":     healthapitest.Facts,
-	"auth":       authapitest.Facts,
-	"users":      usersapitest.Facts,
-	"books":      booksapitest.Facts,
-	"lines":      linesapitest.Facts,
-	"reviews":    reviewsapitest.Facts,
-	"clubs":      clubsapitest.Facts,
-	"challenges": challengesapitest.Facts,
-	"wishlists":  wishlistsapitest.Facts,
-	"follows":    followsapitest.Facts,
-	"notes":      notesapitest.Facts,
-	"reports":    reportsapitest.Facts,
-	"stores":     storesapitest.Facts,
-	"inventory":  inventoryapitest.Facts,
-	"imports":    importsapitest.Facts,
-	"extpos":     extposapitest.Facts,
-	"orders":     ordersapitest.Facts,
-	"payments":   paymentsapitest.Facts,
-	"earnings":   earningsapitest.Facts,
-	"pos":        posapitest.Facts,
-	"docs":       docsapitest.Facts,
+	"health":      healthapitest.Facts,
+	"auth":        authapitest.Facts,
+	"users":       usersapitest.Facts,
+	"books":       booksapitest.Facts,
+	"lines":       linesapitest.Facts,
+	"reviews":     reviewsapitest.Facts,
+	"clubs":       clubsapitest.Facts,
+	"challenges":  challengesapitest.Facts,
+	"wishlists":   wishlistsapitest.Facts,
+	"follows":     followsapitest.Facts,
+	"notes":       notesapitest.Facts,
+	"reports":     reportsapitest.Facts,
+	"stores":      storesapitest.Facts,
+	"inventory":   inventoryapitest.Facts,
+	"imports":     importsapitest.Facts,
+	"extpos":      extposapitest.Facts,
+	"orders":      ordersapitest.Facts,
+	"payments":    paymentsapitest.Facts,
+	"earnings":    earningsapitest.Facts,
+	"pos":         posapitest.Facts,
+	"tradecredit": tradecreditapitest.Facts,
+	"docs":        docsapitest.Facts,
 }
