@@ -290,6 +290,9 @@ func run() error {
 	if err := seedEarnings(ctx, a); err != nil {
 		return err
 	}
+	if err := seedTradeCredit(ctx, a); err != nil {
+		return err
+	}
 
 	// Every group, built once: the worker groups consume the local queues
 	// as their Lambdas do, the others serve HTTP.
