@@ -334,6 +334,17 @@ func TestTradeCredit_Roles(t *testing.T) {
 		assert.Equal(t, other.ID, res.JSON["storeId"])
 		assert.EqualValues(t, 0, res.JSON["balanceCents"])
 	})
+	t.Run("GET without storeId by staff of several stores: 400, with it: 200", func(t *testing.T) {
+		both := env.Signup(t, "role_both")
+		for _, sh := range []shop{s, other} {
+			require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+sh.Slug+"/staff", map[string]any{"userId": both.ID}, sh.Owner.Token).Status)
+		}
+		both = env.Login(t, both)
+		res := env.Do("GET", "/v1/trade-credit?customerUserId="+reader.ID, nil, both.Token)
+		testenv.AssertError(t, res, http.StatusBadRequest, "ValidationError", "")
+		assert.Contains(t, testenv.FieldErrors(t, res), "storeId")
+		assert.Equal(t, http.StatusOK, env.Do("GET", ledgerPath(other.ID, reader.ID), nil, both.Token).Status)
+	})
 	t.Run("/me needs a token", func(t *testing.T) {
 		assert.Equal(t, http.StatusUnauthorized, env.Do("GET", "/v1/trade-credit/me", nil, "").Status)
 	})
