@@ -12,6 +12,7 @@ import (
 	"github.com/bookplatform/backend/shared/inventory/csvimport"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/stores"
+	"github.com/bookplatform/backend/shared/tradecredit"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -73,6 +74,8 @@ var enums = map[string][]string{
 	"ExtPosSyncAnswer.status":  strs(extpos.JobQueued, extpos.JobDone, extpos.JobFailed),
 	"EarningCommission.status": strs(earnings.Pending, earnings.Paid),
 	"EarningPoolPayout.status": strs(earnings.Pending, earnings.Paid),
+
+	"TradecreditEntry.kind": strs(tradecredit.Grant, tradecredit.Adjust, tradecredit.Sale),
 }
 
 // ranges are the bounds of a number property, keyed as enums.
@@ -85,6 +88,9 @@ var ranges = map[string][2]float64{
 	"*.previousQuantity": {0, inventory.MaxQuantity},
 	"*.priceCents":       {0, inventory.MaxPriceCents},
 	"*.costCents":        {0, inventory.MaxPriceCents},
+
+	// Trade credit: a change's amount, either way (not 0).
+	"TradecreditChangeRequest.amountCents": {-tradecredit.MaxAmountCents, tradecredit.MaxAmountCents},
 }
 
 // dates are the string properties that hold a calendar date

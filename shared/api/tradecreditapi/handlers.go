@@ -25,7 +25,7 @@ type entry struct {
 	ID             string  `json:"id"`
 	StoreID        string  `json:"storeId"`
 	CustomerUserID string  `json:"customerUserId"`
-	Kind           string  `json:"kind" doc:"One of grant, adjust, sale. grant: staff gave credit; adjust: staff corrected it; sale: a point-of-sale sale spent it."`
+	Kind           string  `json:"kind" doc:"grant: staff gave credit; adjust: staff corrected it; sale: a point-of-sale sale spent it."`
 	AmountCents    int64   `json:"amountCents" doc:"Signed: credit given is positive."`
 	BalanceCents   int64   `json:"balanceCents" doc:"The balance after this entry: the previous entry's plus amountCents."`
 	Reason         string  `json:"reason"`
