@@ -194,30 +194,38 @@ func (s *TradeCredit) Balance(ctx context.Context, storeID, customerID string) (
 // entries, newest first (both strongly consistent, side by side). A
 // customer with no entry at the store has the zero balance; when the id
 // names no account at all (one more read, only then) it is
-// tradecredit.ErrNoCustomer.
+// tradecredit.ErrNoCustomer. The two reads may straddle a change: on
+// the first page, whose newest entry must be the balance's last, they
+// are read again (at most twice more) until they agree, so the balance
+// shown is the first entry's.
 func (s *TradeCredit) Ledger(ctx context.Context, storeID, customerID string, c page.Cursor) (tradecredit.Balance, page.Page[tradecredit.Entry], error) {
 	var (
 		b creditBalanceItem
-		p page.Page[tradecredit.Entry]
-		g errgroup.Group
+		p page.Page[creditEntryItem]
 	)
-	g.Go(func() (err error) {
-		b, err = s.readBalance(ctx, storeID, customerID)
-		return err
-	})
-	g.Go(func() (err error) {
-		p, err = queryMapped(ctx, s.t, creditEntries(storeID, customerID), c, creditEntryItem.entry)
-		return err
-	})
-	if err := g.Wait(); err != nil {
-		return tradecredit.Balance{}, p, err
+	for range 3 {
+		var g errgroup.Group
+		g.Go(func() (err error) {
+			b, err = s.readBalance(ctx, storeID, customerID)
+			return err
+		})
+		g.Go(func() (err error) {
+			p, err = queryPage[creditEntryItem](ctx, s.t, creditEntries(storeID, customerID), c)
+			return err
+		})
+		if err := g.Wait(); err != nil {
+			return tradecredit.Balance{}, page.Page[tradecredit.Entry]{}, err
+		}
+		if c.After != "" || len(p.Items) == 0 && b.Entries == 0 || len(p.Items) > 0 && p.Items[0].Seq == b.Entries {
+			break
+		}
 	}
 	if b.Version == 0 && len(p.Items) == 0 {
 		if err := s.accountExists(ctx, customerID); err != nil {
-			return tradecredit.Balance{}, p, err
+			return tradecredit.Balance{}, page.Page[tradecredit.Entry]{}, err
 		}
 	}
-	return b.balance(), p, nil
+	return b.balance(), page.Map(p, creditEntryItem.entry), nil
 }
 
 // accountExists is nil when userID has an account (its profile item),
