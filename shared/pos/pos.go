@@ -115,6 +115,8 @@ var (
 // an item that is gone: 400, nothing written.
 type StockError struct {
 	InventoryIDs []string // the items short of stock, in the sale's order
+	// Have is what each of them holds.
+	Have map[string]int
 }
 
 func (e *StockError) Error() string { return "insufficient stock" }
