@@ -806,3 +806,26 @@ func creditEntries(storeID, customerID string) list {
 func customerCredits(customerID string) list {
 	return list{index: GSI1, pk: "USERCREDIT#" + customerID}
 }
+
+// Point-of-sale sales (shared/pos, pos_sales.go): each sale one item,
+// listed per store (GSI1) and per store and staff member (GSI2), newest
+// first, by timeIDKey; each number claimed once.
+
+// POSSaleKey is a sale.
+func POSSaleKey(id string) Key { return Key{"POSSALE#" + id, "POSSALE"} }
+
+// POSSaleNumberKey claims a sale number: a conditional put of it in the
+// sale's transaction makes the number unique.
+func POSSaleNumberKey(number string) Key { return Key{"POSSALENO#" + number, "POSSALENO"} }
+
+// storeSales is a store's sales, newest first (GSI1): the sales list and
+// the summary's partial hours read a time range of it.
+func storeSales(storeID string) list {
+	return list{index: GSI1, pk: "POSSALES#" + storeID, desc: true}
+}
+
+// staffSales is the sales one staff member made at a store, newest first
+// (GSI2).
+func staffSales(storeID, staffID string) list {
+	return list{index: GSI2, pk: "POSSALES#" + storeID + "#" + staffID, desc: true}
+}
