@@ -15,6 +15,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/inventory"
+	"github.com/bookplatform/backend/shared/pos"
 	"github.com/bookplatform/backend/shared/tradecredit"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
@@ -185,7 +186,13 @@ func TestSales_CreateDetailList(t *testing.T) {
 	rec := env.Do("GET", "/api/pos/sales/"+id+"/receipt", nil, w.a.Staff.Token)
 	require.Equal(t, http.StatusOK, rec.Status, "%s", rec)
 	assert.Equal(t, "text/plain; charset=utf-8", rec.Header.Get("Content-Type"))
-	assert.NotContains(t, string(rec.Body), `"error"`)
+	// The body is the receipt function's rendering of the sale and its store.
+	stored, err := dynamo.NewPOS(env.App.Table).Get(t.Context(), id)
+	require.NoError(t, err)
+	st, err := dynamo.NewBookstores(env.App.Table).GetStore(t.Context(), w.a.ID)
+	require.NoError(t, err)
+	assert.Equal(t, pos.Receipt(stored, pos.ReceiptStore{Name: st.Name, AddressLine1: st.AddressLine1, AddressLine2: st.AddressLine2,
+		City: st.City, State: st.State, PostalCode: st.PostalCode, Phone: st.Phone}), string(rec.Body))
 }
 
 // Every rule of the body, each a 400 naming its field, and nothing
