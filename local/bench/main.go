@@ -22,6 +22,7 @@
 //	go run ./local/bench stores     [-count 5000] [-queries 500] (runs go test ./local/bench -run TestStoresBench)
 //	go run ./local/bench inventory  [-items 20000] [-rounds 40] (runs go test ./local/bench -run TestInventoryBench)
 //	go run ./local/bench orders     [-orders 300] (runs go test ./local/bench -run TestOrdersBench)
+//	go run ./local/bench pos        [-sales 300] [-day 2000] [-rounds 200] (runs go test ./local/bench -run TestPOSBench)
 //	go run ./local/bench cost       [-rounds 3] (runs go test ./local/bench -run TestCost)
 //	go run ./local/bench all        [-out bench-out/report.txt]
 //	go run ./local/bench examples   [-o shared/openapi/examples.json] (runs go test ./local/bench -run TestRecordExamples)
@@ -87,6 +88,8 @@ func main() {
 		run = runInventory
 	case "orders":
 		run = runOrders
+	case "pos":
+		run = runPOS
 	case "cost":
 		run = runCost
 	case "examples":
@@ -103,7 +106,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|orders|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|orders|pos|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -155,6 +158,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"stores", runStores, nil},
 		{"inventory", runInventory, nil},
 		{"orders", runOrders, nil},
+		{"pos", runPOS, nil},
 		{"cost", runCost, nil},
 	}
 	var failed []string
