@@ -32,6 +32,12 @@ func saleFacts() apitest.Facts {
 			{Stage: apitest.Store, Route: "POST /api/pos/sales", Note: "retried (same key)", Want: 201, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Keyed("bench-sale-1").Do("POST", "/api/pos/sales", Sale(s), s.SellerToken)
 			}},
+			{Stage: apitest.Store, Route: "POST /api/pos/sales", Note: "above stock, keyed", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				// Refused, it wrote nothing: its key is released for a retry.
+				body := Sale(s)
+				body["items"].([]any)[0].(map[string]any)["quantity"] = 999
+				return c.Keyed("bench-sale-2").Do("POST", "/api/pos/sales", body, s.SellerToken)
+			}},
 			{Stage: apitest.Store, Route: "POST /api/pos/sales", Note: "no items", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", "/api/pos/sales", map[string]any{"storeId": s.StoreID, "items": []any{}, "paymentMethod": "cash"}, s.SellerToken)
 			}},
