@@ -10,6 +10,7 @@ import (
 var ExposedHeaders = []string{
 	"X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
 	"X-Monthly-Limit", "X-Monthly-Remaining", "X-Monthly-Reset", "Idempotent-Replayed",
+	"X-Next-Cursor", // the point-of-sale sales list's next page (a bare array)
 }
 
 // AllowedHeaders are the request headers browsers may send.

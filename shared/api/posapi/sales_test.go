@@ -521,6 +521,8 @@ func TestSales_List(t *testing.T) {
 		query = "&limit=2&cursor=" + url.QueryEscape(next)
 	}
 	assert.Equal(t, []string{made[4], made[3], made[2], made[1], made[0]}, seen)
+	_, res := w.listSales(t, "&limit=1")
+	assert.Contains(t, res.Header.Get("Access-Control-Expose-Headers"), "X-Next-Cursor", "browsers may read it")
 
 	byStaff, _ := w.listSales(t, "&staffUserId="+w.a.Staff.ID)
 	assert.Len(t, byStaff, 2)
@@ -542,7 +544,7 @@ func TestSales_List(t *testing.T) {
 		assert.Contains(t, testenv.FieldErrors(t, res), field, q)
 	}
 	// A cursor of another store's list is refused.
-	_, res := w.listSales(t, "&limit=1")
+	_, res = w.listSales(t, "&limit=1")
 	cur := res.Header.Get("X-Next-Cursor")
 	require.NotEmpty(t, cur)
 	assert.Equal(t, http.StatusBadRequest, env.Do("GET", "/api/pos/sales?cursor="+url.QueryEscape(cur), nil, w.b.Staff.Token).Status)
