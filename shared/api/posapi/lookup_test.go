@@ -34,7 +34,7 @@ func openLookupShop(t *testing.T, env *testenv.Env, slug string) lookupShop {
 	return lookupShop{ID: res.JSON["id"].(string), Slug: slug, Owner: owner, Staff: env.Login(t, staff)}
 }
 
-func stock(t *testing.T, env *testenv.Env, s lookupShop, bookID string, quantity, price int, condition inventory.Condition) {
+func lookupStock(t *testing.T, env *testenv.Env, s lookupShop, bookID string, quantity, price int, condition inventory.Condition) {
 	t.Helper()
 	res := env.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": bookID, "quantity": quantity,
 		"priceCents": price, "condition": condition}, s.Owner.Token)
@@ -52,10 +52,10 @@ func TestLookup(t *testing.T) {
 	leftHand, kindred, nine79, soldOut := ids[0], ids[1], ids[2], ids[3]
 	shop := openLookupShop(t, env, "lookup-main")
 	other := openLookupShop(t, env, "lookup-other")
-	stock(t, env, shop, leftHand, 3, 1899, inventory.New)
-	stock(t, env, shop, kindred, 1, 650, inventory.UsedGood)
-	stock(t, env, shop, soldOut, 0, 1000, inventory.New)
-	stock(t, env, other, kindred, 7, 1200, inventory.New)
+	lookupStock(t, env, shop, leftHand, 3, 1899, inventory.New)
+	lookupStock(t, env, shop, kindred, 1, 650, inventory.UsedGood)
+	lookupStock(t, env, shop, soldOut, 0, 1000, inventory.New)
+	lookupStock(t, env, other, kindred, 7, 1200, inventory.New)
 	get := func(barcode, query, token string) *testenv.Response {
 		return env.Do("GET", "/api/pos/lookup/"+barcode+query, nil, token)
 	}
