@@ -829,3 +829,38 @@ func storeSales(storeID string) list {
 func staffSales(storeID, staffID string) list {
 	return list{index: GSI2, pk: "POSSALES#" + storeID + "#" + staffID, desc: true}
 }
+// Point-of-sale reports and cash drawer (shared/pos summary.go and
+// shift.go; pos_effects.go, pos_reports.go, pos_shifts.go): a store's
+// hour counters, its shifts and its open-shift pointer.
+
+// posHourPrefix begins the sort key of a store's hour counters; the rest
+// is the UTC hour, YYYY-MM-DDTHH, so string order is time order.
+const posHourPrefix = "HOUR#"
+
+// POSStatsKey is what a store's sales of the UTC hour containing at add
+// up to (the summary's counters).
+func POSStatsKey(storeID string, at time.Time) Key {
+	return Key{"POSSTATS#" + storeID, posHourPrefix + at.UTC().Format("2006-01-02T15")}
+}
+
+// POSShiftKey is a cash-drawer shift.
+func POSShiftKey(id string) Key { return Key{"POSSHIFT#" + id, "POSSHIFT"} }
+
+// POSOpenShiftKey is a store's pointer to its open shift, in the store's
+// partition: its conditional put makes one open shift per store.
+func POSOpenShiftKey(storeID string) Key { return Key{StoreKey(storeID).PK, "POSSHIFT"} }
+
+// storeShifts is a store's shifts newest first (GSI1); storeShiftsIn
+// those in one status (GSI2, which closing moves a shift across). Both
+// sort by timeIDKey(openedAt, id).
+func storeShifts(storeID string) list {
+	return list{index: GSI1, pk: "POSSHIFTS#" + storeID, desc: true}
+}
+func storeShiftsIn(storeID, status string) list {
+	return list{index: GSI2, pk: "POSSHIFTS#" + storeID + "#" + status, desc: true}
+}
+
+// reportSalesPK is the GSI1 partition of a store's sales (the sales
+// list's, sorted by timeIDKey(createdAt, id)), which a summary reads for
+// the partial hours at its edges.
+func reportSalesPK(storeID string) string { return "POSSALES#" + storeID }

@@ -27,9 +27,9 @@ func line(bookID string, qty int, unit int64) Item {
 func TestSummary_Definitions(t *testing.T) {
 	var hourA, hourB, edge Tally
 	hourA.AddSale(sale(Cash, 0, line("b1", 2, 1000), line("", 1, 500))) // subtotal 2500, tax 250, total 2750
-	hourA.AddSale(sale(Card, 0, line("b2", 1, 999)))                     // 999 + 99 = 1098
-	hourB.AddSale(sale(Mixed, 500, line("b1", 1, 1200)))                 // 1200 + 120 - 500 = 820
-	edge.AddSale(sale(TradeCredit, 1100, line("b3", 1, 1000)))           // 1000 + 100 - 1100 = 0
+	hourA.AddSale(sale(Card, 0, line("b2", 1, 999)))                    // 999 + 99 = 1098
+	hourB.AddSale(sale(Mixed, 500, line("b1", 1, 1200)))                // 1200 + 120 - 500 = 820
+	edge.AddSale(sale(TradeCredit, 1100, line("b3", 1, 1000)))          // 1000 + 100 - 1100 = 0
 	// Hour counters carry no titles: only what the storage reads back.
 	hourA.Titles, hourB.Titles = nil, nil
 	var total Tally
