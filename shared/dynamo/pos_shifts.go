@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/pos"
-	"github.com/guregu/dynamo/v2"
 )
 
 // The cash drawer's shifts (pos/shift.go). A shift is its own item; the
@@ -40,8 +38,6 @@ type shiftRecord struct {
 	ClosedByUserID    string     `dynamo:"closedByUserId,omitempty"`
 	ClosedAt          *time.Time `dynamo:"closedAt,omitempty"`
 	CountedCashCents  *int64     `dynamo:"countedCashCents,omitempty"`
-	ExpectedCashCents *int64     `dynamo:"expectedCashCents,omitempty"`
-	VarianceCents     *int64     `dynamo:"varianceCents,omitempty"`
 	ClosingNote       string     `dynamo:"closingNote,omitempty"`
 }
 
@@ -90,47 +86,33 @@ func (p *POS) Shift(ctx context.Context, id string) (*pos.Shift, error) {
 	return getOne(ctx, p.t, POSShiftKey(id), shiftRecord.shift, pos.ErrShiftNotFound, "shift "+id)
 }
 
-// closeAttempts bounds the closing's retries: each retry follows a sale
-// that joined the shift between the read and the transaction.
+// closeAttempts bounds the retries of a sale whose shift moved
+// (PutReportSale).
 const closeAttempts = 8
 
-// CloseShift closes sh, as read: one transaction sets it closed with the
-// count, the expected cash (the float and the cash sales) and the
-// variance, on condition that it is open with the salesCount read (no
-// sale joined since: else it is read again and retried), and deletes the
-// store's pointer to it. Errors: pos.ErrShiftClosed, apperr.ErrContention
-// (sales kept joining).
+// CloseShift closes the shift sh names (sh as the caller read it, to
+// check its store): one transaction sets it closed with the count, on
+// condition that it is open, and deletes the store's pointer to it. It
+// does not depend on the sales figures read: a sale joins only an open
+// shift, so once closed they are final, and the shift is read back
+// (consistent) for them. Sales never starve a close. The expected cash
+// and the variance follow from the stored figures (pos.Shift). Errors:
+// pos.ErrShiftClosed.
 func (p *POS) CloseShift(ctx context.Context, sh *pos.Shift, c pos.Close) (*pos.Shift, error) {
-	for range closeAttempts {
-		if sh.Status != pos.ShiftOpen {
-			return nil, fmt.Errorf("close shift %s: %w", sh.ID, pos.ErrShiftClosed)
-		}
-		next := *sh
-		at := c.At.UTC()
-		next.Status, next.ClosedByUserID, next.ClosedAt, next.CountedCashCents, next.ClosingNote = pos.ShiftClosed, c.ByUserID, &at, &c.CountedCashCents, c.Note
-		expected, variance := next.ExpectedCashCents(), *next.VarianceCents()
-		u := p.t.update(POSShiftKey(sh.ID)).
-			Set("status", string(pos.ShiftClosed)).Set(AttrGSI2PK, storeShiftsIn(sh.StoreID, string(pos.ShiftClosed)).pk).
-			Set("closedByUserId", c.ByUserID).Set("closedAt", at).Set("countedCashCents", c.CountedCashCents).
-			Set("expectedCashCents", expected).Set("varianceCents", variance)
-		if c.Note != "" {
-			u = u.Set("closingNote", c.Note)
-		}
-		err := p.t.tx().
-			update(u.If("$ = ? AND salesCount = ?", "status", string(pos.ShiftOpen), sh.SalesCount), errShiftMoved).
-			delete(p.t.del(POSOpenShiftKey(sh.StoreID)).If("shiftId = ?", sh.ID), errShiftMoved).
-			run(ctx)
-		switch {
-		case err == nil:
-			return &next, nil
-		case !errors.Is(err, errShiftMoved):
-			return nil, fmt.Errorf("close shift %s: %w", sh.ID, err)
-		}
-		if sh, err = p.Shift(ctx, sh.ID); err != nil {
-			return nil, err
-		}
+	u := p.t.update(POSShiftKey(sh.ID)).
+		Set("status", string(pos.ShiftClosed)).Set(AttrGSI2PK, storeShiftsIn(sh.StoreID, string(pos.ShiftClosed)).pk).
+		Set("closedByUserId", c.ByUserID).Set("closedAt", c.At.UTC()).Set("countedCashCents", c.CountedCashCents)
+	if c.Note != "" {
+		u = u.Set("closingNote", c.Note)
 	}
-	return nil, fmt.Errorf("close shift %s: %w", sh.ID, apperr.ErrContention)
+	err := p.t.tx().
+		update(u.If("$ = ?", "status", string(pos.ShiftOpen)), pos.ErrShiftClosed).
+		delete(p.t.del(POSOpenShiftKey(sh.StoreID)).If("shiftId = ?", sh.ID), pos.ErrShiftClosed).
+		run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("close shift %s: %w", sh.ID, err)
+	}
+	return p.Shift(ctx, sh.ID)
 }
 
 // Shifts reads a page of the store's shifts, newest first: all (GSI1)
@@ -141,17 +123,4 @@ func (p *POS) Shifts(ctx context.Context, storeID string, status pos.ShiftStatus
 		l = storeShiftsIn(storeID, string(status))
 	}
 	return queryMapped(ctx, p.t, l, c, shiftRecord.shift)
-}
-
-// OpenShiftOf reads the store's open shift, nil when none is open.
-func (p *POS) OpenShiftOf(ctx context.Context, storeID string) (*pos.Shift, error) {
-	var ptr openShiftRecord
-	err := p.t.get(POSOpenShiftKey(storeID)).Consistent(true).One(ctx, &ptr)
-	switch {
-	case errors.Is(err, dynamo.ErrNotFound):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("read the open shift of store %s: %w", storeID, err)
-	}
-	return p.Shift(ctx, ptr.ShiftID)
 }
