@@ -16,10 +16,10 @@ import (
 // The summary report's reads (pos/summary.go): the whole UTC hours of a
 // period from the store's hour counters (one consistent Query, BETWEEN),
 // the partial hours at its edges from the sales themselves (the sales
-// list's GSI1, BETWEEN, at most two Queries of at most an hour each), in
-// parallel, then the titles of the top books from the catalog (one
-// BatchGetItem of at most 10). A day costs the same whether the store
-// sold 2 books or 2,000.
+// list's GSI1, BETWEEN, at most two Queries of at most an hour each), all
+// in parallel; the top books' titles are the counters' and the sales'
+// (as sold), so no catalog is read. A day costs the same whether the
+// store sold 2 books or 2,000.
 
 // reportSaleRecord is what a summary reads of a sale item (the sales
 // record holds more; these attribute names are the sale's).
@@ -81,11 +81,7 @@ func (p *POS) Summary(ctx context.Context, storeID string, per pos.Period) (pos.
 	for _, t := range parts {
 		total.Merge(t)
 	}
-	s := total.Summary(per)
-	if err := p.titles(ctx, s.TopBooks); err != nil {
-		return pos.Summary{}, err
-	}
-	return s, nil
+	return total.Summary(per), nil
 }
 
 // hours adds up the store's hour counters of [from, to), whole hours.
@@ -109,8 +105,11 @@ func (p *POS) hours(ctx context.Context, storeID string, from, to time.Time) (po
 
 // hourTally reads one hour's counters.
 func hourTally(it dynamo.Item) (pos.Tally, error) {
-	t := pos.Tally{Methods: map[pos.PaymentMethod]pos.MethodTally{}, Books: map[string]pos.BookTally{}}
+	t := pos.Tally{Methods: map[pos.PaymentMethod]pos.MethodTally{}, Books: map[string]pos.BookTally{}, Titles: map[string]string{}}
 	for name, av := range it {
+		if s, ok := av.(*types.AttributeValueMemberS); ok && strings.HasPrefix(name, statBookTitle) {
+			t.Titles[strings.TrimPrefix(name, statBookTitle)] = s.Value
+		}
 		n, ok := av.(*types.AttributeValueMemberN)
 		if !ok {
 			continue
@@ -173,35 +172,4 @@ func (p *POS) salesIn(ctx context.Context, storeID string, e pos.Period) (pos.Ta
 		t.AddSale(r.sale())
 	}
 	return t, nil
-}
-
-// titles fills in the top books' titles from the catalog (one
-// BatchGetItem); a book the catalog no longer has keeps the title a sale
-// of the period gave it, if any.
-func (p *POS) titles(ctx context.Context, top []pos.TopBook) error {
-	if len(top) == 0 {
-		return nil
-	}
-	ids := make([]string, len(top))
-	for i, b := range top {
-		ids[i] = b.BookID
-	}
-	type title struct {
-		ID    string `dynamo:"id"`
-		Title string `dynamo:"title"`
-	}
-	found, err := batchAll[title](ctx, p.t.batch(keysOf(ids, BookKey)...).Project("id", "title"))
-	if err != nil {
-		return fmt.Errorf("read the titles of the top books: %w", err)
-	}
-	byID := make(map[string]string, len(found))
-	for _, f := range found {
-		byID[f.ID] = f.Title
-	}
-	for i := range top {
-		if t, ok := byID[top[i].BookID]; ok {
-			top[i].Title = t
-		}
-	}
-	return nil
 }

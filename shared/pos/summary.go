@@ -50,8 +50,7 @@ type Tally struct {
 	ItemsSold     int64 // Σ quantities, custom items included
 	Methods       map[PaymentMethod]MethodTally
 	Books         map[string]BookTally // catalog books only, by id
-	// Titles are the titles of books as sales kept them (only sales read
-	// whole carry them; hour counters do not).
+	// Titles are the books' titles as sold.
 	Titles map[string]string
 }
 
@@ -158,7 +157,7 @@ type Summary struct {
 	ByMethod []MethodTotal
 	// TopBooks: at most MaxTopBooks, by quantity sold desc, revenue desc,
 	// book id asc (a total order, so equal books list the same way every
-	// time). Titles are the Tally's; the storage fills in the catalog's.
+	// time), with their titles as sold.
 	TopBooks []TopBook
 }
 

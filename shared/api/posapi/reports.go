@@ -18,8 +18,8 @@ import (
 
 // The summary report and the cash drawer's shifts. Calls: the summary
 // one consistent Query of the store's hour counters and at most two
-// Queries of the sales list's index (in parallel), a BatchGetItem of the
-// top books' titles (and a GetItem of the shift when asked by shift);
+// Queries of the sales list's index, in parallel (after a GetItem of the
+// shift when asked by shift);
 // opening a shift a transaction of two Puts; closing a GetItem and a
 // transaction of an Update and a Delete; the list one Query (GSI1 or
 // GSI2).
@@ -133,47 +133,73 @@ func newSummaryResponse(s pos.Summary, shiftID string) summaryResponse {
 // 23:59:59.999999999Z), RFC 3339.
 func reportTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// summary serves GET /api/pos/reports/summary.
+// summary serves GET /api/pos/reports/summary. Its reads start beside
+// the router's admission (an early GET): the store the query names, or
+// the shift's, is read at once and checked against the role's store once
+// admitted, so the answer costs one round trip after the caller's read
+// at most (the caller's own store, or a shift's period, is known only
+// then).
 func (h *reportHandler) summary(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	storeID := httpapi.CallerOf(r).Store().ID
-	var per pos.Period
-	shiftID := q.Get("shiftId")
 	if q.Has("shiftId") {
 		if q.Has("startDate") || q.Has("endDate") {
 			return apperr.Validation("Give shiftId or startDate and endDate, not both", map[string]string{"shiftId": "is not given with startDate and endDate"})
 		}
-		sh, err := h.storeShift(r, shiftID, storeID)
-		if err != nil {
-			return err
-		}
-		per = pos.Period{Start: sh.OpenedAt.UTC(), End: h.now().UTC()}
-		if sh.ClosedAt != nil {
-			per.End = sh.ClosedAt.UTC()
-		}
-		if per.End.Before(per.Start) {
-			per.End = per.Start
-		}
-		if err := per.Check(); err != nil {
-			return err
-		}
-	} else {
-		var err error
-		if per, err = pos.ParseReportPeriod(q.Get("startDate"), q.Get("endDate")); err != nil {
-			return err
-		}
+		return h.shiftSummary(w, r, q.Get("shiftId"))
+	}
+	per, err := pos.ParseReportPeriod(q.Get("startDate"), q.Get("endDate"))
+	if err != nil {
+		return err
+	}
+	storeID, named := ids.Parse(q.Get("storeId"))
+	if !named {
+		storeID = httpapi.CallerOf(r).Store().ID
 	}
 	s, err := h.pos.Summary(r.Context(), storeID, per)
 	if err != nil {
 		return err
 	}
-	return httpapi.JSON(w, http.StatusOK, newSummaryResponse(s, shiftID))
+	if httpapi.CallerOf(r).Store().ID != storeID { // the role's store is the one named: never
+		return apperr.Forbidden("Only the store's owner or its staff may do this")
+	}
+	return httpapi.JSON(w, http.StatusOK, newSummaryResponse(s, ""))
+}
+
+// shiftSummary answers the summary of a shift: the period from its
+// opening to its closing (now while open), at its store, which must be
+// the role's (404 otherwise).
+func (h *reportHandler) shiftSummary(w http.ResponseWriter, r *http.Request, shiftID string) error {
+	id, ok := ids.Parse(shiftID)
+	if !ok {
+		return pos.ErrShiftNotFound
+	}
+	sh, err := h.pos.Shift(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	per := pos.Period{Start: sh.OpenedAt.UTC(), End: h.now().UTC()}
+	if sh.ClosedAt != nil {
+		per.End = sh.ClosedAt.UTC()
+	}
+	if per.End.Before(per.Start) {
+		per.End = per.Start
+	}
+	if err := per.Check(); err != nil {
+		return err
+	}
+	s, err := h.pos.Summary(r.Context(), sh.StoreID, per)
+	if err != nil {
+		return err
+	}
+	if httpapi.CallerOf(r).Store().ID != sh.StoreID {
+		return pos.ErrShiftNotFound
+	}
+	return httpapi.JSON(w, http.StatusOK, newSummaryResponse(s, sh.ID))
 }
 
 // storeShift reads the shift id names, answering 404 for an id that is
-// not a shift's or a shift of another store than storeID ("": any store
-// the caller owns or staffs).
-func (h *reportHandler) storeShift(r *http.Request, id, storeID string) (*pos.Shift, error) {
+// not a shift's or a shift of a store the caller neither owns nor staffs.
+func (h *reportHandler) storeShift(r *http.Request, id string) (*pos.Shift, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, pos.ErrShiftNotFound
@@ -182,7 +208,7 @@ func (h *reportHandler) storeShift(r *http.Request, id, storeID string) (*pos.Sh
 	if err != nil {
 		return nil, err
 	}
-	if storeID != "" && sh.StoreID != storeID || !httpapi.StaffsStore(httpapi.CallerOf(r).User(), sh.StoreID) {
+	if !httpapi.StaffsStore(httpapi.CallerOf(r).User(), sh.StoreID) {
 		return nil, pos.ErrShiftNotFound
 	}
 	return sh, nil
@@ -293,7 +319,7 @@ func (h *reportHandler) closeShift(w http.ResponseWriter, r *http.Request) error
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	sh, err := h.storeShift(r, r.PathValue("id"), "")
+	sh, err := h.storeShift(r, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
