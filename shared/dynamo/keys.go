@@ -829,6 +829,7 @@ func storeSales(storeID string) list {
 func staffSales(storeID, staffID string) list {
 	return list{index: GSI2, pk: "POSSALES#" + storeID + "#" + staffID, desc: true}
 }
+
 // Point-of-sale reports and cash drawer (shared/pos summary.go and
 // shift.go; pos_effects.go, pos_reports.go, pos_shifts.go): a store's
 // hour counters, its shifts and its open-shift pointer.
@@ -859,8 +860,3 @@ func storeShifts(storeID string) list {
 func storeShiftsIn(storeID, status string) list {
 	return list{index: GSI2, pk: "POSSHIFTS#" + storeID + "#" + status, desc: true}
 }
-
-// reportSalesPK is the GSI1 partition of a store's sales (the sales
-// list's, sorted by timeIDKey(createdAt, id)), which a summary reads for
-// the partial hours at its edges.
-func reportSalesPK(storeID string) string { return "POSSALES#" + storeID }

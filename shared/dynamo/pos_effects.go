@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/pos"
@@ -116,35 +115,6 @@ func (p *POS) hourAdds(s *pos.Sale) *dynamo.Update {
 	return u
 }
 
-// reportSaleItem is a sale as PutReportSale writes it: the sale's keys
-// and what the summary reads (reportSaleRecord's attributes).
-type reportSaleItem struct {
-	PK      string `dynamo:"PK"`
-	SK      string `dynamo:"SK"`
-	Type    string `dynamo:"type"`
-	GSI1PK  string `dynamo:"GSI1PK"`
-	GSI1SK  string `dynamo:"GSI1SK"`
-	ID      string `dynamo:"id"`
-	StoreID string `dynamo:"storeId"`
-	ShiftID string `dynamo:"shiftId,omitempty"`
-
-	Items                   []reportLineItem `dynamo:"items"`
-	SubtotalCents           int64            `dynamo:"subtotalCents"`
-	TaxCents                int64            `dynamo:"taxCents"`
-	TradeCreditAppliedCents int64            `dynamo:"tradeCreditAppliedCents"`
-	TotalCents              int64            `dynamo:"totalCents"`
-	PaymentMethod           string           `dynamo:"paymentMethod"`
-	CreatedAt               time.Time        `dynamo:"createdAt"`
-}
-
-// reportLineItem is a line as PutReportSale writes it.
-type reportLineItem struct {
-	BookID    string         `dynamo:"bookId,omitempty"`
-	Quantity  int            `dynamo:"quantity"`
-	UnitCents int64          `dynamo:"unitCents"`
-	Book      map[string]any `dynamo:"book"`
-}
-
 // PutReportSale writes s with what the reports and the cash drawer keep
 // of it (addSaleEffects) in one transaction, retried when the open shift
 // moved: a sale as the reports see it, without stock taken, credit spent
@@ -153,19 +123,12 @@ type reportLineItem struct {
 // /api/pos/sales's, whose transaction adds the same effects. Sets
 // s.ShiftID.
 func (p *POS) PutReportSale(ctx context.Context, s *pos.Sale) error {
-	k := Key{"POSSALE#" + s.ID, "POSSALE"} // the sale's key (the sales' block of keys.go)
 	for range closeAttempts {
 		x := p.t.tx()
 		if err := p.addSaleEffects(ctx, x, s); err != nil {
 			return err
 		}
-		it := reportSaleItem{PK: k.PK, SK: k.SK, Type: "PosSale", GSI1PK: reportSalesPK(s.StoreID), GSI1SK: timeIDKey(s.CreatedAt, s.ID),
-			ID: s.ID, StoreID: s.StoreID, ShiftID: s.ShiftID, Items: make([]reportLineItem, len(s.Items)),
-			SubtotalCents: s.SubtotalCents, TaxCents: s.TaxCents, TradeCreditAppliedCents: s.TradeCreditAppliedCents,
-			TotalCents: s.TotalCents, PaymentMethod: string(s.PaymentMethod), CreatedAt: s.CreatedAt.UTC()}
-		for i, l := range s.Items {
-			it.Items[i] = reportLineItem{BookID: l.BookID, Quantity: l.Quantity, UnitCents: l.UnitCents, Book: map[string]any{"title": l.Book.Title}}
-		}
+		it := toSaleItem(s) // the record POST /api/pos/sales writes
 		err := x.put(p.t.put(it).If("attribute_not_exists(PK)"), pos.ErrNumberTaken).run(ctx)
 		if !errors.Is(err, errShiftMoved) {
 			return err

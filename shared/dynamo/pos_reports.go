@@ -37,10 +37,8 @@ type reportSaleRecord struct {
 type reportLineRecord struct {
 	BookID    string `dynamo:"bookId"`
 	Quantity  int    `dynamo:"quantity"`
-	UnitCents int64  `dynamo:"unitCents"`
-	Book      struct {
-		Title string `dynamo:"title"`
-	} `dynamo:"book"`
+	UnitCents int64  `dynamo:"unitPriceCents"`
+	Title     string `dynamo:"title"`
 }
 
 // reportSaleAttrs are the attributes a summary projects of a sale.
@@ -51,7 +49,7 @@ func (r reportSaleRecord) sale() *pos.Sale {
 		TotalCents: r.TotalCents, PaymentMethod: pos.PaymentMethod(r.PaymentMethod), CreatedAt: r.CreatedAt,
 		Items: make([]pos.Item, len(r.Items))}
 	for i, it := range r.Items {
-		s.Items[i] = pos.Item{BookID: it.BookID, Quantity: it.Quantity, UnitCents: it.UnitCents, Book: pos.Book{ID: it.BookID, Title: it.Book.Title}}
+		s.Items[i] = pos.Item{BookID: it.BookID, Quantity: it.Quantity, UnitCents: it.UnitCents, Book: pos.Book{ID: it.BookID, Title: it.Title}}
 	}
 	return s
 }
@@ -161,7 +159,7 @@ func hourTally(it dynamo.Item) (pos.Tally, error) {
 // last instant included: "$" sorts after its "#<id>").
 func (p *POS) salesIn(ctx context.Context, storeID string, e pos.Period) (pos.Tally, error) {
 	var rs []reportSaleRecord
-	err := p.t.table.Get(AttrGSI1PK, reportSalesPK(storeID)).Index(GSI1.Name).
+	err := p.t.table.Get(AttrGSI1PK, storeSales(storeID).pk).Index(GSI1.Name).
 		Range(AttrGSI1SK, dynamo.Between, timeKey(e.Start), timeKey(e.End)+"$").
 		Project(reportSaleAttrs...).All(ctx, &rs)
 	if err != nil {
