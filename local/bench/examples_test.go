@@ -110,6 +110,10 @@ func (r *exampleRecorder) step(s apitest.Step, res *response) {
 	}
 	status := strconv.Itoa(res.Status)
 	exempt := openapi.ExampleExemptions[s.Route][status] != ""
+	if _, seen := oe.Responses[status]; !seen && !exempt && len(res.Body) > 0 && isTextMedia(res.Header.Get("Content-Type")) {
+		// A plain-text answer (a receipt) is its own example, as sent.
+		oe.Responses[status] = string(res.Body)
+	}
 	if _, seen := oe.Responses[status]; !seen && !exempt && len(res.Body) > 0 && isJSONMedia(res.Header.Get("Content-Type")) {
 		if v, ok := decodeExample(res.Body); ok {
 			oe.Responses[status] = v
@@ -437,6 +441,12 @@ func trimExample(v any) any {
 		return x
 	}
 	return v
+}
+
+// isTextMedia reports whether a Content-Type is plain text.
+func isTextMedia(ctype string) bool {
+	mt, _, err := mime.ParseMediaType(ctype)
+	return err == nil && mt == "text/plain"
 }
 
 // isJSONMedia reports whether a Content-Type is JSON.

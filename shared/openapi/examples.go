@@ -141,6 +141,16 @@ func addExamples(doc *openapi3.T, ex Examples) {
 				}
 				continue
 			}
+			if text, ok := body.(string); ok && ref.Value != nil {
+				// A plain-text answer (a receipt): the example of its
+				// one text medium, as it was sent.
+				for media, mt := range ref.Value.Content {
+					if strings.HasPrefix(media, "text/plain") {
+						mt.Example = text
+					}
+				}
+				continue
+			}
 			if ref.Value == nil || ref.Value.Content.Get(jsonMedia) == nil {
 				continue
 			}

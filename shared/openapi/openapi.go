@@ -379,7 +379,13 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 	switch body := r.Doc.Response.(type) {
 	case nil:
 	case mediaTyped:
-		ok.Content = openapi3.Content{body.MediaType(): openapi3.NewMediaType()}
+		mt := openapi3.NewMediaType()
+		if strings.HasPrefix(body.MediaType(), "text/") {
+			// Text (a receipt, a page) is a string, so a client reads
+			// it as one and its example is checked as one.
+			mt = mt.WithSchema(openapi3.NewStringSchema())
+		}
+		ok.Content = openapi3.Content{body.MediaType(): mt}
 	default:
 		schema, err := s.ref(reflect.TypeOf(body))
 		if err != nil {
