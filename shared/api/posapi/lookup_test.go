@@ -2,39 +2,16 @@ package posapi_test
 
 import (
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/inventory"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// lookupShop is a store with its owner and a staff member.
-type lookupShop struct {
-	ID, Slug     string
-	Owner, Staff testenv.Account
-}
-
-func openLookupShop(t *testing.T, env *testenv.Env, slug string) lookupShop {
-	t.Helper()
-	name := strings.ReplaceAll(slug, "-", "_")
-	owner := env.Signup(t, "own_"+name)
-	env.SetTier(t, owner, users.TierBookstore)
-	res := env.Do("POST", "/v1/stores", map[string]any{
-		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
-		"postalCode": "97209", "country": "US",
-	}, owner.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	staff := env.Signup(t, "staff_"+name)
-	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return lookupShop{ID: res.JSON["id"].(string), Slug: slug, Owner: owner, Staff: env.Login(t, staff)}
-}
-
-func lookupStock(t *testing.T, env *testenv.Env, s lookupShop, bookID string, quantity, price int, condition inventory.Condition) {
+func lookupStock(t *testing.T, env *testenv.Env, s shop, bookID string, quantity, price int, condition inventory.Condition) {
 	t.Helper()
 	res := env.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": bookID, "quantity": quantity,
 		"priceCents": price, "condition": condition}, s.Owner.Token)
@@ -50,8 +27,8 @@ func TestLookup(t *testing.T) {
 		books.Record{ISBN: "9780306406157", Title: "Sold Out"},
 	)
 	leftHand, kindred, nine79, soldOut := ids[0], ids[1], ids[2], ids[3]
-	shop := openLookupShop(t, env, "lookup-main")
-	other := openLookupShop(t, env, "lookup-other")
+	shop := openShop(t, env, "lookup-main", 0)
+	other := openShop(t, env, "lookup-other", 0)
 	lookupStock(t, env, shop, leftHand, 3, 1899, inventory.New)
 	lookupStock(t, env, shop, kindred, 1, 650, inventory.UsedGood)
 	lookupStock(t, env, shop, soldOut, 0, 1000, inventory.New)

@@ -28,7 +28,7 @@ func TestSummaryBench(t *testing.T) {
 		t.Skip("bench mode: set POS_SUMMARY_BENCH=1")
 	}
 	env := testenv.New(t)
-	shop := openReportShop(t, env, "bench-summary")
+	shop := openShop(t, env, "bench-summary", 0)
 	p := dynamo.NewPOS(env.App.Table)
 	bookIDs := reportBooks(t, env, 500, 50)
 	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)

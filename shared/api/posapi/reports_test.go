@@ -14,31 +14,9 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/pos"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// reportShop is a store with its owner and a staff member.
-type reportShop struct {
-	ID, Slug     string
-	Owner, Staff testenv.Account
-}
-
-func openReportShop(t testing.TB, env *testenv.Env, slug string) reportShop {
-	t.Helper()
-	name := strings.ReplaceAll(slug, "-", "_")
-	owner := env.Signup(t, "own_"+name)
-	env.SetTier(t, owner, users.TierBookstore)
-	res := env.Do("POST", "/v1/stores", map[string]any{
-		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
-		"postalCode": "97209", "country": "US",
-	}, owner.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	staff := env.Signup(t, "staff_"+name)
-	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return reportShop{ID: res.JSON["id"].(string), Slug: slug, Owner: env.Login(t, owner), Staff: env.Login(t, staff)}
-}
 
 // reportISBN is the n-th ISBN-13 of the tests' catalog (978 + n + check
 // digit).
@@ -129,8 +107,8 @@ func wantSummary(sales []*pos.Sale, start, end time.Time) map[string]any {
 
 func TestSummary_PeriodsAreCountedExactly(t *testing.T) {
 	env := testenv.New(t)
-	shop := openReportShop(t, env, "summary-shop")
-	other := openReportShop(t, env, "summary-other")
+	shop := openShop(t, env, "summary-shop", 0)
+	other := openShop(t, env, "summary-other", 0)
 	p := dynamo.NewPOS(env.App.Table)
 	bookIDs := reportBooks(t, env, 100, 13)
 	day := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
@@ -213,8 +191,8 @@ func TestSummary_PeriodsAreCountedExactly(t *testing.T) {
 
 func TestSummary_Refusals(t *testing.T) {
 	env := testenv.New(t)
-	shop := openReportShop(t, env, "refusal-shop")
-	other := openReportShop(t, env, "refusal-other")
+	shop := openShop(t, env, "refusal-shop", 0)
+	other := openShop(t, env, "refusal-other", 0)
 	reader := env.Signup(t, "refusal_reader")
 	tok := shop.Staff.Token
 	for _, c := range []struct{ name, path, field string }{

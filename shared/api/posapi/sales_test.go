@@ -28,8 +28,10 @@ type shop struct {
 	Owner, Staff testenv.Account
 }
 
-// openShop opens a store with a tax rate and a staff member.
-func openShop(t *testing.T, env *testenv.Env, slug string, taxRate float64) shop {
+// openShop opens a store with a tax rate and a staff member (every
+// part's tests share it), its owner signed in again with the bookstore
+// tier.
+func openShop(t testing.TB, env *testenv.Env, slug string, taxRate float64) shop {
 	t.Helper()
 	name := strings.ReplaceAll(slug, "-", "_")
 	owner := env.Signup(t, "own_"+name)
@@ -41,7 +43,7 @@ func openShop(t *testing.T, env *testenv.Env, slug string, taxRate float64) shop
 	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
 	staff := env.Signup(t, "staff_"+name)
 	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return shop{ID: res.JSON["id"].(string), Slug: slug, Owner: owner, Staff: env.Login(t, staff)}
+	return shop{ID: res.JSON["id"].(string), Slug: slug, Owner: env.Login(t, owner), Staff: env.Login(t, staff)}
 }
 
 // stock stocks a book at the shop in a condition and returns the item's id.

@@ -24,8 +24,8 @@ func openShift(t *testing.T, env *testenv.Env, storeID string, float int, token 
 func TestShifts_OpenSellClose(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 10, 5, 9, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	shop := openReportShop(t, env, "drawer-shop")
-	other := openReportShop(t, env, "drawer-other")
+	shop := openShop(t, env, "drawer-shop", 0)
+	other := openShop(t, env, "drawer-other", 0)
 	reader := env.Signup(t, "drawer_reader")
 	p := dynamo.NewPOS(env.App.Table)
 	// advance moves the clock on, with new tokens for everyone.
@@ -168,7 +168,7 @@ func TestShifts_OpenSellClose(t *testing.T) {
 // theirs to the cent.
 func TestShifts_CashSalesDuringACloseAreCountedExactly(t *testing.T) {
 	env := testenv.New(t)
-	shop := openReportShop(t, env, "busy-drawer")
+	shop := openShop(t, env, "busy-drawer", 0)
 	p := dynamo.NewPOS(env.App.Table)
 	book := reportBooks(t, env, 300, 1)[0]
 	id := openShift(t, env, shop.ID, 5000, shop.Staff.Token)["id"].(string)
