@@ -42,7 +42,7 @@ var (
 // class or in a new one (the shares must add up to 100), with what its
 // requests need set up in seedCostMix.
 var costMix = []mixClass{
-	{"book, search and book-list reads", 36, []mixRequest{
+	{"book, search and book-list reads", 35, []mixRequest{
 		{"GET /v1/books", "search", 3, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/books?q=garden", nil, "")
 		}},
@@ -65,7 +65,7 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/books/"+s.bookID+"/reviews", nil, s.reader.Token)
 		}},
 	}},
-	{"profiles", 18, []mixRequest{
+	{"profiles", 17, []mixRequest{
 		{"GET /v1/users/me", "", 3, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/users/me", nil, s.reader.Token)
 		}},
@@ -155,6 +155,25 @@ var costMix = []mixClass{
 				"shippingAddress": map[string]any{"postalCode": "97209", "country": "US"}}, "")
 		}},
 	}},
+	// The point of sale: a counter scanning books and ringing up sales
+	// (custom items, so that the mix can run any number of rounds), the
+	// day's summary; a reader's trade credit.
+	{"point of sale and trade credit", 2, []mixRequest{
+		{"GET /api/pos/lookup/{barcode}", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/api/pos/lookup/"+s.isbn+"?storeId="+s.storeID, nil, s.seller.Token)
+		}},
+		{"POST /api/pos/sales", "a custom item, cash", 1, 201, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("POST", "/api/pos/sales", map[string]any{"storeId": s.storeID, "paymentMethod": "cash",
+				"items": []any{map[string]any{"customItem": map[string]any{"title": "Bookmark"}, "quantity": 1, "unitPriceCents": 250, "isUsed": false}}}, s.seller.Token)
+		}},
+		{"GET /api/pos/reports/summary", "today", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			day := time.Now().UTC().Format("2006-01-02")
+			return c.Do("GET", "/api/pos/reports/summary?storeId="+s.storeID+"&startDate="+day+"&endDate="+day, nil, s.seller.Token)
+		}},
+		{"GET /v1/trade-credit/me", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/trade-credit/me", nil, s.reader.Token)
+		}},
+	}},
 	{"auth", 5, []mixRequest{
 		{"POST /v1/auth/login", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("POST", "/v1/auth/login", map[string]any{"email": s.reader.Email, "password": testenv.Password}, "")
@@ -203,6 +222,8 @@ type mixState struct {
 	storeID, itemID string
 	// An order the reader placed at the store.
 	orderID string
+	// isbn is bookID's ISBN-13, which the counter scans.
+	isbn string
 }
 
 // TestCost runs the mix through the real router against DynamoDB Local
@@ -364,7 +385,7 @@ func seedCostMix(t *testing.T, env *testenv.Env) *mixState {
 		})
 	}
 	ids := env.ImportBooks(t, recs...)
-	st := &mixState{bookID: ids[0]}
+	st := &mixState{bookID: ids[0], isbn: recs[0].ISBN}
 
 	st.reader = env.Signup(t, "mixreader")
 	env.SetTier(t, st.reader, users.TierPremium)
