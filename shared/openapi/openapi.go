@@ -380,9 +380,10 @@ func responses(s *schemas, op *openapi3.Operation, r httpapi.Route) error {
 	case nil:
 	case mediaTyped:
 		mt := openapi3.NewMediaType()
-		if strings.HasPrefix(body.MediaType(), "text/") {
-			// Text (a receipt, a page) is a string, so a client reads
-			// it as one and its example is checked as one.
+		if strings.HasPrefix(body.MediaType(), "text/plain") {
+			// Plain text (a receipt) is a string, so a client reads it
+			// as one and its example is checked as one. (A page or a
+			// script stays without a schema: no client decodes it.)
 			mt = mt.WithSchema(openapi3.NewStringSchema())
 		}
 		ok.Content = openapi3.Content{body.MediaType(): mt}
