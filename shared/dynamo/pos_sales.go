@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/page"
@@ -272,9 +273,14 @@ func (p *POS) Sell(ctx context.Context, req *pos.SaleRequest, staffID string, no
 			}
 			return s, nil
 		}
-		if !(retryable(err) || errors.Is(err, errCreditMoved) || errors.Is(err, errShiftMoved) ||
-			errors.Is(err, pos.ErrNumberTaken)) || attempt == saleAttempts {
+		switch {
+		case !(retryable(err) || errors.Is(err, errCreditMoved) || errors.Is(err, errShiftMoved) ||
+			errors.Is(err, pos.ErrNumberTaken)):
 			return nil, fmt.Errorf("sell %s at store %s: %w", s.ID, s.StoreID, err)
+		case attempt == saleAttempts:
+			// Lost every attempt: the client's retry (503), not an
+			// internal error, as Change answers its own.
+			return nil, fmt.Errorf("sell %s at store %s: %w (last: %v)", s.ID, s.StoreID, apperr.ErrContention, err)
 		}
 		if err := backoff(ctx, attempt); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/ids"
@@ -84,4 +85,27 @@ func TestPOS_SellWritesItsTransaction(t *testing.T) {
 	l, err = p.List(ctx, pos.ListFilter{StoreID: storeID, From: s.CreatedAt, To: s.CreatedAt}, page.First(10))
 	require.NoError(t, err)
 	assert.Len(t, l.Items, 1, "both ends inclusive")
+}
+
+// A sale that loses every attempt (here the store's open-shift pointer
+// names a shift that is not open, so each transaction's shift condition
+// fails) ends as apperr.ErrContention, the 503 the client may retry, and
+// not as the last attempt's internal error (a 500).
+func TestPOS_SellExhaustedIsContention(t *testing.T) {
+	env := testenv.New(t)
+	owner := env.Signup(t, "pos_owner2")
+	env.SetTier(t, owner, users.TierBookstore)
+	res := env.Do("POST", "/v1/stores", map[string]any{"name": "Corner Books", "slug": "corner-books", "addressLine1": "1 Main St",
+		"city": "Portland", "state": "OR", "postalCode": "97209", "country": "US", "taxRate": 0.05}, owner.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	storeID := res.JSON["id"].(string)
+	k := dynamo.POSOpenShiftKey(storeID)
+	env.PutItem(t, map[string]any{"PK": k.PK, "SK": k.SK, "type": "PosOpenShift", "shiftId": ids.New(), "storeId": storeID})
+
+	used := false
+	req := pos.SaleRequest{StoreID: storeID, PaymentMethod: pos.Cash,
+		Items: []pos.ItemRequest{{Custom: &pos.CustomItem{Title: "Bookmark"}, Quantity: 1, UnitPriceCents: 200, IsUsed: &used}}}
+	require.NoError(t, req.Validate())
+	_, err := dynamo.NewPOS(env.App.Table).Sell(t.Context(), &req, owner.ID, time.Now)
+	require.ErrorIs(t, err, apperr.ErrContention)
 }
