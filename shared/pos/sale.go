@@ -111,6 +111,10 @@ func (r *SaleRequest) Validate() error {
 			f.Add(at+".unitPriceCents", UnitPriceMessage)
 		}
 	}
+	if n := customTextBytes(r.Items); n > MaxCustomTextBytes {
+		f.Add("items", "the custom items' titles and authors are "+strconv.Itoa(n)+" bytes: at most "+
+			strconv.Itoa(MaxCustomTextBytes)+" per sale")
+	}
 	if r.CustomerUserID != "" {
 		id, ok := ids.Parse(r.CustomerUserID)
 		if !ok {
@@ -128,6 +132,29 @@ func (r *SaleRequest) Validate() error {
 		f.Add("paymentMethod", "must be one of cash, card, trade_credit, mixed")
 	}
 	return f.Err()
+}
+
+// MaxCustomTextBytes bounds the UTF-8 bytes of a sale's custom items'
+// titles and authors together. A sale is one DynamoDB item (400 KB at
+// most): each custom item alone is within its character limits, but 25
+// of them at their limits in 4-byte characters are some 430 KB, which
+// DynamoDB refuses (a 500). 200 KB leaves room for the catalog lines and
+// the rest of the sale; no counter's sale comes near it.
+const MaxCustomTextBytes = 200_000
+
+// customTextBytes is the UTF-8 size of items' custom titles and authors.
+func customTextBytes(items []ItemRequest) int {
+	n := 0
+	for _, it := range items {
+		if it.Custom == nil {
+			continue
+		}
+		n += len(it.Custom.Title)
+		for _, a := range it.Custom.Authors {
+			n += len(a)
+		}
+	}
+	return n
 }
 
 // Messages of the integer fields' ranges (the handler's too, for a value
