@@ -42,9 +42,15 @@ func Group(d api.Deps) api.Group {
 	routes = append(routes, reportRoutes(d)...)
 	return api.Group{
 		Name: "pos",
-		// The merger sets the exact list from the recorded calls
-		// (local/bench TestCallGrants).
-		Table:  []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"},
+		// What the group's code calls, parts of transactions included:
+		// a sale reads its items, books, customer and balance (BatchGet)
+		// and the open shift (Get), and puts, updates and, with no shift
+		// open, checks (ConditionCheck) in its transaction; closing a
+		// shift deletes the store's open-shift pointer in its own
+		// (DeleteItem, stated here though idempotent routes are granted
+		// it too); the lists and the summary Query.
+		Table: []string{"dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:PutItem", "dynamodb:UpdateItem",
+			"dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"},
 		Emits:  inventory.Events,
 		Routes: routes,
 	}
