@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -110,4 +111,38 @@ func FieldErrors(tb testing.TB, res *Response) map[string]any {
 		tb.Fatalf("testenv: no field errors in %s", res)
 	}
 	return f
+}
+
+// Shop is a store opened for a test: its id and slug, its owner (signed
+// in again after the bookstore tier, so the token carries it) and one
+// staff member.
+type Shop struct {
+	ID, Slug     string
+	Owner, Staff Account
+}
+
+// OpenShop opens a store with slug in Portland, OR, owned by a new
+// bookstore-tier account, with a new account as its staff; fields
+// (a tax rate, a phone) are added to the store's body.
+func (e *Env) OpenShop(tb testing.TB, slug string, fields map[string]any) Shop {
+	tb.Helper()
+	name := strings.ReplaceAll(slug, "-", "_")
+	owner := e.Signup(tb, "own_"+name)
+	e.SetTier(tb, owner, users.TierBookstore)
+	body := map[string]any{
+		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
+		"postalCode": "97209", "country": "US",
+	}
+	maps.Copy(body, fields)
+	res := e.Do("POST", "/v1/stores", body, owner.Token)
+	if res.Status != http.StatusCreated {
+		tb.Fatalf("open shop %s: %s", slug, res)
+	}
+	owner = e.Login(tb, owner)
+	staff := e.Signup(tb, "staff_"+name)
+	if r := e.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token); r.Status != http.StatusCreated {
+		tb.Fatalf("add staff to shop %s: %s", slug, r)
+	}
+	id, _ := res.JSON["id"].(string)
+	return Shop{ID: id, Slug: slug, Owner: owner, Staff: e.Login(tb, staff)}
 }

@@ -11,33 +11,11 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/earnings"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-// shop is a store with its owner and a staff member.
-type shop struct {
-	ID, Slug     string
-	Owner, Staff testenv.Account
-}
-
-func openShop(t *testing.T, env *testenv.Env, slug string) shop {
-	t.Helper()
-	name := strings.ReplaceAll(slug, "-", "_")
-	owner := env.Signup(t, "own_"+name)
-	env.SetTier(t, owner, users.TierBookstore)
-	res := env.Do("POST", "/v1/stores", map[string]any{
-		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
-		"postalCode": "97209", "country": "US",
-	}, owner.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	staff := env.Signup(t, "staff_"+name)
-	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return shop{ID: res.JSON["id"].(string), Slug: slug, Owner: owner, Staff: env.Login(t, staff)}
-}
 
 // accrue writes a pending commission of an order of subtotal, as the
 // order transaction does, at the default rate.
@@ -97,7 +75,7 @@ func sums(list []map[string]any, field string) (pending, paid int64) {
 
 // assertReconciles checks that GET earnings is exactly what the two
 // lists hold.
-func assertReconciles(t *testing.T, env *testenv.Env, s shop) (comm, pool []map[string]any) {
+func assertReconciles(t *testing.T, env *testenv.Env, s testenv.Shop) (comm, pool []map[string]any) {
 	t.Helper()
 	comm = listAll(t, env, "/v1/stores/"+s.Slug+"/affiliate-commissions", s.Owner.Token, 2)
 	pool = listAll(t, env, "/v1/stores/"+s.Slug+"/pool-payouts", s.Owner.Token, 1)
@@ -119,8 +97,8 @@ func assertReconciles(t *testing.T, env *testenv.Env, s shop) (comm, pool []map[
 func TestEarnings_TotalsAreTheListsSums(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 10, 5, 12, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	s := openShop(t, env, "earning-shop")
-	other := openShop(t, env, "other-shop")
+	s := env.OpenShop(t, "earning-shop", nil)
+	other := env.OpenShop(t, "other-shop", nil)
 	store := dynamo.NewEarnings(env.App.Table)
 	svc := &earnings.Service{Store: store, Now: env.App.Now}
 	ctx := context.Background()
@@ -217,7 +195,7 @@ func TestEarnings_TotalsAreTheListsSums(t *testing.T) {
 
 func TestEarnings_OwnerOnly(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "private-shop")
+	s := env.OpenShop(t, "private-shop", nil)
 	reader := env.Signup(t, "just_a_reader")
 	for _, path := range []string{"/earnings", "/affiliate-commissions", "/affiliate-commissions?status=paid", "/pool-payouts"} {
 		url := "/v1/stores/" + s.Slug + path

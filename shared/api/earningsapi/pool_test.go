@@ -24,7 +24,7 @@ func totals(t *testing.T, store *dynamo.Earnings, storeID string) earnings.Total
 func TestPool_RunsOnceAMonthOnceItIsOver(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 10, 31, 23, 59, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	a, b, c := openShop(t, env, "pool-a"), openShop(t, env, "pool-b"), openShop(t, env, "pool-c")
+	a, b, c := env.OpenShop(t, "pool-a", nil), env.OpenShop(t, "pool-b", nil), env.OpenShop(t, "pool-c", nil)
 	store := dynamo.NewEarnings(env.App.Table)
 	svc := &earnings.Service{Store: store, Now: env.App.Now}
 	ctx := context.Background()
@@ -77,7 +77,7 @@ func TestPool_RunsOnceAMonthOnceItIsOver(t *testing.T) {
 		assert.False(t, resumed.AlreadyDone)
 		assert.Empty(t, resumed.Created)
 		assert.Equal(t, 3, resumed.Existing)
-		for _, s := range []shop{a, b, c} {
+		for _, s := range []testenv.Shop{a, b, c} {
 			pool := listAll(t, env, "/v1/stores/"+s.Slug+"/pool-payouts", env.Login(t, s.Owner).Token, 20)
 			require.Len(t, pool, 1)
 			assert.EqualValues(t, totals(t, store, s.ID).PoolPendingCents, pool[0]["payoutAmountCents"])
@@ -113,7 +113,7 @@ func TestPool_RunsOnceAMonthOnceItIsOver(t *testing.T) {
 func TestMarkPaid(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 10, 5, 12, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	s := openShop(t, env, "paid-shop")
+	s := env.OpenShop(t, "paid-shop", nil)
 	store := dynamo.NewEarnings(env.App.Table)
 	svc := &earnings.Service{Store: store, Now: env.App.Now}
 	ctx := context.Background()

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func lookupStock(t *testing.T, env *testenv.Env, s shop, bookID string, quantity, price int, condition inventory.Condition) {
+func lookupStock(t *testing.T, env *testenv.Env, s testenv.Shop, bookID string, quantity, price int, condition inventory.Condition) {
 	t.Helper()
 	res := env.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": bookID, "quantity": quantity,
 		"priceCents": price, "condition": condition}, s.Owner.Token)

@@ -17,44 +17,25 @@ import (
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/pos"
 	"github.com/bookplatform/backend/shared/tradecredit"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// shop is a store with its owner and a staff member.
-type shop struct {
-	ID, Slug     string
-	Owner, Staff testenv.Account
-}
-
-// openShop opens a store with a tax rate and a staff member (every
-// part's tests share it), its owner signed in again with the bookstore
-// tier.
-func openShop(t testing.TB, env *testenv.Env, slug string, taxRate float64) shop {
-	t.Helper()
-	name := strings.ReplaceAll(slug, "-", "_")
-	owner := env.Signup(t, "own_"+name)
-	env.SetTier(t, owner, users.TierBookstore)
-	res := env.Do("POST", "/v1/stores", map[string]any{
-		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
-		"postalCode": "97209", "country": "US", "phone": "+1 503 555 0100", "taxRate": taxRate,
-	}, owner.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	staff := env.Signup(t, "staff_"+name)
-	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return shop{ID: res.JSON["id"].(string), Slug: slug, Owner: env.Login(t, owner), Staff: env.Login(t, staff)}
+// openShop opens a store with a tax rate, a phone and a staff member
+// (every part's tests share it).
+func openShop(t testing.TB, env *testenv.Env, slug string, taxRate float64) testenv.Shop {
+	return env.OpenShop(t, slug, map[string]any{"phone": "+1 503 555 0100", "taxRate": taxRate})
 }
 
 // stock stocks a book at the shop in a condition and returns the item's id.
-func stock(t *testing.T, env *testenv.Env, s shop, bookID string, qty, price int, condition string) string {
+func stock(t *testing.T, env *testenv.Env, s testenv.Shop, bookID string, qty, price int, condition string) string {
 	t.Helper()
 	res := env.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": bookID, "quantity": qty, "priceCents": price, "condition": condition}, s.Owner.Token)
 	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
 	return res.JSON["id"].(string)
 }
 
-func quantityOf(t *testing.T, env *testenv.Env, s shop, itemID string) int {
+func quantityOf(t *testing.T, env *testenv.Env, s testenv.Shop, itemID string) int {
 	t.Helper()
 	res := env.Do("GET", "/v1/inventory/"+itemID+"?storeId="+s.ID, nil, s.Owner.Token)
 	require.Equal(t, http.StatusOK, res.Status, "%s", res)
@@ -66,7 +47,7 @@ func quantityOf(t *testing.T, env *testenv.Env, s shop, itemID string) int {
 // second store with its own staff, a customer and a stranger.
 type world struct {
 	env               *testenv.Env
-	a, b              shop
+	a, b              testenv.Shop
 	books             []string
 	newItem, usedItem string
 	customer, other   testenv.Account

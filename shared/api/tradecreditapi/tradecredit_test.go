@@ -11,34 +11,11 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/ids"
-	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
-
-// shop is a store with its owner and a staff member.
-type shop struct {
-	ID, Slug     string
-	Owner, Staff testenv.Account
-}
-
-func openShop(t *testing.T, env *testenv.Env, slug string) shop {
-	t.Helper()
-	name := strings.ReplaceAll(slug, "-", "_")
-	owner := env.Signup(t, "own_"+name)
-	env.SetTier(t, owner, users.TierBookstore)
-	res := env.Do("POST", "/v1/stores", map[string]any{
-		"name": "Shop " + slug, "slug": slug, "addressLine1": "1 Main St", "city": "Portland", "state": "OR",
-		"postalCode": "97209", "country": "US",
-	}, owner.Token)
-	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
-	owner = env.Login(t, owner)
-	staff := env.Signup(t, "staff_"+name)
-	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+slug+"/staff", map[string]any{"userId": staff.ID}, owner.Token).Status)
-	return shop{ID: res.JSON["id"].(string), Slug: slug, Owner: owner, Staff: env.Login(t, staff)}
-}
 
 func change(storeID, customerID string, amount any, reason string) map[string]any {
 	return map[string]any{"storeId": storeID, "customerUserId": customerID, "amountCents": amount, "reason": reason}
@@ -52,7 +29,7 @@ func ledgerPath(storeID, customerID string) string {
 
 // entriesOf reads every page of a customer's ledger at a store, limit
 // at a time, newest first.
-func entriesOf(t *testing.T, env *testenv.Env, s shop, customerID string, limit int) (balance int64, entries []map[string]any) {
+func entriesOf(t *testing.T, env *testenv.Env, s testenv.Shop, customerID string, limit int) (balance int64, entries []map[string]any) {
 	t.Helper()
 	cursor := ""
 	for range 100 {
@@ -101,8 +78,8 @@ func assertChain(t *testing.T, balance int64, entries []map[string]any) {
 func TestTradeCredit_GrantCorrectRead(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 2, 15, 4, 5, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))
-	s := openShop(t, env, "credit-shop")
-	other := openShop(t, env, "credit-other")
+	s := env.OpenShop(t, "credit-shop", nil)
+	other := env.OpenShop(t, "credit-other", nil)
 	reader := env.Signup(t, "credit_reader")
 
 	t.Run("a customer with no credit has a zero balance and no entries", func(t *testing.T) {
@@ -222,7 +199,7 @@ func TestTradeCredit_GrantCorrectRead(t *testing.T) {
 
 func TestTradeCredit_Validation(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "valid-shop")
+	s := env.OpenShop(t, "valid-shop", nil)
 	reader := env.Signup(t, "valid_reader")
 	post := func(body any) *testenv.Response { return env.Do("POST", "/v1/trade-credit", body, s.Staff.Token) }
 
@@ -294,8 +271,8 @@ func TestTradeCredit_Validation(t *testing.T) {
 // without a store has no default store.
 func TestTradeCredit_Roles(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "role-credit-shop")
-	other := openShop(t, env, "role-credit-other")
+	s := env.OpenShop(t, "role-credit-shop", nil)
+	other := env.OpenShop(t, "role-credit-other", nil)
 	reader := env.Signup(t, "role_reader")
 	stranger := env.Signup(t, "role_stranger")
 
@@ -336,7 +313,7 @@ func TestTradeCredit_Roles(t *testing.T) {
 	})
 	t.Run("GET without storeId by staff of several stores: 400, with it: 200", func(t *testing.T) {
 		both := env.Signup(t, "role_both")
-		for _, sh := range []shop{s, other} {
+		for _, sh := range []testenv.Shop{s, other} {
 			require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/stores/"+sh.Slug+"/staff", map[string]any{"userId": both.ID}, sh.Owner.Token).Status)
 		}
 		both = env.Login(t, both)
@@ -359,7 +336,7 @@ func TestTradeCredit_Roles(t *testing.T) {
 // first answer; the credit is given once.
 func TestTradeCredit_IdempotentGrant(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "idem-credit-shop")
+	s := env.OpenShop(t, "idem-credit-shop", nil)
 	reader := env.Signup(t, "idem_reader")
 	h := map[string]string{"Authorization": "Bearer " + s.Staff.Token, "Idempotency-Key": "grant-0001"}
 	body := change(s.ID, reader.ID, 1500, "Traded in 3 paperbacks")
@@ -382,7 +359,7 @@ func TestTradeCredit_IdempotentGrant(t *testing.T) {
 // exact sum, and the ledger is a chain of twenty entries.
 func TestTradeCredit_ParallelGrants(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "parallel-credit-shop")
+	s := env.OpenShop(t, "parallel-credit-shop", nil)
 	reader := env.Signup(t, "parallel_reader")
 	const n = 20
 	var wg sync.WaitGroup
@@ -412,7 +389,7 @@ func TestTradeCredit_ParallelGrants(t *testing.T) {
 // holds, it never goes below zero, and the entries add up to it.
 func TestTradeCredit_ParallelCorrectionsNeverBelowZero(t *testing.T) {
 	env := testenv.New(t)
-	s := openShop(t, env, "spend-credit-shop")
+	s := env.OpenShop(t, "spend-credit-shop", nil)
 	reader := env.Signup(t, "spend_reader")
 	require.Equal(t, http.StatusCreated, env.Do("POST", "/v1/trade-credit", change(s.ID, reader.ID, 1000, "Traded in a box of paperbacks"), s.Owner.Token).Status)
 	const n = 12 // 12 × 300 asked of 1000: three land
