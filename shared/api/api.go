@@ -57,6 +57,9 @@ type Group struct {
 	// shared/extpos/kmsseal): the stack makes the key when a group
 	// declares any, and names it to those groups alone.
 	Seals []string
+	// Mail lists the SES actions the group calls (shared/mail: sending
+	// email, reading the suppression list).
+	Mail []string
 	// Sends lists the queues the group sends messages to.
 	Sends []queues.Name
 	// Emits lists the events the group's changes record in the outbox

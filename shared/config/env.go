@@ -159,3 +159,18 @@ func (e *Env) HostName(name, def string) string {
 	}
 	return v
 }
+
+// Bool is true or false (also 1/0, as strconv.ParseBool reads them; def
+// when unset).
+func (e *Env) Bool(name string, def bool) bool {
+	v := e.String(name)
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		e.Fail(fmt.Errorf("%s must be true or false, got %q", name, v))
+		return def
+	}
+	return b
+}

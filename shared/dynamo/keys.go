@@ -860,3 +860,46 @@ func storeShifts(storeID string) list {
 func storeShiftsIn(storeID, status string) list {
 	return list{index: GSI2, pk: "POSSHIFTS#" + storeID + "#" + status, desc: true}
 }
+
+// Webhooks (webhooks.go): a store's endpoints in its partition, the
+// count that bounds them, and each endpoint's deliveries in a partition
+// of their own, newest first by their version-7 ids.
+
+// webhookEndpointPrefix begins the sort key of every endpoint of a store.
+const webhookEndpointPrefix = "WEBHOOK#"
+
+// WebhookEndpointKey is one endpoint of a store.
+func WebhookEndpointKey(storeID, endpointID string) Key {
+	return Key{StoreKey(storeID).PK, webhookEndpointPrefix + endpointID}
+}
+
+// WebhookCountKey holds how many endpoints a store has (the limit's
+// count, changed in each creation's and deletion's transaction).
+func WebhookCountKey(storeID string) Key { return Key{StoreKey(storeID).PK, "WEBHOOKCOUNT"} }
+
+// webhookDeliveryPrefix begins the sort key of every delivery of an
+// endpoint.
+const webhookDeliveryPrefix = "DELIVERY#"
+
+// WebhookDeliveryKey is one delivery (webhooks.DeliveryID) to an
+// endpoint.
+func WebhookDeliveryKey(endpointID, deliveryID string) Key {
+	return Key{"WHDELIVERY#" + endpointID, webhookDeliveryPrefix + deliveryID}
+}
+
+// Email (notifications): the store's notification settings, the
+// daily digest's entries and the day's list of stores that have one.
+
+// StoreNotificationSettingsKey holds a store's email settings.
+func StoreNotificationSettingsKey(storeID string) Key {
+	return Key{StoreKey(storeID).PK, "NOTIFYSETTINGS"}
+}
+
+// DigestEntryKey is one order in a store's digest of a day (YYYY-MM-DD,
+// UTC).
+func DigestEntryKey(storeID, day, orderID string) Key {
+	return Key{"DIGEST#" + storeID + "#" + day, "ORDER#" + orderID}
+}
+
+// DigestDayKey lists a store among those with a digest on day.
+func DigestDayKey(day, storeID string) Key { return Key{"DIGESTDAY#" + day, "STORE#" + storeID} }

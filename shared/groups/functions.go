@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/relay"
 )
 
 // Function is one Lambda: its directory under functions/, the routes it
@@ -45,6 +46,9 @@ type Function struct {
 	CDNActions []string
 	// SealActions are the KMS actions on the sealing key (api.Group.Seals).
 	SealActions []string
+	// MailActions are the SES actions the function calls (email:
+	// api.Group.Mail, a relay consumer's Mail).
+	MailActions []string
 	// Sends are the queues the function sends to.
 	Sends []queues.Name
 	// Worker, when set, makes the function a consumer of its queue.
@@ -96,7 +100,7 @@ func Functions() []Function {
 	for _, build := range list {
 		env := config.NewEnv(nil) // records what the group reads
 		g := build(api.Deps{Env: env})
-		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, SealActions: g.Seals, Sends: g.Sends, Worker: g.Worker,
+		f := Function{Name: g.Name, Routes: g.Routes, Fallback: g.Fallback, Keyless: g.Keyless(), MediaActions: g.Media, CDNActions: g.CDN, SealActions: g.Seals, MailActions: g.Mail, Sends: g.Sends, Worker: g.Worker,
 			Settings: env.Names()}
 		actions := slices.Clone(g.Table)
 		for _, r := range g.Routes {
@@ -128,11 +132,29 @@ func poolFunction() Function {
 	return Function{Name: "poolpayouts", Schedule: earnings.PoolSchedule, Keyless: true, TableActions: slices.Clone(poolActions)}
 }
 
-// relayFunction is the outbox relay (functions/relay). Consumers that
-// call AWS (webhook deliveries, notifications) add their actions here
-// when they register in shared/relay.
+// relayFunction is the outbox relay (functions/relay): its own actions
+// and those of every consumer registered in shared/relay (their table
+// actions, the queues they send to, the SES actions they call), and the
+// settings the consumers read.
 func relayFunction() Function {
-	return Function{Name: "relay", Relay: true, Keyless: true, TableActions: slices.Clone(relayActions)}
+	env := config.NewEnv(nil) // records what the consumers read
+	actions := slices.Clone(relayActions)
+	f := Function{Name: "relay", Relay: true, Keyless: true}
+	for _, r := range relay.Registrations() {
+		r.Build(api.Deps{Env: env})
+		actions = append(actions, r.Table...)
+		f.Sends = append(f.Sends, r.Sends...)
+		f.MailActions = append(f.MailActions, r.Mail...)
+	}
+	slices.Sort(actions)
+	f.TableActions = slices.Compact(actions)
+	f.Indexes = indexesFor(f.TableActions)
+	slices.Sort(f.Sends)
+	f.Sends = slices.Compact(f.Sends)
+	slices.Sort(f.MailActions)
+	f.MailActions = slices.Compact(f.MailActions)
+	f.Settings = env.Names()
+	return f
 }
 
 // indexesFor are the indexes a function with these table actions may
