@@ -19,10 +19,14 @@
 //     process (in memory), unless STRIPE_API_BASE or STRIPE_API_KEY names
 //     another (Stripe's test mode); it sends its webhooks to this API's
 //     /v1/payments/webhook, and its /_local/ endpoints complete a 3-D
-//     Secure payment or expire one (README, "Payments locally").
+//     Secure payment or expire one (README, "Payments locally");
+//   - email (Amazon SES): local/maillocal, an SES stand-in in process (in
+//     memory), which records every message sent and shows them at
+//     /_local/mail on the API's port (README, "Email locally"); SES's
+//     mailbox simulator addresses bounce and complain as in SES.
 //
 // Each stand-in listens on its own free loopback port, and the process sets
-// AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS, the QUEUE_URL_* variables and dummy
+// AWS_ENDPOINT_URL_DYNAMODB/_S3/_SQS/_SESV2, the QUEUE_URL_* variables and dummy
 // credentials, so the app builds its clients exactly as in Lambda
 // (app.LoadClients). The table is created from the same schema CDK
 // deploys, demo accounts are added if missing, the demo catalog
@@ -62,6 +66,7 @@ import (
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/local/maillocal"
 	"github.com/bookplatform/backend/local/runinfo"
 	"github.com/bookplatform/backend/local/squarelocal"
 	"github.com/bookplatform/backend/shared/api/storesapi"
@@ -227,6 +232,14 @@ func run() error {
 		return fmt.Errorf("payments stand-in: %w", err)
 	}
 	stops = append(stops, stopPay)
+
+	// Email: the SES stand-in, which records what is sent.
+	mailbox := maillocal.New()
+	mailURL, stopMail, err := serveLoopback(mailbox)
+	if err != nil {
+		return fmt.Errorf("SES stand-in: %w", err)
+	}
+	stops = append(stops, stopMail)
 	front.Starting("creating the queues, the table and the demo accounts")
 
 	// The endpoints are forced (this process started them); the dummy
@@ -237,6 +250,7 @@ func run() error {
 		"AWS_ENDPOINT_URL_S3":         s3URL,
 		"AWS_ENDPOINT_URL_SQS":        sqsURL,
 		"AWS_ENDPOINT_URL_CLOUDFRONT": cdnURL,
+		"AWS_ENDPOINT_URL_SESV2":      mailURL,
 		"AWS_ACCESS_KEY_ID":           "local",
 		"AWS_SECRET_ACCESS_KEY":       "local",
 		"AWS_SESSION_TOKEN":           "",
@@ -318,8 +332,8 @@ func run() error {
 	}
 	stops = append(stops, func(context.Context) error { return runinfo.Remove(dataDir) })
 
-	front.Ready(devserver.Handler(a, gs))
-	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL, "payments", payURL,
+	front.Ready(devserver.Handler(a, gs, devserver.Mount{Prefix: maillocal.Prefix, Handler: mailbox}))
+	a.Logger.Info("local stack ready", "api", baseURL, "dynamodb", ddb.Endpoint, "s3", s3URL, "sqs", sqsURL, "cloudfront", cdnURL, "payments", payURL, "ses", mailURL,
 		"table", cfg.TableName, "bucket", media.Bucket, "queues", queueURLs, "data", dataDir)
 	var accounts []string
 	for _, d := range demoAccounts {
@@ -327,6 +341,7 @@ func run() error {
 	}
 	fmt.Fprintf(os.Stderr, "Book platform API on %s: ready (data in %s) - demo accounts %s, password %q - Ctrl-C stops\n",
 		baseURL, dataDir, strings.Join(accounts, ", "), DemoPassword)
+	fmt.Fprintf(os.Stderr, "Email sent by the local run: %s%s\n", baseURL, maillocal.Prefix)
 
 	select {
 	case <-ctx.Done():

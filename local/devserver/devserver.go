@@ -43,7 +43,12 @@ const MediaPrefix = "/media/"
 // served under dnslocal.Prefix, so a developer can point a custom domain
 // at a store the way a DNS provider would (README, "Custom domains
 // locally"). That path exists only on the local server.
-func Handler(a *app.App, gs []api.Group) http.Handler {
+//
+// Each mount serves its prefix (the path itself and every path under it)
+// beside the API: the local stand-ins' pages a developer opens in a
+// browser, such as the recorded email (local/maillocal, "Email
+// locally"). They exist only on the local server too.
+func Handler(a *app.App, gs []api.Group, mounts ...Mount) http.Handler {
 	router := a.Router(gs...)
 	media := Media(s3media.NewStore(s3media.NewClient(a.AWS), s3media.ReadSettings(a.Config.Env())), a.Logger)
 	dns, _ := a.DNS.(*dnslocal.Resolver)
@@ -54,9 +59,22 @@ func Handler(a *app.App, gs []api.Group) http.Handler {
 		case dns != nil && strings.HasPrefix(r.URL.Path, dnslocal.Prefix):
 			dns.ServeHTTP(w, r)
 		default:
+			for _, m := range mounts {
+				if r.URL.Path == m.Prefix || strings.HasPrefix(r.URL.Path, m.Prefix+"/") {
+					m.Handler.ServeHTTP(w, r)
+					return
+				}
+			}
 			router.ServeHTTP(w, r)
 		}
 	})
+}
+
+// Mount is a local page served beside the API: Handler answers Prefix
+// (no trailing slash) and every path under it, as it was requested.
+type Mount struct {
+	Prefix  string
+	Handler http.Handler
 }
 
 // Media serves GET and HEAD MediaPrefix{key...} from the store: the bytes

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
+	"github.com/bookplatform/backend/local/maillocal"
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
@@ -136,7 +137,8 @@ func (e *Env) send(method, path string, body io.Reader, h http.Header) *Response
 	if len(bytes.TrimSpace(data)) > 0 && bytes.TrimSpace(data)[0] == '{' {
 		_ = json.Unmarshal(data, &r.JSON)
 	}
-	local := strings.HasPrefix(req.URL.Path, devserver.MediaPrefix) || strings.HasPrefix(req.URL.Path, dnslocal.Prefix)
+	local := strings.HasPrefix(req.URL.Path, devserver.MediaPrefix) || strings.HasPrefix(req.URL.Path, dnslocal.Prefix) ||
+		(e.Mail != nil && (req.URL.Path == maillocal.Prefix || strings.HasPrefix(req.URL.Path, maillocal.Prefix+"/")))
 	if !local && req.URL.Host == e.Server.Listener.Addr().String() {
 		// The contract test: every answer a test receives must be one the
 		// API reference documents, so a group is contract-tested from its

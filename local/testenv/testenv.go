@@ -40,12 +40,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudfront"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sesv2"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/cdnlocal"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/dnslocal"
 	"github.com/bookplatform/backend/local/dynamodblocal"
+	"github.com/bookplatform/backend/local/maillocal"
 	"github.com/bookplatform/backend/local/squarelocal"
 	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/shared/api/storesapi"
@@ -167,6 +169,7 @@ type settings struct {
 	queues     bool
 	workers    bool
 	stream     bool
+	mail       bool
 }
 
 // WithAPIOptions adds SDK middleware to the app's AWS clients (a
@@ -282,6 +285,12 @@ type Env struct {
 	PaymentsURL string
 	// Stream says the table has its stream (WithStream).
 	Stream bool
+	// Mail is the SES stand-in (local/maillocal) at MailURL, which the
+	// app's SES endpoint names, with WithMail; nil otherwise. Tests read
+	// the email sent (Messages, WaitFor) and mark addresses bounced; the
+	// server serves its list at /_local/mail as the local run does.
+	Mail    *maillocal.Server
+	MailURL string
 
 	tb      testing.TB
 	handler http.Handler
@@ -330,6 +339,8 @@ func New(tb testing.TB, opts ...Option) *Env {
 	tb.Cleanup(posSrv.Close)
 
 	endpoints := map[string]string{dynamodb.ServiceID: endpoint, "S3": s3srv.URL, cloudfront.ServiceID: cdnSrv.URL}
+	mailSrv, mailURL, mounts := setUpMail(tb, s)
+	endpoints[sesv2.ServiceID] = mailURL
 	// The work queues: real ones for this environment (WithQueues), or
 	// addresses that refuse a send.
 	queueVars := map[string]string{}
@@ -431,14 +442,17 @@ func New(tb testing.TB, opts ...Option) *Env {
 		srv.Close()
 		tb.Fatalf("testenv: %v", err)
 	}
-	h := devserver.Handler(a, gs)
+	h := devserver.Handler(a, gs, mounts...)
 	srv.Config.Handler = h
 	srv.Start()
 	tb.Cleanup(srv.Close) // registered last: runs first, waits for handlers
 
 	env := &Env{App: a, Server: srv, Config: cfg, Clock: s.clock, AWS: awsCfg, S3: s3Client, Media: media, MediaSettings: mediaSettings, DNS: dns, CDN: cdn,
 		Domains: storesapi.ReadDomainSettings(cfg.Env()), POS: pos, POSURL: posSrv.URL,
-		Payments: pay, PaymentsURL: paySrv.URL, Stream: s.stream, tb: tb, handler: h}
+		Payments: pay, PaymentsURL: paySrv.URL, Stream: s.stream, Mail: mailSrv, tb: tb, handler: h}
+	if mailSrv != nil {
+		env.MailURL = mailURL
+	}
 	if s.queues {
 		env.SQS, env.QueueURLs = sqsqueue.NewClient(awsCfg), queueURLs
 	}

@@ -29,6 +29,8 @@ var sdkClients = []struct {
 	// Only a sender calls SQS: a worker's messages come from Lambda's
 	// event source (the local run's poller, sqspoll, is not in a function).
 	{"SQS", "github.com/aws/aws-sdk-go-v2/service/sqs", func(f Function) bool { return len(f.Sends) > 0 }},
+	// Email (shared/mail/sesmail): the functions granted SES actions.
+	{"SES", "github.com/aws/aws-sdk-go-v2/service/sesv2", func(f Function) bool { return len(f.MailActions) > 0 }},
 	// Nothing publishes to SNS: linking it was otelaws's doing.
 	{"SNS", "github.com/aws/aws-sdk-go-v2/service/sns", func(Function) bool { return false }},
 	{"Secrets Manager", "github.com/aws/aws-sdk-go-v2/service/secretsmanager", func(f Function) bool {
