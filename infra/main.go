@@ -54,6 +54,8 @@ func main() {
 		ExtPosClientSecretARN:   contextString(a, "extposClientSecretArn"),
 		StripeAPIKeySecretARN:   contextString(a, "stripeApiKeySecretArn"),
 		StripeWebhookSecretARN:  contextString(a, "stripeWebhookSecretArn"),
+		MailFromDomain:          contextString(a, CtxMailFromDomain),
+		MailFrom:                contextString(a, CtxMailFrom),
 		Ops:                     ops,
 		SAM:                     sam,
 	})

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"slices"
+
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awsapigatewayv2"
 	"github.com/aws/aws-cdk-go/awscdk/v2/awscloudfront"
@@ -76,6 +78,9 @@ func suppressKept(s nagSubjects) {
 		star := "X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission"
 		if f.Relay {
 			star += "; nor does dynamodb:ListStreams, which the stream event source needs (its other stream actions name the table's stream)"
+		}
+		if slices.ContainsFunc(f.MailActions, func(a string) bool { return slices.Contains(accountLevelMail, a) }) {
+			star += "; nor does ses:GetSuppressedDestination, which reads the account's suppression list (sending is granted on the one identity and configuration set)"
 		}
 		if len(f.CDNActions) > 0 {
 			star += "; nor does acm:RequestCertificate, and the CloudFront-managed certificates of store domains get ARNs at run time"

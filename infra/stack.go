@@ -72,6 +72,11 @@ type BackendStackProps struct {
 	// (issuedSecrets).
 	StripeAPIKeySecretARN  string
 	StripeWebhookSecretARN string
+	// MailFromDomain is the domain email is sent from (context
+	// mailFromDomain): the stack makes it an SES identity. Empty: email
+	// is not sent (newMail). MailFrom is the From of every email
+	// (context mailFrom; default "Book Platform <no-reply@<domain>>").
+	MailFromDomain, MailFrom string
 	// Ops are the operations settings (CDK context, config.go): the alarm
 	// subscription, log retention, deployment style, WAF, domains.
 	Ops OpsProps
@@ -203,6 +208,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	}
 	sealingKey := newSealingKey(stack, functions)
 	issued := newIssuedSecrets(stack, functions, props)
+	mailer := newMail(stack, functions, props)
 	maps.Copy(groupEnv, extPosEnv(sealingKey, props))
 	for name, v := range map[string]string{storesapi.EnvDomainTarget: props.StoreDomainTargetSuffix, storesapi.EnvPlatformDomain: props.PlatformDomain} {
 		if v != "" {
@@ -259,6 +265,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
 		grantSealing(fn, f, sealingKey)
+		grantMail(fn, f, mailer)
 		readIssuedSecrets(fn, f, issued)
 		switch {
 		case f.KeyRotation:

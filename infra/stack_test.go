@@ -22,6 +22,7 @@ import (
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/mail"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/s3media"
 )
@@ -73,6 +74,10 @@ var (
 // testStorefront is the test stacks' storefrontOrigin.
 const testStorefront = "storefront.test.example"
 
+// testMailDomain is the default test stack's mailFromDomain (the hardened
+// one has none: email is off there).
+const testMailDomain = "mail.test.example"
+
 // functions are the functions of the test stack.
 var functions = withSynthetic(groups.Functions())
 
@@ -82,6 +87,13 @@ var functions = withSynthetic(groups.Functions())
 // worker never shares its queue with the synthetic one.
 func withSynthetic(fs []groups.Function) []groups.Function {
 	fs = append(fs, testSender)
+	for i, f := range fs {
+		// The relay sends email once notifications register with it
+		// (shared/notify); until then it is given their actions here.
+		if f.Relay && len(f.MailActions) == 0 {
+			fs[i].MailActions = slices.Clone(mail.Actions)
+		}
+	}
 	consumed := map[queues.Name]bool{}
 	for _, f := range fs {
 		if f.Worker != nil {
@@ -128,7 +140,7 @@ func run(m *testing.M) int {
 		}
 	}
 	a := awscdk.NewApp(&awscdk.AppProps{Outdir: jsii.String(filepath.Join(dir, "cdk.out"))})
-	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions, StorefrontOrigin: testStorefront})
+	stack = NewBackendStack(a, "TestBackend", &BackendStackProps{BuildDir: buildDir, Functions: functions, StorefrontOrigin: testStorefront, MailFromDomain: testMailDomain})
 	hardenedStack = NewBackendStack(a, "HardenedBackend", &BackendStackProps{
 		StackProps: awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")}},
 		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps, StorefrontOrigin: testStorefront,
