@@ -1,6 +1,7 @@
 // Package maillocal is the local run's and the tests' stand-in for Amazon
 // SES (API v2): in memory, it answers the calls the SES adapter makes
-// (shared/mail/sesmail) and records every message, so that `make run`
+// (shared/mail/sesmail) and records every message (the last
+// DefaultMaxMessages), so that `make run`
 // shows the email an order produced and a test reads it.
 //
 // The SES calls (REST-JSON, as the SDK sends them; authentication is not
@@ -68,6 +69,10 @@ const (
 	StatusSuppressed = "suppressed" // on the suppression list: SES dropped it
 )
 
+// DefaultMaxMessages is how many messages the stand-in keeps: past it,
+// the oldest goes, so a long local run does not grow without bound.
+const DefaultMaxMessages = 1000
+
 // maxBody is the largest request body read: SES's own limit for a
 // message is 40 MB, the adapter sends far less.
 const maxBody = 10 << 20
@@ -131,6 +136,7 @@ type Suppression struct {
 // Server is the stand-in. Safe for concurrent use.
 type Server struct {
 	now func() time.Time
+	max int
 
 	mu         sync.Mutex
 	messages   []Message // in the order sent
@@ -145,10 +151,13 @@ type Option func(*Server)
 // WithClock makes the stand-in stamp messages and suppressions with now.
 func WithClock(now func() time.Time) Option { return func(s *Server) { s.now = now } }
 
+// WithMaxMessages keeps the last n messages (DefaultMaxMessages).
+func WithMaxMessages(n int) Option { return func(s *Server) { s.max = n } }
+
 // New returns an empty stand-in: no message, and only SES's simulated
 // suppressed address on the list.
 func New(opts ...Option) *Server {
-	s := &Server{now: time.Now, suppressed: map[string]Suppression{}, bounces: map[string]bool{}, changed: make(chan struct{})}
+	s := &Server{now: time.Now, max: DefaultMaxMessages, suppressed: map[string]Suppression{}, bounces: map[string]bool{}, changed: make(chan struct{})}
 	for _, o := range opts {
 		o(s)
 	}
@@ -376,6 +385,9 @@ func (s *Server) sendEmail(w http.ResponseWriter, r *http.Request) {
 		m.Recipients = append(m.Recipients, Recipient{Address: a, Status: status})
 	}
 	s.messages = append(s.messages, m)
+	if over := len(s.messages) - s.max; over > 0 && s.max > 0 {
+		s.messages = slices.Delete(s.messages, 0, over)
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
 	s.mu.Unlock()

@@ -190,3 +190,16 @@ func TestWaitFor(t *testing.T) {
 	_, err = s.WaitFor(short, func(m Message) bool { return m.SentTo("nobody@example.com") })
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+// The stand-in keeps the last messages only, so a long local run does
+// not grow without bound.
+func TestMaxMessages(t *testing.T) {
+	s := New(WithMaxMessages(2))
+	c, _ := client(t, s)
+	send(t, c, "a@example.com", "one", "<p>1</p>")
+	two := send(t, c, "a@example.com", "two", "<p>2</p>")
+	three := send(t, c, "a@example.com", "three", "<p>3</p>")
+	msgs := s.Messages()
+	require.Len(t, msgs, 2)
+	assert.Equal(t, []string{two, three}, []string{msgs[0].ID, msgs[1].ID})
+}
