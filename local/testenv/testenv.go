@@ -2,7 +2,8 @@
 // real router of every endpoint group, over a fresh DynamoDB table in
 // DynamoDB Local, an in-process S3 and SQS (whose queues the worker groups
 // consume, as on the local run) and the point-of-sale system's stand-in,
-// reached through real HTTP.
+// reached through real HTTP; with WithMail, the SES stand-in that records
+// the email sent (local/maillocal).
 //
 // A test package declares
 //
