@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -71,6 +72,20 @@ func NewSender(client *sqs.Client, getenv func(string) string, names ...queues.N
 // Errors: ErrNoQueueURL, effects.ErrReadOnly (a send before the request
 // is admitted), and SQS failures.
 func (s *Sender) Send(ctx context.Context, q queues.Name, body []byte, key string) error {
+	return s.SendDelayed(ctx, q, body, key, 0)
+}
+
+// MaxDelay is the longest SQS hides a new message (DelaySeconds).
+const MaxDelay = 15 * time.Minute
+
+// SendDelayed is Send with the message hidden from consumers for delay
+// (whole seconds, at most MaxDelay; a longer wait is the sender's to
+// split, as the webhook retries' hops do). Errors: as Send's, and a
+// delay out of range.
+func (s *Sender) SendDelayed(ctx context.Context, q queues.Name, body []byte, key string, delay time.Duration) error {
+	if delay < 0 || delay > MaxDelay {
+		return fmt.Errorf("send to %s: delay %s is not within 0 and %s", q, delay, MaxDelay)
+	}
 	url, ok := s.urls[q]
 	if !ok {
 		return fmt.Errorf("send to %s: %w: the sender was built without it (list it in the group's Sends; its URL variable is %s)", q, ErrNoQueueURL, q.URLEnv())
@@ -79,6 +94,9 @@ func (s *Sender) Send(ctx context.Context, q queues.Name, body []byte, key strin
 		return fmt.Errorf("send to %s: body is not UTF-8 text", q)
 	}
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(string(body))}
+	if secs := int32(delay / time.Second); secs > 0 {
+		in.DelaySeconds = secs
+	}
 	if key != "" {
 		in.MessageAttributes = map[string]types.MessageAttributeValue{
 			queues.KeyAttribute: {DataType: aws.String("String"), StringValue: aws.String(key)},

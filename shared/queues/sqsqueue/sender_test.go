@@ -3,6 +3,7 @@ package sqsqueue
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -51,6 +52,13 @@ func TestSend_refusals(t *testing.T) {
 		err := s.Send(effects.ReadOnly(ctx), queues.CSVImport, []byte(`{}`), "k")
 		require.ErrorIs(t, err, effects.ErrReadOnly)
 		assert.Contains(t, err.Error(), "sqs:SendMessage")
+	})
+	t.Run("a delay SQS does not take", func(t *testing.T) {
+		for _, d := range []time.Duration{-time.Second, MaxDelay + time.Second} {
+			err := s.SendDelayed(ctx, queues.CSVImport, []byte(`{}`), "k", d)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "delay")
+		}
 	})
 	t.Run("a body that is not text", func(t *testing.T) {
 		err := s.Send(ctx, queues.CSVImport, []byte{0xff, 0xfe}, "")
