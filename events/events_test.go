@@ -28,7 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/groups"
-	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/relay/registry"
 	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/worker"
 )
@@ -251,7 +251,7 @@ func TestEvents_Relay(t *testing.T) {
 		dynamo.AttrPK: image[dynamo.AttrPK].String(), dynamo.AttrSK: image[dynamo.AttrSK].String(),
 		dynamo.OutboxAttrEvent: image[dynamo.OutboxAttrEvent].String(),
 	})
-	h := env.App.Relay(relay.Consumers(env.App.Deps())...).Handle
+	h := env.App.Relay(registry.Consumers(env.App.Deps())...).Handle
 	var resp awsevents.DynamoDBEventResponse
 	if err := json.Unmarshal(invoke(t, h, payload), &resp); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ func newQueues(scope constructs.Construct) map[queues.Name]awssqs.Queue {
 			Encryption:      awssqs.QueueEncryption_SQS_MANAGED,
 			EnforceSSL:      jsii.Bool(true),
 		})
+		// A function may send to a dead-letter queue itself (the webhook
+		// deliveries that failed for good): it is named beside its queue.
+		out[n.DLQ()] = dlq
 		out[n] = awssqs.NewQueue(scope, jsii.String(queueID(n)), &awssqs.QueueProps{
 			VisibilityTimeout: awscdk.Duration_Seconds(jsii.Number(queues.VisibilityTimeout.Seconds())),
 			DeadLetterQueue:   &awssqs.DeadLetterQueue{Queue: dlq, MaxReceiveCount: jsii.Number(queues.MaxReceiveCount)},

@@ -176,9 +176,11 @@ func samEnvVars(tmpl map[string]any, info runinfo.Info, queueURLs map[queues.Nam
 		"AWS_REQUEST_CHECKSUM_CALCULATION": "when_required",
 		"AWS_RESPONSE_CHECKSUM_VALIDATION": "when_required",
 	}
-	for _, n := range queues.All {
-		if u := queueURLs[n]; u != "" {
-			local[n.URLEnv()] = host(u)
+	for _, q := range queues.All {
+		for _, n := range []queues.Name{q, q.DLQ()} {
+			if u := queueURLs[n]; u != "" {
+				local[n.URLEnv()] = host(u)
+			}
 		}
 	}
 	out := map[string]map[string]string{}

@@ -78,6 +78,7 @@ import (
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/webhooks"
 )
 
 // Defaults of the local run, applied only to unset variables.
@@ -131,10 +132,13 @@ func run() error {
 	setDefault(s3media.EnvBaseURL, baseURL+strings.TrimSuffix(devserver.MediaPrefix, "/"))
 	setDefault(config.EnvJWTSecret, defaultJWTSecret)
 	setDefault(storesapi.EnvDistributionID, cdnlocal.DistributionID)
+	// Webhook endpoints on this machine (http://127.0.0.1:...) are
+	// accepted and delivered to: the local run alone; never set in AWS.
+	setDefault(webhooks.EnvAllowPrivateTargets, "true")
 	// The queues' URLs are known once the SQS stand-in runs (below, where
 	// they replace these); the groups that send read them at start, so
 	// the settings check needs some value now.
-	for _, n := range queues.All {
+	for _, n := range withDLQs(queues.All) {
 		setDefault(n.URLEnv(), "http://127.0.0.1/000000000000/"+string(n))
 	}
 	cfg, err := config.Load()
@@ -273,7 +277,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	setAll(queueURLEnv(queueURLs, queues.All))
+	setAll(queueURLEnv(queueURLs, withDLQs(queues.All)))
 
 	clients, err := app.LoadClients(ctx)
 	if err != nil {

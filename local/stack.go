@@ -23,6 +23,7 @@ import (
 	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/relay/registry"
 	"github.com/bookplatform/backend/shared/worker"
 	"github.com/bookplatform/backend/shared/worker/sqspoll"
 	"github.com/johannesboyne/gofakes3"
@@ -155,6 +156,16 @@ func queueURLEnv(urls map[queues.Name]string, names []queues.Name) map[string]st
 	return env
 }
 
+// withDLQs is names and each one's dead-letter queue: a worker that
+// gives up on a message itself sends it there (the webhook deliveries).
+func withDLQs(names []queues.Name) []queues.Name {
+	var out []queues.Name
+	for _, n := range names {
+		out = append(out, n, n.DLQ())
+	}
+	return out
+}
+
 // startWorkers starts one poller per worker group of groups, each running
 // the group's handler through worker.Lambda on its queue as its Lambda
 // does in AWS, with the app's idempotency records. The stopper ends the
@@ -199,7 +210,7 @@ func startWorkers(client *sqs.Client, urls map[queues.Name]string, groups []api.
 func startRelay(a *app.App, awsCfg aws.Config, endpoint string) stopper {
 	ctx, cancel := context.WithCancel(context.Background())
 	logger := a.Logger.With("function", "relay")
-	r := a.Relay(relay.Consumers(a.Deps())...)
+	r := a.Relay(registry.Consumers(a.Deps())...)
 	done := make(chan error, 1)
 	go func() {
 		done <- streampoll.Run(ctx, streampoll.Options{

@@ -4,6 +4,9 @@
 // in shared/relay and runs unchanged locally (local/streampoll).
 package main
 
-import "github.com/bookplatform/backend/shared/app"
+import (
+	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/relay/registry"
+)
 
-func main() { app.StartRelay() }
+func main() { app.StartRelay(registry.Consumers) }

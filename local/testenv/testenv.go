@@ -351,10 +351,14 @@ func New(tb testing.TB, opts ...Option) *Env {
 		sqsURL, queueURLs = setUpQueues(tb, randomHex(6))
 		endpoints[sqs.ServiceID] = sqsURL
 	}
-	for _, n := range queues.All {
-		queueVars[n.URLEnv()] = unreachableQueue(n)
-		if u := queueURLs[n]; u != "" {
-			queueVars[n.URLEnv()] = u
+	for _, q := range queues.All {
+		// A dead-letter queue's too: a worker that gives up on a message
+		// itself sends it there (the webhook deliveries).
+		for _, n := range []queues.Name{q, q.DLQ()} {
+			queueVars[n.URLEnv()] = unreachableQueue(n)
+			if u := queueURLs[n]; u != "" {
+				queueVars[n.URLEnv()] = u
+			}
 		}
 	}
 	awsCfg := AWSConfig(endpoints)

@@ -35,17 +35,17 @@ func Start(build api.Build) {
 
 // StartRelay is the whole of the relay function's main: the app from the
 // environment, then the relay (every registered consumer,
-// relay.Consumers) as the handler of the table stream's event source,
+// registry.Consumers, which functions/relay passes) as the handler of the table stream's event source,
 // with partial batch responses. The relay verifies no token: like a
 // Keyless group it starts without the signing keys (the stack neither
 // names nor grants them to it).
-func StartRelay() {
+func StartRelay(consumers func(api.Deps) []relay.Consumer) {
 	a, err := fromEnv(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)
 		os.Exit(2)
 	}
-	lambda.Start(traced(a.Relay(relay.Consumers(a.Deps())...).Handle))
+	lambda.Start(traced(a.Relay(consumers(a.Deps())...).Handle))
 }
 
 // StartJob is the whole of a scheduled job's main (functions/poolpayouts):

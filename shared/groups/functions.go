@@ -9,7 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/queues"
-	"github.com/bookplatform/backend/shared/relay"
+	"github.com/bookplatform/backend/shared/relay/registry"
 )
 
 // Function is one Lambda: its directory under functions/, the routes it
@@ -140,7 +140,7 @@ func relayFunction() Function {
 	env := config.NewEnv(nil) // records what the consumers read
 	actions := slices.Clone(relayActions)
 	f := Function{Name: "relay", Relay: true, Keyless: true}
-	for _, r := range relay.Registrations() {
+	for _, r := range registry.Registrations() {
 		r.Build(api.Deps{Env: env})
 		actions = append(actions, r.Table...)
 		f.Sends = append(f.Sends, r.Sends...)

@@ -38,6 +38,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/api/tradecreditapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
+	"github.com/bookplatform/backend/shared/api/webhookdeliveryapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -73,6 +74,7 @@ var list = []api.Build{
 	earningsapi.Group,
 	posapi.Group,
 	tradecreditapi.Group,
+	webhookdeliveryapi.Group,
 	docsapi.Group,
 }
 

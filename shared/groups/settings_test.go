@@ -22,6 +22,8 @@ func TestCheckSettings(t *testing.T) {
 		// The groups that send read their queues' URLs (the stack sets
 		// them on those functions, the local run on itself).
 		config.EnvQueueURLCSVImport: "http://sqs.local/000000000000/csv-import",
+		config.EnvQueueURLWebhooks:  "http://sqs.local/000000000000/webhooks",
+		"QUEUE_URL_WEBHOOKS_DLQ":    "http://sqs.local/000000000000/webhooks-dlq",
 	}
 	load := func() config.Config {
 		cfg, err := config.LoadFrom(func(k string) string { return vars[k] })
