@@ -10,26 +10,41 @@ import (
 	awsevents "github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/follows"
+	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/relay/registry"
 	"github.com/bookplatform/backend/shared/relay/relaytest"
+	"github.com/bookplatform/backend/shared/webhooks"
+	gdynamo "github.com/guregu/dynamo/v2"
 	"github.com/stretchr/testify/require"
 )
 
 // The relay has no route, so the call scenario (checkGranted, checkUsed)
 // never exercises it: here the relay's one handler runs under a call
 // recorder through every path its dedupe records take (a consumer that
-// fails and is released, a delivery, a redelivery of a delivered event),
-// and the IAM actions its calls needed must be exactly what the relay
-// function is granted, in both directions.
+// fails and is released, a delivery, a redelivery of a delivered event)
+// with every registered consumer (the webhooks' fan-out of a follow of
+// a store with an endpoint), and the IAM actions its calls needed must
+// be exactly what the relay function is granted, in both directions.
 func TestCallGrants_relay(t *testing.T) {
-	env := testenv.New(t)
+	env := testenv.New(t, testenv.WithQueues())
 	consumer := testenv.NewRecorder("bench")
-	r := env.App.Relay(consumer)
+	r := env.App.Relay(append(registry.Consumers(env.App.Deps()), consumer)...)
 	ctx, rec := callstats.With(context.Background())
 
-	decl := events.Declaration{Type: "bench.pinged", Version: 1, Data: map[string]string{}}
-	insert, _ := relaytest.Insert(t, decl, time.Now(), "1")
+	storeID, endpointID := ids.New(), ids.New()
+	k := dynamo.WebhookEndpointKey(storeID, endpointID)
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	require.NoError(t, gdynamo.NewFromIface(env.App.DB).Table(env.Config.TableName).Put(map[string]any{
+		"PK": k.PK, "SK": k.SK, "type": "WebhookEndpoint", "id": endpointID, "storeId": storeID, "url": "https://hooks.example/in",
+		"status": "active", "secret": webhooks.NewSecret(), "consecutiveFailures": 0, "createdAt": now, "updatedAt": now, "version": 1,
+	}).Run(context.Background()))
+	ev, err := follows.StoreFollowed.New(time.Now(), follows.StoreFollowedData{FollowerID: ids.New(), StoreID: storeID, FollowedAt: time.Now()})
+	require.NoError(t, err)
+	insert := relaytest.InsertEvent(t, ev, "1")
 	batch := awsevents.DynamoDBEvent{Records: []awsevents.DynamoDBEventRecord{insert}}
 
 	consumer.SetFail(func(events.Event) error { return errors.New("endpoint down") })

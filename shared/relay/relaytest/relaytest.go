@@ -26,6 +26,13 @@ func Insert(t testing.TB, decl events.Declaration, at time.Time, seq string) (aw
 	if err != nil {
 		t.Fatal(err)
 	}
+	return InsertEvent(t, ev, seq), ev
+}
+
+// InsertEvent is Insert of an event built by the caller (data of its
+// type's own shape).
+func InsertEvent(t testing.TB, ev events.Event, seq string) awsevents.DynamoDBEventRecord {
+	t.Helper()
 	body, err := json.Marshal(ev)
 	if err != nil {
 		t.Fatal(err)
@@ -41,5 +48,5 @@ func Insert(t testing.TB, decl events.Declaration, at time.Time, seq string) (aw
 	return awsevents.DynamoDBEventRecord{
 		EventID: "stream-" + seq, EventName: "INSERT", EventSource: "aws:dynamodb",
 		Change: awsevents.DynamoDBStreamRecord{Keys: keys, NewImage: image, SequenceNumber: seq, StreamViewType: "NEW_IMAGE"},
-	}, ev
+	}
 }
