@@ -17,7 +17,7 @@ import (
 func TestStoreView_anOrderShowsTheStoreItsOwnPart(t *testing.T) {
 	d := orders.Data{ID: "o1", Status: "confirmed", CheckoutSessionID: "cs_1", TotalCents: 3000,
 		ShippingAddress: &orders.Address{},
-		Items: []orders.ItemData{{ID: "i1", StoreID: "s1", PriceCents: 1000}, {ID: "i2", StoreID: "s2", PriceCents: 2000}},
+		Items:           []orders.ItemData{{ID: "i1", StoreID: "s1", PriceCents: 1000}, {ID: "i2", StoreID: "s2", PriceCents: 2000}},
 		Fulfilment: []orders.PartData{
 			{StoreID: "s1", Fulfilment: orders.Ship, Totals: orders.Totals{TotalCents: 1000}, Tracking: &orders.Tracking{Carrier: "UPS"}},
 			{StoreID: "s2", Fulfilment: orders.Pickup, Totals: orders.Totals{TotalCents: 2000}},
