@@ -367,3 +367,30 @@ func TestDelivery_aCrashBetweenCommitAndSendLosesNothing(t *testing.T) {
 	assert.Len(t, rc.requests("/hook"), 1, "sent once")
 	verify(t, got[0], e.Secret)
 }
+
+// A test event goes to the endpoint it names alone, whatever it
+// subscribes to, once however often the fan-out runs for it; a disabled
+// endpoint gets none.
+func TestDelivery_aTestEventReachesItsEndpointOnly(t *testing.T) {
+	env := testenv.New(t, testenv.WithWorkers(), testenv.WithEnv(webhooks.EnvAllowPrivateTargets, "true"))
+	fan := webhooksrelay.FanOut(env.App.Deps())
+	rc := newReceiver(t, nil)
+	s := env.OpenShop(t, "test-shop", nil)
+	named := putEndpoint(t, env, s.ID, rc.URL+"/named", func(it *endpointItem) { it.Events = []string{"inventory.updated"} })
+	putEndpoint(t, env, s.ID, rc.URL+"/other", nil)
+	off := putEndpoint(t, env, s.ID, rc.URL+"/off", func(it *endpointItem) { it.Status = "disabled" })
+	ctx := context.Background()
+	for _, e := range []*webhooks.Endpoint{named, off} {
+		ev, err := webhooks.TestEvent.New(time.Now(), webhooks.TestData{StoreID: s.ID, EndpointID: e.ID, Message: "hello", SentAt: time.Now()})
+		require.NoError(t, err)
+		require.NoError(t, fan.Consume(ctx, ev))
+		require.NoError(t, fan.Consume(ctx, ev), "run again, as the relay may")
+	}
+	got := rc.waitFor(t, "/named", 1)
+	time.Sleep(500 * time.Millisecond)
+	assert.Len(t, rc.requests("/named"), 1, "once")
+	assert.Empty(t, rc.requests("/other"))
+	assert.Empty(t, rc.requests("/off"))
+	ev := verify(t, got[0], named.Secret)
+	assert.Equal(t, webhooks.TestEvent.Type, ev.Type)
+}
