@@ -43,7 +43,7 @@ type replay struct {
 }
 
 // sqsSamples are the samples that are a worker's SQS batch.
-var sqsSamples = map[string]bool{"csvimport-message.json": true, "possync-message.json": true}
+var sqsSamples = map[string]bool{"csvimport-message.json": true, "possync-message.json": true, "webhookdelivery-message.json": true}
 
 // samples are the files of events/ and what each must give. An HTTP
 // event with REPLACE_WITH_AN_ACCESS_TOKEN gets a signed-up reader's token.
@@ -80,8 +80,9 @@ var samples = map[string]replay{
 	// The pool job's scheduled event (replayed by TestEvents_PoolJob).
 	"poolpayouts-schedule.json": {function: "poolpayouts"},
 	// A worker's SQS batch (replayed by TestEvents_Workers).
-	"csvimport-message.json": {function: "csvimport"},
-	"possync-message.json":   {function: "possync"},
+	"csvimport-message.json":       {function: "csvimport"},
+	"possync-message.json":         {function: "possync"},
+	"webhookdelivery-message.json": {function: "webhookdelivery"},
 }
 
 // Every function has an event, and every event file is listed.

@@ -45,7 +45,12 @@ func StartRelay(consumers func(api.Deps) []relay.Consumer) {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)
 		os.Exit(2)
 	}
-	lambda.Start(traced(a.Relay(consumers(a.Deps())...).Handle))
+	cs := consumers(a.Deps())
+	if err := a.SettingsErr(); err != nil { // a consumer's own settings (a queue's URL)
+		fmt.Fprintln(os.Stderr, "configuration error:", err)
+		os.Exit(2)
+	}
+	lambda.Start(traced(a.Relay(cs...).Handle))
 }
 
 // StartJob is the whole of a scheduled job's main (functions/poolpayouts):
