@@ -61,7 +61,9 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 		// The point-of-sale connection's sealed tokens, and its sync
 		// lock, go with the store (its jobs' records stay, as history).
 		delete(s.t.del(ExtPosConnectionKey(st.ID)), nil).
-		delete(s.t.del(ExtPosLockKey(st.ID)), nil)
+		delete(s.t.del(ExtPosLockKey(st.ID)), nil).
+		// Its email settings (a digest's entries age out by TTL).
+		delete(s.t.del(StoreNotificationSettingsKey(st.ID)), nil)
 	for _, dir := range storeDirs(st.ID) {
 		x.delete(s.t.del(DirCountKey(dir)), nil)
 	}
