@@ -201,4 +201,3 @@ func TestConsumer_storeSettingsDecide(t *testing.T) {
 	assert.Equal(t, notify.DigestEntry{StoreID: w.b.ID, Day: "2026-11-27", OrderID: o.ID, OrderNumber: o.OrderNumber, Items: 1,
 		TotalCents: 893, Fulfilment: "pickup", At: confirmedAt}, entries[0])
 }
-

@@ -11,7 +11,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var testKeys = notify.Tokens{Keys: func() [][]byte { return [][]byte{[]byte("current-key-0123456789abcdef"), []byte("previous-key-0123456789abcdef")} }}
+var testKeys = notify.Tokens{Keys: func() [][]byte {
+	return [][]byte{[]byte("current-key-0123456789abcdef"), []byte("previous-key-0123456789abcdef")}
+}}
 
 // The day's digest goes once to each store with entries: its orders,
 // their total, List-Unsubscribe headers (RFC 8058) and the link in both
