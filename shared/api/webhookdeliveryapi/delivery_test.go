@@ -394,3 +394,55 @@ func TestDelivery_aTestEventReachesItsEndpointOnly(t *testing.T) {
 	ev := verify(t, got[0], named.Secret)
 	assert.Equal(t, webhooks.TestEvent.Type, ev.Type)
 }
+
+// An order of two stores reaches each store's endpoint once, holding
+// only that store's items and part.
+func TestDelivery_anOrderReachesEachStoreWithItsOwnPart(t *testing.T) {
+	env := newEnv(t)
+	rc := newReceiver(t, nil)
+	a, b := env.OpenShop(t, "north-hooks", nil), env.OpenShop(t, "south-hooks", nil)
+	ea := putEndpoint(t, env, a.ID, rc.URL+"/a", func(it *endpointItem) { it.Events = []string{"order.created"} })
+	eb := putEndpoint(t, env, b.ID, rc.URL+"/b", func(it *endpointItem) { it.Events = []string{"order.created"} })
+	bk := env.ImportBooks(t, books.Record{Title: "Dune", Authors: []string{"Frank Herbert"}, ISBN: "9780441172719"},
+		books.Record{Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, ISBN: "9780547928227"})
+	item := func(s testenv.Shop, book string) string {
+		res := env.Do("POST", "/v1/inventory", map[string]any{"storeId": s.ID, "bookId": book, "quantity": 3, "priceCents": 1000, "condition": "new"}, s.Owner.Token)
+		require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+		return res.JSON["id"].(string)
+	}
+	ia, ib := item(a, bk[0]), item(b, bk[1])
+	reader := env.Signup(t, "hook_reader")
+	res := env.Do("POST", "/v1/orders", map[string]any{
+		"items": []map[string]any{{"inventoryId": ia, "quantity": 1}, {"inventoryId": ib, "quantity": 2}},
+		"shippingAddress": map[string]any{"name": "Ann Reader", "addressLine1": "2 Oak Ave", "city": "Portland", "state": "OR",
+			"postalCode": "97205", "country": "US", "phone": "+1 503 555 0199"},
+		"paymentMethodId": "pm_card_visa"}, reader.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+
+	for _, c := range []struct {
+		path     string
+		e        *webhooks.Endpoint
+		store    string
+		item     string
+		quantity float64
+	}{{"/a", ea, a.ID, ia, 1}, {"/b", eb, b.ID, ib, 2}} {
+		got := rc.waitFor(t, c.path, 1)
+		ev := verify(t, got[0], c.e.Secret)
+		assert.Equal(t, events.Type("order.created"), ev.Type)
+		var data map[string]any
+		require.NoError(t, json.Unmarshal(ev.Data, &data))
+		items := data["items"].([]any)
+		require.Len(t, items, 1, c.path)
+		assert.Equal(t, c.item, items[0].(map[string]any)["inventoryId"])
+		assert.Equal(t, c.quantity, items[0].(map[string]any)["quantity"])
+		parts := data["fulfilment"].([]any)
+		require.Len(t, parts, 1)
+		assert.Equal(t, c.store, parts[0].(map[string]any)["storeId"])
+		assert.Equal(t, parts[0].(map[string]any)["totalCents"], data["totalCents"], "the part's totals")
+		assert.Empty(t, data["checkoutSessionId"])
+	}
+	env.WaitDelivered(t, len(env.Outbox(t)))
+	time.Sleep(300 * time.Millisecond)
+	assert.Len(t, rc.requests("/a"), 1)
+	assert.Len(t, rc.requests("/b"), 1)
+}
