@@ -52,6 +52,17 @@ type Deliverer struct {
 	Jitter func() float64
 }
 
+// recordReserve is kept from the invocation's deadline for recording an
+// attempt and sending what follows it: the attempt's own deadline is the
+// earlier of Settings.Timeout and the invocation's end less this, so an
+// attempt is never cut off by the function's timeout unrecorded (the
+// worker function's timeout is 10 seconds: queues.VisibilityTimeout/6).
+const recordReserve = 2 * time.Second
+
+// errNoTime is a message taken too near the invocation's end to make an
+// attempt: it is left to SQS's retry, unattempted.
+var errNoTime = errors.New("webhooks: too little of the invocation left for an attempt")
+
 // saveAttempts is how often an attempt's outcome is recorded again
 // after losing to a concurrent change of its endpoint (an owner's edit)
 // before the message is left to SQS's retry.
@@ -103,11 +114,20 @@ func (w *Deliverer) Handle(ctx context.Context, body []byte) error {
 	if err != nil {
 		return err
 	}
+	postCtx := ctx
+	if end, ok := ctx.Deadline(); ok {
+		if time.Until(end) < recordReserve+time.Second {
+			return errNoTime
+		}
+		var cancel context.CancelFunc
+		postCtx, cancel = context.WithDeadline(ctx, end.Add(-recordReserve))
+		defer cancel()
+	}
 	h := http.Header{}
 	h.Set(HeaderID, d.EventID)
 	h.Set(HeaderTimestamp, strconv.FormatInt(at.Unix(), 10))
 	h.Set(HeaderSignature, sig)
-	att := w.Poster.Post(ctx, e.URL, h, d.Payload)
+	att := w.Poster.Post(postCtx, e.URL, h, d.Payload)
 	if att.At.IsZero() {
 		att.At = at.UTC()
 	}

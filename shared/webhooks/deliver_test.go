@@ -161,3 +161,31 @@ func TestDeliverer_aDisabledEndpointGetsNothing(t *testing.T) {
 	assert.Equal(t, Failed, st.d.Status)
 	assert.Zero(t, st.d.Attempts)
 }
+
+// An attempt is bounded by the invocation's deadline, less the time to
+// record it; a message taken too near the end is left for SQS's retry.
+func TestDeliverer_anAttemptEndsBeforeTheInvocation(t *testing.T) {
+	w, st, _, p := deliverer(time.Now())
+	ctx, cancel := context.WithTimeout(context.Background(), recordReserve+500*time.Millisecond)
+	defer cancel()
+	err := w.Handle(ctx, body(t, Message{DeliveryID: "d1", EndpointID: "e1", Attempt: 1}))
+	require.ErrorIs(t, err, errNoTime)
+	assert.Zero(t, p.calls)
+	assert.Zero(t, st.d.Attempts)
+
+	var deadline time.Time
+	w.Poster = posterFunc(func(ctx context.Context) Attempt {
+		deadline, _ = ctx.Deadline()
+		return Attempt{ResponseCode: 204}
+	})
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	end, _ := ctx.Deadline()
+	require.NoError(t, w.Handle(ctx, body(t, Message{DeliveryID: "d1", EndpointID: "e1", Attempt: 1})))
+	assert.Equal(t, end.Add(-recordReserve), deadline)
+	assert.Equal(t, Succeeded, st.d.Status)
+}
+
+type posterFunc func(ctx context.Context) Attempt
+
+func (f posterFunc) Post(ctx context.Context, _ string, _ http.Header, _ []byte) Attempt { return f(ctx) }

@@ -40,9 +40,10 @@ func Group(d api.Deps) api.Group {
 		Name:  "webhookdelivery",
 		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"},
 		Sends: Sends,
-		// A few messages per invocation: each attempt waits on a
-		// receiver for up to WEBHOOK_TIMEOUT.
-		Worker: &api.Worker{Queue: queues.Webhooks, BatchSize: 5, Handle: func(ctx context.Context, m worker.Message) error {
+		// One message per invocation: an attempt may wait on its
+		// receiver for up to WEBHOOK_TIMEOUT, within the function's own
+		// timeout (the Deliverer keeps time to record it).
+		Worker: &api.Worker{Queue: queues.Webhooks, BatchSize: 1, Handle: func(ctx context.Context, m worker.Message) error {
 			return dl.Handle(ctx, m.Body)
 		}},
 	}
