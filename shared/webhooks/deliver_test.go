@@ -188,4 +188,6 @@ func TestDeliverer_anAttemptEndsBeforeTheInvocation(t *testing.T) {
 
 type posterFunc func(ctx context.Context) Attempt
 
-func (f posterFunc) Post(ctx context.Context, _ string, _ http.Header, _ []byte) Attempt { return f(ctx) }
+func (f posterFunc) Post(ctx context.Context, _ string, _ http.Header, _ []byte) Attempt {
+	return f(ctx)
+}
