@@ -638,7 +638,8 @@ var tagDescriptions = map[string]string{
 	"pos":        "The in-store point of sale (/api/pos, unversioned as the spec places it), for a store's staff and owner: ringing up sales, looking books up by barcode, 48-column receipts, the period summary and the cash drawer's shifts.",
 	"docs":       "This reference: the OpenAPI document and the page that renders it.",
 
-	"tradecredit": "Trade credit a store gives a customer (for books traded in): staff grant and correct it with a reason and read a customer's balance and ledger; customers read their balances at every store. A point-of-sale sale spends it. The balance never goes below zero.",
+	"webhookdelivery": "The webhooks queue's worker (no routes): one signed attempt of a delivery to a store's endpoint per message, with its retries.",
+	"tradecredit":     "Trade credit a store gives a customer (for books traded in): staff grant and correct it with a reason and read a customer's balance and ledger; customers read their balances at every store. A point-of-sale sale spends it. The balance never goes below zero.",
 }
 
 // overview is the document's description: what applies to every route.
