@@ -71,7 +71,8 @@ var samples = map[string]replay{
 	"orders-preview.json":         {"orders", 400},   // no such book in a fresh table
 	"payments-webhook.json":       {"payments", 400}, // a signature nobody made: refused
 	"tradecredit-me.json":         {"tradecredit", 200},
-	"pos-sale.json":               {"pos", 403}, // the reader staffs no store
+	"webhooks-list.json":          {"webhooks", 404}, // no such store in a fresh table
+	"pos-sale.json":               {"pos", 403},      // the reader staffs no store
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
@@ -31,6 +32,7 @@ import (
 	"github.com/bookplatform/backend/shared/groups/groupstest"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/users"
+	guregu "github.com/guregu/dynamo/v2"
 )
 
 func TestMain(m *testing.M) { testenv.Main(m) }
@@ -211,6 +213,14 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		_, err := a.Users.SetTier(t.Context(), id, users.TierPremium)
 		return err
 	}}
+	st.PutItem = func(item map[string]any) error {
+		av, err := guregu.MarshalItem(item)
+		if err != nil {
+			return err
+		}
+		_, err = a.DB.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(env.Config.TableName), Item: av})
+		return err
+	}
 	st.SellerID, st.SellerToken = seedBookseller(t, a)
 	for _, s := range steps {
 		if s.Before != nil {

@@ -21,6 +21,11 @@ type list struct {
 	prefix     string // begins_with on the sort key; "" for the whole partition
 	desc       bool   // newest (highest sort key) first
 	consistent bool   // strongly consistent: the table only, not an index
+	// filter, when set, keeps only the items it holds for (a filter
+	// expression with its arguments): a page still has up to its limit
+	// of them, read in as many round trips as that takes.
+	filter     string
+	filterArgs []any
 }
 
 // name identifies the list in its page tokens: the index, the partition,
@@ -32,7 +37,11 @@ func (l list) name() string {
 	if l.desc {
 		order = "desc"
 	}
-	return strings.Join([]string{l.index.Name, l.pk, l.prefix, order}, "|")
+	name := strings.Join([]string{l.index.Name, l.pk, l.prefix, order}, "|")
+	if l.filter != "" {
+		name += "|" + l.filter + fmt.Sprint(l.filterArgs...)
+	}
+	return name
 }
 
 // pageToken is the storage's next-page token: the list it belongs to and
@@ -75,6 +84,9 @@ func queryPage[T any](ctx context.Context, t *table, l list, c page.Cursor) (pag
 	}
 	if l.desc {
 		q = q.Order(dynamo.Descending)
+	}
+	if l.filter != "" {
+		q = q.Filter(l.filter, l.filterArgs...)
 	}
 	if start != nil {
 		q = q.StartFrom(start)

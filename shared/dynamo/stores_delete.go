@@ -51,6 +51,12 @@ func (s *Bookstores) DeleteStore(ctx context.Context, st *stores.Store) error {
 	if err := s.t.deletePrefix(ctx, StoreKey(st.ID).PK, storeDemandPrefix); err != nil {
 		return fmt.Errorf("delete store %s: %w", st.ID, err)
 	}
+	// Its webhook endpoints and their count (WEBHOOK#..., WEBHOOKCOUNT),
+	// once no endpoint can be added (Webhooks.Create checks the mark);
+	// their deliveries age out (DeliveryKeep).
+	if err := s.t.deletePrefix(ctx, StoreKey(st.ID).PK, webhookCountKeyPrefix); err != nil {
+		return fmt.Errorf("delete store %s: %w", st.ID, err)
+	}
 	x := s.t.tx().
 		delete(s.t.del(StoreKey(st.ID)).If("attribute_exists(PK)"), stores.ErrNotFound).
 		delete(s.t.del(StoreListingKey(st.ID)), nil).

@@ -39,6 +39,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/tradecreditapi"
 	"github.com/bookplatform/backend/shared/api/usersapi"
 	"github.com/bookplatform/backend/shared/api/webhookdeliveryapi"
+	"github.com/bookplatform/backend/shared/api/webhooksapi"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -74,6 +75,7 @@ var list = []api.Build{
 	earningsapi.Group,
 	posapi.Group,
 	tradecreditapi.Group,
+	webhooksapi.Group,
 	webhookdeliveryapi.Group,
 	docsapi.Group,
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/tradecredit"
 	"github.com/bookplatform/backend/shared/users"
+	wh "github.com/bookplatform/backend/shared/webhooks"
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
@@ -43,6 +44,12 @@ var notUUID = map[string]bool{
 	"EarningCommission.id":      true,
 	"EarningCommission.orderId": true,
 	"EarningPoolPayout.id":      true,
+	// A webhook delivery's id is a version-7 UUID (webhooks.DeliveryID:
+	// its time is its event's), which the uuid format's pattern of the
+	// validator (versions 1 to 5) refuses: it is an opaque string.
+	"WebhookDelivery.id":             true,
+	"WebhookDeliveryDetail.id":       true,
+	"WebhookTestResponse.deliveryId": true,
 }
 
 // enums are the values a property takes, keyed "Component.property"
@@ -50,6 +57,11 @@ var notUUID = map[string]bool{
 // constants.
 var enums = map[string][]string{
 	"*.tier": strs(users.TierFree, users.TierPremium, users.TierBookstore),
+	// Webhook endpoints and their deliveries.
+	"WebhookEndpoint.status":           strs(wh.Active, wh.Disabled),
+	"WebhookEndpointWithSecret.status": strs(wh.Active, wh.Disabled),
+	"WebhookDelivery.status":           strs(wh.Pending, wh.Succeeded, wh.Failed),
+	"WebhookDeliveryDetail.status":     strs(wh.Pending, wh.Succeeded, wh.Failed),
 	// A member's role, wherever it is shown (also the inline membership
 	// of ClubRoleChange, which has no component name to key it by).
 	"*.role":                           strs(clubs.RoleHost, clubs.RoleModerator, clubs.RoleMember),

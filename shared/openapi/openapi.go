@@ -640,6 +640,7 @@ var tagDescriptions = map[string]string{
 
 	"webhookdelivery": "The webhooks queue's worker (no routes): one signed attempt of a delivery to a store's endpoint per message, with its retries.",
 	"tradecredit":     "Trade credit a store gives a customer (for books traded in): staff grant and correct it with a reason and read a customer's balance and ledger; customers read their balances at every store. A point-of-sale sale spends it. The balance never goes below zero.",
+	"webhooks":        "A store's webhook endpoints, for its owner: the URLs its events (orders, inventory, new followers) are delivered to, signed per Standard Webhooks with each endpoint's secret; rotating a secret, a test event, and the recent deliveries with their attempts, to read and redeliver. The events themselves are under webhooks.",
 }
 
 // overview is the document's description: what applies to every route.

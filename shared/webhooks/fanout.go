@@ -15,10 +15,6 @@ import (
 	"github.com/bookplatform/backend/shared/queues"
 )
 
-// ErrChanged is a delivery or an endpoint written meanwhile by someone
-// else (its version moved): read it again and decide again.
-var ErrChanged = errors.New("webhooks: the delivery or its endpoint changed meanwhile")
-
 // Queue sends the webhooks queue's messages (sqsqueue.Sender): Send at
 // once, SendDelayed hidden for delay (at most 15 minutes, SQS's limit).
 type Queue interface {

@@ -106,6 +106,10 @@ type State struct {
 	StoreSlug, StoreID    string
 	Upload                map[string]any // a presigned upload slot
 	SetCNAME              func(host, target string)
+	// PutItem writes one item of the table behind the API (item holds
+	// PK, SK and its attributes as plain Go values): a state no route
+	// makes, such as a webhook delivery the delivery worker attempted.
+	PutItem func(item map[string]any) error
 }
 
 // Client sends requests to a server of the service.

@@ -25,6 +25,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/storesapi/storesapitest"
 	"github.com/bookplatform/backend/shared/api/tradecreditapi/tradecreditapitest"
 	"github.com/bookplatform/backend/shared/api/usersapi/usersapitest"
+	"github.com/bookplatform/backend/shared/api/webhooksapi/webhooksapitest"
 	"github.com/bookplatform/backend/shared/api/wishlistsapi/wishlistsapitest"
 )
 
@@ -52,5 +53,6 @@ var facts = map[string]func() apitest.Facts{
 	"earnings":    earningsapitest.Facts,
 	"pos":         posapitest.Facts,
 	"tradecredit": tradecreditapitest.Facts,
+	"webhooks":    webhooksapitest.Facts,
 	"docs":        docsapitest.Facts,
 }
