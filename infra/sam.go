@@ -47,13 +47,31 @@ const (
 var samEndpointVars = []string{"AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_CLOUDFRONT",
 	"AWS_REQUEST_CHECKSUM_CALCULATION", "AWS_RESPONSE_CHECKSUM_VALIDATION"}
 
+// samMaxResources is the most resources the SAM template (samTemplate's
+// output) may have: CloudFormation's limit, which SAM CLI's validation
+// enforces, less a headroom of 50 for the next groups (TestSAM_Size).
+// samSynthResourceLimit is CDK's limit on the
+// synthesis it is rewritten from, which still holds the aliases,
+// versions and deployment groups the rewrite drops.
+const (
+	samMaxResources       = 450
+	samSynthResourceLimit = 1000
+)
+
 // samPlaceholder is the template's value of a variable the env-vars file sets.
 const samPlaceholder = "set-by-sam.env.json"
 
 // samDropped are the resource types the SAM template leaves out: the
 // aliases and versions SAM cannot resolve, and the CodeDeploy groups
-// that move them.
-var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup"}
+// that move them; and the access policies (the functions' IAM policies,
+// the queues' and buckets' resource policies), which mean nothing to SAM
+// CLI: it runs the functions in containers with the stand-ins' dummy
+// credentials, and the deployed template's grants are tested on their
+// own (grants tests, TestCallGrants). Without them the template stays
+// well under the 500 resources SAM CLI's validation allows
+// (TestSAM_Size), its routes being in the stack itself.
+var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup",
+	"AWS::IAM::Policy", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy"}
 
 // samTemplate returns the template SAM CLI resolves, from tmpl (the
 // stack synthesized with SAM: true): every reference to a function's

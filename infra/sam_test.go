@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -266,5 +267,26 @@ func TestWriteSAM_EnvFileOwnerOnly(t *testing.T) {
 	}
 	if st.Mode().Perm() != 0o600 {
 		t.Errorf("%s mode %v, want 0600", samEnvFile, st.Mode().Perm())
+	}
+}
+
+// TestSAM_Size: the SAM template SAM CLI validates stays under
+// CloudFormation's 500 resources with headroom, although the synthesis
+// it is rewritten from (routes in the stack, aliases and versions) is
+// over it.
+func TestSAM_Size(t *testing.T) {
+	st := samTemplateOf(t)
+	n := len(st["Resources"].(map[string]any))
+	synth := len(assembly.GetStackByName(samStack.StackName()).Template().(map[string]any)["Resources"].(map[string]any))
+	t.Logf("SAM template: %d resources (synthesized: %d)", n, synth)
+	byType := map[string]int{}
+	for _, r := range st["Resources"].(map[string]any) {
+		byType[fmt.Sprint(r.(map[string]any)["Type"])]++
+	}
+	for _, k := range slices.Sorted(maps.Keys(byType)) {
+		t.Logf("  %-45s %d", k, byType[k])
+	}
+	if n > samMaxResources {
+		t.Errorf("the SAM template has %d resources, over the %d this project allows (SAM CLI refuses 500)", n, samMaxResources)
 	}
 }

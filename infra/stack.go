@@ -148,6 +148,13 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		// SAM CLI finds each function's code from CDK's asset metadata,
 		// which the cdk CLI turns on and a bare app does not (sam.go).
 		stack.Node().SetContext(jsii.String("aws:cdk:enable-asset-metadata"), true)
+		// The SAM synthesis is never deployed: its template is what
+		// samTemplate rewrites for SAM CLI, without the aliases, versions
+		// and deployment groups, and it is that template whose size
+		// SAM CLI checks against CloudFormation's 500 (samMaxResources,
+		// tested). CDK's own check would refuse the synthesis before the
+		// rewrite: it counts what the rewrite drops.
+		stack.Node().SetContext(jsii.String("@aws-cdk/core:stackResourceLimit"), samSynthResourceLimit)
 	}
 	ops := props.Ops
 	if err := ops.check(); err != nil {
