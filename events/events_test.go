@@ -28,6 +28,8 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/notify"
+	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/relay/registry"
 	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/worker"
@@ -71,8 +73,9 @@ var samples = map[string]replay{
 	"orders-preview.json":         {"orders", 400},   // no such book in a fresh table
 	"payments-webhook.json":       {"payments", 400}, // a signature nobody made: refused
 	"tradecredit-me.json":         {"tradecredit", 200},
-	"webhooks-list.json":          {"webhooks", 404}, // no such store in a fresh table
-	"pos-sale.json":               {"pos", 403},      // the reader staffs no store
+	"webhooks-list.json":          {"webhooks", 404},      // no such store in a fresh table
+	"notifications-settings.json": {"notifications", 404}, // no such store in a fresh table
+	"pos-sale.json":               {"pos", 403},           // the reader staffs no store
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},
@@ -80,6 +83,8 @@ var samples = map[string]replay{
 	"keyrotation-create.json":  {function: "keyrotation"},
 	// The pool job's scheduled event (replayed by TestEvents_PoolJob).
 	"poolpayouts-schedule.json": {function: "poolpayouts"},
+	// The digest job's scheduled event (replayed by TestEvents_DigestJob).
+	"emaildigest-schedule.json": {function: "emaildigest"},
 	// A worker's SQS batch (replayed by TestEvents_Workers).
 	"csvimport-message.json":       {function: "csvimport"},
 	"possync-message.json":         {function: "possync"},
@@ -283,6 +288,20 @@ func TestEvents_PoolJob(t *testing.T) {
 	}
 	if done, err := store.PoolRunDone(context.Background(), res.Month); err != nil || !done {
 		t.Errorf("month %s not marked run: %v", res.Month, err)
+	}
+}
+
+// The digest job's event is the schedule's ({}: the previous day);
+// replayed on an empty table, it finds no store with a digest that day.
+func TestEvents_DigestJob(t *testing.T) {
+	env := testenv.New(t)
+	h := notifydeps.Digest(env.App.Deps()).Handle
+	var res notify.DigestResult
+	if err := json.Unmarshal(invoke(t, h, read(t, "emaildigest-schedule.json", nil)), &res); err != nil {
+		t.Fatal(err)
+	}
+	if want := notify.Day(env.App.Now().AddDate(0, 0, -1)); res != (notify.DigestResult{Day: want}) {
+		t.Errorf("digest job answered %+v, want the day before (%s) with no store", res, want)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/groups/groupstest"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/users"
 	guregu "github.com/guregu/dynamo/v2"
 )
@@ -212,6 +213,12 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 	st := &apitest.State{BookID: bookIDs[0], Book2ID: bookIDs[2], SetCNAME: env.DNS.SetCNAME, Promote: func(id string) error {
 		_, err := a.Users.SetTier(t.Context(), id, users.TierPremium)
 		return err
+	}, SignUnsubscribe: func(storeID string) string {
+		tok, err := notifydeps.Tokens(a.Deps()).Sign(storeID)
+		if err != nil {
+			t.Fatalf("sign an unsubscribe token: %v", err)
+		}
+		return tok
 	}}
 	st.PutItem = func(item map[string]any) error {
 		av, err := guregu.MarshalItem(item)

@@ -54,7 +54,7 @@ func TestCallGrants_poolJob(t *testing.T) {
 
 	var job groups.Function
 	for _, f := range groups.Functions() {
-		if f.Schedule != "" {
+		if f.Schedule != "" && f.Name == "poolpayouts" {
 			job = f
 		}
 	}

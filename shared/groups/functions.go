@@ -8,6 +8,9 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/mail"
+	"github.com/bookplatform/backend/shared/notify"
+	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay/registry"
 )
@@ -123,7 +126,18 @@ func Functions() []Function {
 		out = append(out, f)
 	}
 	out = append(out, Function{Name: "authorizer", Authorizer: true}, Function{Name: "keyrotation", KeyRotation: true})
-	return append(out, relayFunction(), poolFunction())
+	return append(out, relayFunction(), poolFunction(), digestFunction())
+}
+
+// digestFunction is the daily digest job (functions/emaildigest): it
+// signs the digests' unsubscribe links, so it is granted the signing
+// keys (not Keyless); it mails (SES) and reads the settings it needs.
+// Its Queries read the table's digest partitions, no index.
+func digestFunction() Function {
+	env := config.NewEnv(nil) // records what the job reads
+	notifydeps.Digest(api.Deps{Env: env})
+	return Function{Name: "emaildigest", Schedule: notify.DigestSchedule, TableActions: slices.Clone(notifydeps.DigestTable),
+		MailActions: slices.Clone(mail.Actions), Settings: env.Names()}
 }
 
 // poolFunction is the monthly pool job (functions/poolpayouts): it

@@ -29,6 +29,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/inventoryapi"
 	"github.com/bookplatform/backend/shared/api/linesapi"
 	"github.com/bookplatform/backend/shared/api/notesapi"
+	"github.com/bookplatform/backend/shared/api/notificationsapi"
 	"github.com/bookplatform/backend/shared/api/ordersapi"
 	"github.com/bookplatform/backend/shared/api/paymentsapi"
 	"github.com/bookplatform/backend/shared/api/posapi"
@@ -77,6 +78,7 @@ var list = []api.Build{
 	tradecreditapi.Group,
 	webhooksapi.Group,
 	webhookdeliveryapi.Group,
+	notificationsapi.Group,
 	docsapi.Group,
 }
 

@@ -56,6 +56,11 @@ func readsSigningKeys(f Function) bool {
 	if f.Worker != nil {
 		return true
 	}
+	// A scheduled job that is no Keyless one: the email digest signs
+	// its unsubscribe links with a key derived from them.
+	if f.Schedule != "" && !f.Keyless {
+		return true
+	}
 	return slices.ContainsFunc(f.Routes, func(r httpapi.Route) bool { return r.Auth != httpapi.AuthNone || r.Idempotent })
 }
 

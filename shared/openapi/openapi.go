@@ -641,6 +641,7 @@ var tagDescriptions = map[string]string{
 	"webhookdelivery": "The webhooks queue's worker (no routes): one signed attempt of a delivery to a store's endpoint per message, with its retries.",
 	"tradecredit":     "Trade credit a store gives a customer (for books traded in): staff grant and correct it with a reason and read a customer's balance and ledger; customers read their balances at every store. A point-of-sale sale spends it. The balance never goes below zero.",
 	"webhooks":        "A store's webhook endpoints, for its owner: the URLs its events (orders, inventory, new followers) are delivered to, signed per Standard Webhooks with each endpoint's secret; rotating a secret, a test event, and the recent deliveries with their attempts, to read and redeliver. The events themselves are under webhooks.",
+	"notifications":   "A store's email settings: whether it hears of each new order at once, in one daily digest (sent at 07:00 UTC for the day before) or not at all, and at which address (default: the owner's account email); and the digest's unsubscribe link (no sign-in: its signed token names the store). The emails themselves (the buyer's confirmation, shipped and ready-for-pickup notices, the store's new-order email) are sent from the order events.",
 }
 
 // overview is the document's description: what applies to every route.

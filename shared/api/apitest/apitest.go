@@ -110,6 +110,9 @@ type State struct {
 	// PK, SK and its attributes as plain Go values): a state no route
 	// makes, such as a webhook delivery the delivery worker attempted.
 	PutItem func(item map[string]any) error
+	// SignUnsubscribe is the token of a store's digest unsubscribe link,
+	// signed with the service's keys: only a digest email hands one out.
+	SignUnsubscribe func(storeID string) string
 }
 
 // Client sends requests to a server of the service.

@@ -17,6 +17,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/inventoryapi/inventoryapitest"
 	"github.com/bookplatform/backend/shared/api/linesapi/linesapitest"
 	"github.com/bookplatform/backend/shared/api/notesapi/notesapitest"
+	"github.com/bookplatform/backend/shared/api/notificationsapi/notificationsapitest"
 	"github.com/bookplatform/backend/shared/api/ordersapi/ordersapitest"
 	"github.com/bookplatform/backend/shared/api/paymentsapi/paymentsapitest"
 	"github.com/bookplatform/backend/shared/api/posapi/posapitest"
@@ -32,27 +33,28 @@ import (
 // facts are each group's declarations, by the group's name: for every
 // group of the list with routes, its <name>apitest package's Facts.
 var facts = map[string]func() apitest.Facts{
-	"health":      healthapitest.Facts,
-	"auth":        authapitest.Facts,
-	"users":       usersapitest.Facts,
-	"books":       booksapitest.Facts,
-	"lines":       linesapitest.Facts,
-	"reviews":     reviewsapitest.Facts,
-	"clubs":       clubsapitest.Facts,
-	"challenges":  challengesapitest.Facts,
-	"wishlists":   wishlistsapitest.Facts,
-	"follows":     followsapitest.Facts,
-	"notes":       notesapitest.Facts,
-	"reports":     reportsapitest.Facts,
-	"stores":      storesapitest.Facts,
-	"inventory":   inventoryapitest.Facts,
-	"imports":     importsapitest.Facts,
-	"extpos":      extposapitest.Facts,
-	"orders":      ordersapitest.Facts,
-	"payments":    paymentsapitest.Facts,
-	"earnings":    earningsapitest.Facts,
-	"pos":         posapitest.Facts,
-	"tradecredit": tradecreditapitest.Facts,
-	"webhooks":    webhooksapitest.Facts,
-	"docs":        docsapitest.Facts,
+	"health":        healthapitest.Facts,
+	"auth":          authapitest.Facts,
+	"users":         usersapitest.Facts,
+	"books":         booksapitest.Facts,
+	"lines":         linesapitest.Facts,
+	"reviews":       reviewsapitest.Facts,
+	"clubs":         clubsapitest.Facts,
+	"challenges":    challengesapitest.Facts,
+	"wishlists":     wishlistsapitest.Facts,
+	"follows":       followsapitest.Facts,
+	"notes":         notesapitest.Facts,
+	"reports":       reportsapitest.Facts,
+	"stores":        storesapitest.Facts,
+	"inventory":     inventoryapitest.Facts,
+	"imports":       importsapitest.Facts,
+	"extpos":        extposapitest.Facts,
+	"orders":        ordersapitest.Facts,
+	"payments":      paymentsapitest.Facts,
+	"earnings":      earningsapitest.Facts,
+	"pos":           posapitest.Facts,
+	"tradecredit":   tradecreditapitest.Facts,
+	"webhooks":      webhooksapitest.Facts,
+	"notifications": notificationsapitest.Facts,
+	"docs":          docsapitest.Facts,
 }
