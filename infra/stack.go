@@ -31,6 +31,7 @@ import (
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/images"
+	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/s3media"
@@ -313,6 +314,14 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		apiURL = jsii.String("https://" + *frontDoor.DistributionDomainName())
 		if ops.APIDomainName != "" {
 			apiURL = jsii.String("https://" + ops.APIDomainName)
+		}
+	}
+
+	// Links in email (the digest's unsubscribe) lead to the API's public
+	// address, known only once the API (and its front door) exist.
+	for _, f := range functions {
+		if slices.Contains(f.Settings, notifydeps.EnvPublicURL) {
+			lambdas[f.Name].AddEnvironment(jsii.String(notifydeps.EnvPublicURL), apiURL, nil)
 		}
 	}
 

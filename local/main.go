@@ -75,6 +75,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/extpos"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
 	"github.com/bookplatform/backend/shared/s3media"
@@ -135,6 +136,8 @@ func run() error {
 	// Webhook endpoints on this machine (http://127.0.0.1:...) are
 	// accepted and delivered to: the local run alone; never set in AWS.
 	setDefault(webhooks.EnvAllowPrivateTargets, "true")
+	// The digest's unsubscribe link leads to this run.
+	setDefault(notifydeps.EnvPublicURL, baseURL)
 	// The queues' URLs are known once the SQS stand-in runs (below, where
 	// they replace these); the groups that send read them at start, so
 	// the settings check needs some value now.
