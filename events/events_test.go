@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/mail/sesmail"
 	"github.com/bookplatform/backend/shared/notify"
 	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/relay/registry"
@@ -295,7 +296,8 @@ func TestEvents_PoolJob(t *testing.T) {
 // replayed on an empty table, it finds no store with a digest that day.
 func TestEvents_DigestJob(t *testing.T) {
 	env := testenv.New(t)
-	h := notifydeps.Digest(env.App.Deps()).Handle
+	d := env.App.Deps()
+	h := notifydeps.Digest(d, sesmail.FromConfig(d.AWS, d.Env, d.Logger)).Handle
 	var res notify.DigestResult
 	if err := json.Unmarshal(invoke(t, h, read(t, "emaildigest-schedule.json", nil)), &res); err != nil {
 		t.Fatal(err)

@@ -11,12 +11,14 @@ import (
 	"context"
 
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/mail/sesmail"
 	"github.com/bookplatform/backend/shared/notify"
 	"github.com/bookplatform/backend/shared/notify/notifydeps"
 )
 
 func main() {
 	app.StartJob(func(a *app.App) func(context.Context, notify.DigestEvent) (notify.DigestResult, error) {
-		return notifydeps.Digest(a.Deps()).Handle
+		d := a.Deps()
+		return notifydeps.Digest(d, sesmail.FromConfig(d.AWS, d.Env, d.Logger)).Handle
 	})
 }

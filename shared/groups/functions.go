@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/earnings"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/mail"
+	"github.com/bookplatform/backend/shared/mail/sesmail"
 	"github.com/bookplatform/backend/shared/notify"
 	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/queues"
@@ -135,7 +136,8 @@ func Functions() []Function {
 // Its Queries read the table's digest partitions, no index.
 func digestFunction() Function {
 	env := config.NewEnv(nil) // records what the job reads
-	notifydeps.Digest(api.Deps{Env: env})
+	d := api.Deps{Env: env}
+	notifydeps.Digest(d, sesmail.FromConfig(d.AWS, d.Env, d.Logger))
 	return Function{Name: "emaildigest", Schedule: notify.DigestSchedule, TableActions: slices.Clone(notifydeps.DigestTable),
 		MailActions: slices.Clone(mail.Actions), Settings: env.Names()}
 }

@@ -39,18 +39,23 @@ var Table = []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutIte
 // DeleteItem).
 var DigestTable = []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}
 
-// Deps are notify's collaborators from a function's.
-func Deps(d api.Deps) notify.Deps {
+// Deps are notify's collaborators from a function's, sending through
+// sender (sesmail.FromConfig in the functions). The sender is its
+// caller's, so that the notifications group, which builds the tokens
+// here, does not link SES.
+func Deps(d api.Deps, sender mail.Sender) notify.Deps {
 	from := ""
 	if d.Env != nil {
 		from = d.Env.String(mail.EnvFrom)
 	}
-	return notify.Deps{Store: dynamo.NewNotifications(d.Table), Sender: Sender(d), Records: dynamo.NewIdempotency(d.Table),
+	return notify.Deps{Store: dynamo.NewNotifications(d.Table), Sender: sender, Records: dynamo.NewIdempotency(d.Table),
 		From: from, Now: d.Now, Logger: d.Logger}
 }
 
 // Consumer is the relay's "email" consumer.
-func Consumer(d api.Deps) *notify.Consumer { return notify.NewConsumer(Deps(d)) }
+func Consumer(d api.Deps, sender mail.Sender) *notify.Consumer {
+	return notify.NewConsumer(Deps(d, sender))
+}
 
 // Tokens are the unsubscribe tokens, from the signing keys.
 func Tokens(d api.Deps) notify.Tokens {
@@ -74,9 +79,9 @@ func PublicURL(d api.Deps) string {
 }
 
 // Digest is the daily digest job.
-func Digest(d api.Deps) *notify.Digest {
+func Digest(d api.Deps, sender mail.Sender) *notify.Digest {
 	tokens, base := Tokens(d), PublicURL(d)
-	return notify.NewDigest(Deps(d), func(storeID string) string {
+	return notify.NewDigest(Deps(d, sender), func(storeID string) string {
 		t, err := tokens.Sign(storeID)
 		if err != nil {
 			// No key: the link is the page without a token, which

@@ -11,6 +11,7 @@ package registry
 import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/mail"
+	"github.com/bookplatform/backend/shared/mail/sesmail"
 	"github.com/bookplatform/backend/shared/notify/notifydeps"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
@@ -20,7 +21,9 @@ import (
 // registrations lists every consumer: each adds one line.
 var registrations = []relay.Registration{
 	{Build: func(d api.Deps) relay.Consumer { return webhooksrelay.FanOut(d) }, Table: webhooksrelay.Table, Sends: []queues.Name{queues.Webhooks}},
-	{Build: func(d api.Deps) relay.Consumer { return notifydeps.Consumer(d) }, Table: notifydeps.Table, Mail: mail.Actions},
+	{Build: func(d api.Deps) relay.Consumer {
+		return notifydeps.Consumer(d, sesmail.FromConfig(d.AWS, d.Env, d.Logger))
+	}, Table: notifydeps.Table, Mail: mail.Actions},
 }
 
 // Registrations lists every registered consumer.
