@@ -30,14 +30,25 @@ func TestPoolSchedule(t *testing.T) {
 	alias := aliasOf(t, template, f.Name)
 	table := logicalID(t, "Table")
 
-	// THEN one schedule, monthly at 02:00 UTC on the 1st, targets the job's alias with an empty event and retries
+	// THEN one schedule per scheduled job; the pool's, monthly at 02:00 UTC on the 1st, targets the job's alias with an empty event and retries
 	schedules := *template.FindResources(jsii.String("AWS::Scheduler::Schedule"), nil)
-	if len(schedules) != 1 {
-		t.Fatalf("%d schedules, want the pool's alone", len(schedules))
+	jobs := 0
+	for _, f := range functions {
+		if f.Schedule != "" {
+			jobs++
+		}
+	}
+	if len(schedules) != jobs {
+		t.Fatalf("%d schedules, want one for each of the %d scheduled jobs", len(schedules), jobs)
 	}
 	var roleID string
+	found := 0
 	for _, s := range schedules {
 		props := (*s)["Properties"].(obj)
+		if !strings.Contains(fmt.Sprint(props["Target"].(obj)["Arn"]), alias) {
+			continue // another job's
+		}
+		found++
 		if got := props["ScheduleExpression"]; got != "cron(0 2 1 * ? *)" || got != any(earnings.PoolSchedule) {
 			t.Errorf("schedule expression %v, want monthly on the 1st at 02:00", got)
 		}
@@ -58,6 +69,9 @@ func TestPoolSchedule(t *testing.T) {
 			t.Errorf("retry policy %v", rp)
 		}
 		roleID = fmt.Sprint(target["RoleArn"].(obj)["Fn::GetAtt"].([]any)[0])
+	}
+	if found != 1 {
+		t.Fatalf("%d schedules invoke the pool job's alias, want 1", found)
 	}
 
 	// AND the schedule's role may invoke that function (its alias) and do nothing else
