@@ -96,7 +96,7 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/wishlists", nil, s.reader.Token)
 		}},
 	}},
-	{"store reads", 8, []mixRequest{
+	{"store reads", 7, []mixRequest{
 		{"GET /v1/stores/{slug}", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/stores/"+s.storeSlug, nil, "")
 		}},
@@ -174,6 +174,19 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/trade-credit/me", nil, s.reader.Token)
 		}},
 	}},
+	// A store's owner looking at its webhook endpoints, their recent
+	// deliveries and its email settings (events out).
+	{"store settings: webhooks and email", 1, []mixRequest{
+		{"GET /v1/stores/{slug}/webhooks", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/stores/"+s.storeSlug+"/webhooks", nil, s.seller.Token)
+		}},
+		{"GET /v1/stores/{slug}/webhooks/{id}/deliveries", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/stores/"+s.storeSlug+"/webhooks/"+s.webhookID+"/deliveries", nil, s.seller.Token)
+		}},
+		{"GET /v1/stores/{slug}/notification-settings", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/stores/"+s.storeSlug+"/notification-settings", nil, s.seller.Token)
+		}},
+	}},
 	{"auth", 5, []mixRequest{
 		{"POST /v1/auth/login", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("POST", "/v1/auth/login", map[string]any{"email": s.reader.Email, "password": testenv.Password}, "")
@@ -224,6 +237,8 @@ type mixState struct {
 	orderID string
 	// isbn is bookID's ISBN-13, which the counter scans.
 	isbn string
+	// webhookID is the store's webhook endpoint.
+	webhookID string
 }
 
 // TestCost runs the mix through the real router against DynamoDB Local
@@ -446,6 +461,9 @@ func seedCostMix(t *testing.T, env *testenv.Env) *mixState {
 			"city": "Portland", "state": "OR", "postalCode": "97205", "country": "US"}}, st.reader.Token)
 	require.Equal(t, http.StatusCreated, res.Status, "order: %s", res)
 	st.orderID, _ = res.JSON["id"].(string)
+	res = env.Do("POST", "/v1/stores/"+st.storeSlug+"/webhooks", map[string]any{"url": "https://hooks.example.com/garden-books"}, seller.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "webhook endpoint: %s", res)
+	st.webhookID, _ = res.JSON["id"].(string)
 	return st
 }
 
