@@ -90,6 +90,8 @@ func main() {
 		run = runOrders
 	case "pos":
 		run = runPOS
+	case "webhooks":
+		run = runWebhooks
 	case "cost":
 		run = runCost
 	case "examples":
@@ -106,7 +108,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|orders|pos|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
+	fmt.Fprintln(os.Stderr, "usage: go run ./local/bench sizes|coldstart|calls|load|catalog|clublines|wishlist|stores|inventory|orders|pos|webhooks|cost|examples|all [flags]  (-h on a subcommand lists its flags)")
 }
 
 func fatal(err error) {
@@ -159,6 +161,7 @@ func runAll(stdout io.Writer, args []string) error {
 		{"inventory", runInventory, nil},
 		{"orders", runOrders, nil},
 		{"pos", runPOS, nil},
+		{"webhooks", runWebhooks, nil},
 		{"cost", runCost, nil},
 	}
 	var failed []string
@@ -212,6 +215,9 @@ func loadAverage() string {
 type testFigure struct {
 	run, env, timeout, outFlag string
 	args                       []string
+	// pkg is the test's package (default ./local/bench); envValue the
+	// value env is set to (default 1).
+	pkg, envValue string
 }
 
 // runTestFigure runs f's test and copies the table it wrote into w, even
@@ -223,21 +229,29 @@ func runTestFigure(w io.Writer, f testFigure) error {
 	}
 	defer os.RemoveAll(dir)
 	table := filepath.Join(dir, "table.txt")
-	args := []string{"test", "./local/bench", "-run", f.run, "-count=1"}
+	pkg := f.pkg
+	if pkg == "" {
+		pkg = "./local/bench"
+	}
+	args := []string{"test", pkg, "-run", f.run, "-count=1"}
 	if f.timeout != "" {
 		args = append(args, "-timeout", f.timeout)
 	}
 	args = append(append(args, "-args", "-"+f.outFlag+"="+table), f.args...)
 	cmd := exec.Command("go", args...)
 	if f.env != "" {
-		cmd.Env = append(os.Environ(), f.env+"=1")
+		v := f.envValue
+		if v == "" {
+			v = "1"
+		}
+		cmd.Env = append(os.Environ(), f.env+"="+v)
 	}
 	out, runErr := cmd.CombinedOutput()
 	if data, err := os.ReadFile(table); err == nil {
 		_, _ = w.Write(data)
 	}
 	if runErr != nil {
-		return fmt.Errorf("go test ./local/bench -run %s: %v\n%s", f.run, runErr, out)
+		return fmt.Errorf("go test %s -run %s: %v\n%s", pkg, f.run, runErr, out)
 	}
 	return nil
 }
