@@ -23,9 +23,11 @@ var forbidden = func() []netip.Prefix {
 
 // ForbiddenIP reports whether a delivery may not connect to ip outside
 // the local run: see forbidden. An IPv4-mapped IPv6 address is judged as
-// its IPv4 address.
+// its IPv4 address, and a zoned one (fe80::1%eth0, ::1%lo) as the
+// address without its zone: Prefix.Contains never matches a zoned
+// address, yet the kernel dials it.
 func ForbiddenIP(ip netip.Addr) bool {
-	ip = ip.Unmap()
+	ip = ip.WithZone("").Unmap()
 	if !ip.IsValid() {
 		return true
 	}

@@ -34,6 +34,7 @@ func TestClient_refusesPrivateTargets(t *testing.T) {
 		"https://10.0.0.1/hook",               // private: refused before any packet
 		"https://169.254.169.254/latest/meta-data/",
 		"https://[::1]:" + port + "/hook",
+		"https://[::1%25lo]:" + port + "/hook", // a zone does not hide loopback
 	} {
 		a := c.Post(ctx, target, http.Header{}, []byte(`{}`))
 		assert.Equal(t, 0, a.ResponseCode, target)

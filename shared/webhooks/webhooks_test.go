@@ -50,7 +50,10 @@ func TestDeliveryID(t *testing.T) {
 
 func TestForbiddenIP(t *testing.T) {
 	for _, s := range []string{"127.0.0.1", "10.1.2.3", "172.20.0.1", "192.168.1.1", "169.254.169.254", "::1", "fe80::1",
-		"fd00:ec2::254", "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1", "fc00::1"} {
+		"fd00:ec2::254", "::ffff:127.0.0.1", "0.0.0.0", "100.64.0.1", "fc00::1",
+		// A zone does not make an address another: netip's Prefix.Contains
+		// never matches a zoned address, and the kernel dials ::1%lo.
+		"::1%lo", "fe80::1%eth0", "::ffff:127.0.0.1%lo"} {
 		assert.True(t, ForbiddenIP(netip.MustParseAddr(s)), s)
 	}
 	for _, s := range []string{"8.8.8.8", "52.94.236.248", "2606:4700:4700::1111"} {
