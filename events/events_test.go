@@ -77,6 +77,7 @@ var samples = map[string]replay{
 	"webhooks-list.json":          {"webhooks", 404},      // no such store in a fresh table
 	"notifications-settings.json": {"notifications", 404}, // no such store in a fresh table
 	"pos-sale.json":               {"pos", 403},           // the reader staffs no store
+	"admin-user.json":             {"admin", 403},         // the reader is no operator
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},

@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"time"
 
 	"github.com/bookplatform/backend/shared/api/challengesapi"
 	"github.com/bookplatform/backend/shared/api/clubsapi"
 	"github.com/bookplatform/backend/shared/api/storesapi"
 	"github.com/bookplatform/backend/shared/app"
+	"github.com/bookplatform/backend/shared/audit"
 	"github.com/bookplatform/backend/shared/challenges"
 	"github.com/bookplatform/backend/shared/clubs"
+	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/stores"
 	"github.com/bookplatform/backend/shared/users"
 )
@@ -23,6 +26,7 @@ const DemoPassword = "demo-password"
 type demoAccount struct {
 	Email, Username, DisplayName string
 	Tier                         users.Tier
+	Operator                     bool // an operator: the back office (/v1/admin)
 }
 
 // demoAccounts cover the three tiers, whose quotas and rate limits
@@ -34,6 +38,7 @@ var demoAccounts = []demoAccount{
 	{Email: "owner2@example.com", Username: "owner2", DisplayName: "Demo Second Bookstore Owner", Tier: users.TierBookstore},
 	{Email: "staff@example.com", Username: "staff_member", DisplayName: "Demo Store Staff", Tier: users.TierFree},
 	{Email: "bookseller@example.com", Username: "bookseller", DisplayName: "Demo Bookseller Without A Store", Tier: users.TierBookstore},
+	{Email: "admin@example.com", Username: "demo_operator", DisplayName: "Demo Operator", Tier: users.TierFree, Operator: true},
 }
 
 // demoStore is a store a demo owner has, with the demo accounts that are
@@ -123,6 +128,18 @@ func seedDemo(ctx context.Context, a *app.App) error {
 		if u.Tier != d.Tier {
 			if _, err := a.Users.SetTier(ctx, u.ID, d.Tier); err != nil {
 				return fmt.Errorf("demo account %s: set tier %s: %w", d.Email, d.Tier, err)
+			}
+		}
+		if d.Operator && !u.Operator {
+			// As the first operator's command does: the role and its
+			// audit entry in one transaction, by the command's actor.
+			octx, _ := audit.With(ctx, audit.Entry{
+				ActorID: audit.ActorCLI + "demo-data", Action: audit.ActionUserOperator,
+				TargetType: audit.TargetUser, TargetID: u.ID, Reason: "the demo operator",
+				Detail: map[string]string{"operator": "true"},
+			}, time.Now(), ids.New)
+			if err := dynamo.NewUsers(a.Table).SetOperator(octx, u.ID, true, time.Now()); err != nil {
+				return fmt.Errorf("demo account %s: operator: %w", d.Email, err)
 			}
 		}
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/bookplatform/backend/shared/app"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/groups/groupstest"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -229,6 +230,7 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		return err
 	}
 	st.SellerID, st.SellerToken = seedBookseller(t, a)
+	st.OperatorID, st.OperatorToken = seedOperator(t, a)
 	for _, s := range steps {
 		if s.Before != nil {
 			if err := s.Before(st); err != nil {
@@ -312,6 +314,22 @@ func seedBookseller(t *testing.T, a *app.App) (id, token string) {
 	}
 	if _, err := a.Users.SetTier(t.Context(), res.User.ID, users.TierBookstore); err != nil {
 		t.Fatalf("bookseller tier: %v", err)
+	}
+	return res.User.ID, res.AccessToken
+}
+
+// seedOperator signs up the scenario's operator and grants it the role
+// behind the API, as the first operator's command does.
+func seedOperator(t *testing.T, a *app.App) (id, token string) {
+	t.Helper()
+	res, err := a.Users.Signup(t.Context(), users.SignupInput{
+		Username: "bench_operator", Email: "bench.operator@example.com", Password: password, DisplayName: "Bench Operator",
+	})
+	if err != nil {
+		t.Fatalf("operator: %v", err)
+	}
+	if err := dynamo.NewUsers(a.Table).SetOperator(t.Context(), res.User.ID, true, time.Now()); err != nil {
+		t.Fatalf("operator role: %v", err)
 	}
 	return res.User.ID, res.AccessToken
 }

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -56,6 +58,15 @@ func (e *Env) SetTier(tb testing.TB, a Account, tier users.Tier) {
 	tb.Helper()
 	if _, err := e.App.Users.SetTier(context.Background(), a.ID, tier); err != nil {
 		tb.Fatalf("testenv: set tier of %s: %v", a.Username, err)
+	}
+}
+
+// MakeOperator grants a the operator role behind the API, as the first
+// operator's command does (no route grants it to someone who has none).
+func (e *Env) MakeOperator(tb testing.TB, a Account) {
+	tb.Helper()
+	if err := dynamo.NewUsers(e.App.Table).SetOperator(context.Background(), a.ID, true, time.Now()); err != nil {
+		tb.Fatalf("testenv: make %s an operator: %v", a.Username, err)
 	}
 }
 

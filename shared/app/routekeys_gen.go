@@ -178,6 +178,7 @@ var routeKeys = []RouteKey{
 	{Method: "PUT", Path: "/v1/stores/{slug}/notification-settings"},
 	{Method: "GET", Path: "/v1/notifications/unsubscribe"},
 	{Method: "POST", Path: "/v1/notifications/unsubscribe"},
+	{Method: "GET", Path: "/v1/admin/users/{userId}"},
 	{Method: "GET", Path: "/openapi.json"},
 	{Method: "GET", Path: "/docs"},
 	{Method: "GET", Path: "/docs/redoc.standalone.js"},

@@ -93,8 +93,16 @@ var errUnexpectedCondition = errors.New("a transaction item without a named fail
 // reported first (the resource that is missing) before the others (a
 // counter's limit). A transaction that kept losing to concurrent
 // transactions after the client's retries is apperr.ErrContention.
+//
+// A request of the back office carries its audit entry in ctx
+// (shared/audit): the first transaction run with it adds the entry's Put
+// and marks it written when it commits (audit.go, withAudit).
 func (x *tx) run(ctx context.Context) error {
+	rec := x.withAudit(ctx)
 	err := x.wtx.Run(ctx)
+	if err == nil && rec != nil {
+		rec.MarkWritten()
+	}
 	var txe *types.TransactionCanceledException
 	if !errors.As(err, &txe) {
 		return err

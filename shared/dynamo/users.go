@@ -19,29 +19,35 @@ var _ users.Storer = (*Users)(nil)
 
 // userItem is a user as stored (UserKey).
 type userItem struct {
-	PK             string    `dynamo:"PK"`
-	SK             string    `dynamo:"SK"`
-	Type           string    `dynamo:"type"`
-	ID             string    `dynamo:"id"`
-	Username       string    `dynamo:"username"`
-	Email          string    `dynamo:"email"`
-	PasswordHash   string    `dynamo:"passwordHash"`
-	DisplayName    string    `dynamo:"displayName"`
-	Bio            string    `dynamo:"bio"`
-	AvatarURL      string    `dynamo:"avatarUrl"`
-	Tier           string    `dynamo:"tier"`
-	IsGuest        bool      `dynamo:"isGuest"`
-	HomeStoreID    string    `dynamo:"homeStoreId"`
-	StoreID        string    `dynamo:"storeId"`
-	StaffStoreIDs  []string  `dynamo:"staffAt,set,omitempty"`
-	FollowerCount  int       `dynamo:"followerCount"`
-	FollowingCount int       `dynamo:"followingCount"`
-	WishlistCount  int       `dynamo:"wishlistCount"`
-	QuotaMonth     string    `dynamo:"quotaMonth"`
-	MonthlyPosts   int       `dynamo:"monthlyPosts"`
-	MonthlyReviews int       `dynamo:"monthlyReviews"`
-	CreatedAt      time.Time `dynamo:"createdAt"`
-	UpdatedAt      time.Time `dynamo:"updatedAt"`
+	PK            string   `dynamo:"PK"`
+	SK            string   `dynamo:"SK"`
+	Type          string   `dynamo:"type"`
+	ID            string   `dynamo:"id"`
+	Username      string   `dynamo:"username"`
+	Email         string   `dynamo:"email"`
+	PasswordHash  string   `dynamo:"passwordHash"`
+	DisplayName   string   `dynamo:"displayName"`
+	Bio           string   `dynamo:"bio"`
+	AvatarURL     string   `dynamo:"avatarUrl"`
+	Tier          string   `dynamo:"tier"`
+	IsGuest       bool     `dynamo:"isGuest"`
+	HomeStoreID   string   `dynamo:"homeStoreId"`
+	StoreID       string   `dynamo:"storeId"`
+	StaffStoreIDs []string `dynamo:"staffAt,set,omitempty"`
+	// operator, suspendedAt and suspendReason are the back office's
+	// (users.User.Operator, SuspendedAt): absent on most accounts, and,
+	// like storeId and staffAt, never written by a profile update.
+	Operator       bool       `dynamo:"operator,omitempty"`
+	SuspendedAt    *time.Time `dynamo:"suspendedAt,omitempty"`
+	SuspendReason  string     `dynamo:"suspendReason,omitempty"`
+	FollowerCount  int        `dynamo:"followerCount"`
+	FollowingCount int        `dynamo:"followingCount"`
+	WishlistCount  int        `dynamo:"wishlistCount"`
+	QuotaMonth     string     `dynamo:"quotaMonth"`
+	MonthlyPosts   int        `dynamo:"monthlyPosts"`
+	MonthlyReviews int        `dynamo:"monthlyReviews"`
+	CreatedAt      time.Time  `dynamo:"createdAt"`
+	UpdatedAt      time.Time  `dynamo:"updatedAt"`
 }
 
 // claimItem reserves a unique value (email, username) for a user.
@@ -75,6 +81,7 @@ func (it userItem) toUser() *users.User {
 		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID, StoreID: it.StoreID, StaffStoreIDs: it.StaffStoreIDs,
 		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount, WishlistCount: it.WishlistCount,
 		QuotaMonth: it.QuotaMonth, MonthlyPosts: it.MonthlyPosts, MonthlyReviews: it.MonthlyReviews,
+		Operator: it.Operator, SuspendedAt: it.SuspendedAt, SuspendReason: it.SuspendReason,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -211,4 +218,20 @@ func setOrRemove(u *dynamo.Update, attr, v string) *dynamo.Update {
 		return u.Remove(attr)
 	}
 	return u.Set(attr, v)
+}
+
+// SetOperator grants (on) or revokes the operator role of a user, in one
+// transaction (so the back office's audit entry rides it), conditional
+// on the account existing. Errors: users.ErrNotFound.
+func (s *Users) SetOperator(ctx context.Context, userID string, on bool, at time.Time) error {
+	upd := s.t.update(UserKey(userID)).Set("updatedAt", at.UTC()).If("attribute_exists(PK)")
+	if on {
+		upd = upd.Set("operator", true)
+	} else {
+		upd = upd.Remove("operator")
+	}
+	if err := s.t.tx().update(upd, users.ErrNotFound).run(ctx); err != nil {
+		return fmt.Errorf("set operator %s: %w", userID, err)
+	}
+	return nil
 }

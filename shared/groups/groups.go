@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/adminapi"
 	"github.com/bookplatform/backend/shared/api/authapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/challengesapi"
@@ -79,6 +80,7 @@ var list = []api.Build{
 	webhooksapi.Group,
 	webhookdeliveryapi.Group,
 	notificationsapi.Group,
+	adminapi.Group,
 	docsapi.Group,
 }
 

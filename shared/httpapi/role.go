@@ -42,6 +42,10 @@ const (
 	// 404 for a record of a store the caller does not staff
 	// (StaffsStore), so another store's records are not revealed.
 	NeedAnyStaff
+	// NeedOperator: the caller is one of the platform's operators (the
+	// spec's admin; users.User.Operator): the back office under
+	// /v1/admin. Everyone else is refused (403), store owners included.
+	NeedOperator
 )
 
 // String names the need as the API reference does.
@@ -55,6 +59,8 @@ func (n Need) String() string {
 		return "store owner or staff"
 	case NeedAnyStaff:
 		return "staff at the record's store"
+	case NeedOperator:
+		return "operator"
 	}
 	return "none"
 }
@@ -101,6 +107,10 @@ type Role struct {
 
 // BookstoreTier is the role of routes open to the bookstore tier only.
 var BookstoreTier = Role{Need: NeedBookstoreTier}
+
+// Operator is the role of the back office's routes: the platform's
+// operators only.
+var Operator = Role{Need: NeedOperator}
 
 // StoreOwner is the role of the owner of the store ref names.
 func StoreOwner(ref StoreRef) Role { return Role{Need: NeedStoreOwner, Store: ref} }
@@ -307,6 +317,10 @@ func roleDecision(role Role, u *users.User, store StoreHeader) error {
 	case NeedAnyStaff:
 		if u.StoreID == "" && len(u.StaffStoreIDs) == 0 {
 			return apperr.Forbidden("Only a store's owner or its staff may do this")
+		}
+	case NeedOperator:
+		if !u.Operator {
+			return apperr.Forbidden("Only the platform's operators may do this")
 		}
 	}
 	return nil

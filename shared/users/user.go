@@ -43,8 +43,20 @@ type User struct {
 	// in the stores' own transactions (creating or deleting a store,
 	// adding or removing staff), never in a profile update; the router's
 	// role checks read them with the caller (httpapi.Role).
-	StoreID        string
-	StaffStoreIDs  []string
+	StoreID       string
+	StaffStoreIDs []string
+	// Operator: the account is one of the platform's operators (the
+	// spec's admin), who use the back office under /v1/admin. Granted
+	// and revoked only by an operator's audited transaction (or the
+	// bootstrap command for the first one), never by a profile update.
+	Operator bool
+	// SuspendedAt is when an operator suspended the account, nil when it
+	// is not suspended; SuspendReason is the operator's reason. A
+	// suspended account is refused on every route (the router reads it
+	// with the caller) and at sign-in; its refresh sessions end when it
+	// is suspended. Set and cleared only by the back office.
+	SuspendedAt    *time.Time
+	SuspendReason  string
 	FollowerCount  int
 	FollowingCount int
 	// WishlistCount is how many wishlists the user keeps: the tier limit
@@ -58,6 +70,9 @@ type User struct {
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 }
+
+// Suspended reports whether an operator has suspended the account.
+func (u *User) Suspended() bool { return u != nil && u.SuspendedAt != nil }
 
 // StaffAt reports whether u is staff at the store (the owner is not
 // staff: httpapi's roles grant owners every staff right).

@@ -104,8 +104,12 @@ type State struct {
 	// do beside the API (a tier change, a DNS record: no route does).
 	SellerID, SellerToken string
 	StoreSlug, StoreID    string
-	Upload                map[string]any // a presigned upload slot
-	SetCNAME              func(host, target string)
+	// OperatorID and OperatorToken: an operator's account (the back
+	// office, /v1/admin), made one behind the API as the first operator
+	// is (no route grants the role to someone who has none).
+	OperatorID, OperatorToken string
+	Upload                    map[string]any // a presigned upload slot
+	SetCNAME                  func(host, target string)
 	// PutItem writes one item of the table behind the API (item holds
 	// PK, SK and its attributes as plain Go values): a state no route
 	// makes, such as a webhook delivery the delivery worker attempted.

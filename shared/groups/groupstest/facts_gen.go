@@ -3,6 +3,7 @@
 package groupstest
 
 import (
+	"github.com/bookplatform/backend/shared/api/adminapi/adminapitest"
 	"github.com/bookplatform/backend/shared/api/apitest"
 	"github.com/bookplatform/backend/shared/api/authapi/authapitest"
 	"github.com/bookplatform/backend/shared/api/booksapi/booksapitest"
@@ -56,5 +57,6 @@ var facts = map[string]func() apitest.Facts{
 	"tradecredit":   tradecreditapitest.Facts,
 	"webhooks":      webhooksapitest.Facts,
 	"notifications": notificationsapitest.Facts,
+	"admin":         adminapitest.Facts,
 	"docs":          docsapitest.Facts,
 }

@@ -1,0 +1,12 @@
+package adminapi
+
+import (
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/httpapi"
+)
+
+// applicationRoutes are the back office's routes of this area and the table actions
+// their calls make (to be built: issue 22).
+func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
+	return nil, nil
+}
