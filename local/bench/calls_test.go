@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/bookplatform/backend/local/devserver"
 	"github.com/bookplatform/backend/local/testenv"
@@ -237,6 +238,14 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 				t.Fatalf("%s (%s): arrange: %v", s.Route, s.Note, err)
 			}
 		}
+		// An operator's change writes one audit entry, with it; a refused
+		// one writes none (shared/audit).
+		f, _ := functionOf(s.Route)
+		audited := f.Name == "admin" && !strings.HasPrefix(s.Route, "GET ")
+		var trailBefore int
+		if audited {
+			trailBefore = len(auditTrail(t, a, env.Config.TableName))
+		}
 		ops.reset()
 		requests.actions() // the arrangement's calls are no step's
 		res := s.Do(c, st)
@@ -266,6 +275,9 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		if res.Status != s.Want {
 			t.Errorf("%s (%s): HTTP %d, want %d: %s", s.Route, s.Note, res.Status, s.Want, res.Body)
 		}
+		if audited {
+			checkAuditEntry(t, s, res.Status, trailBefore, auditTrail(t, a, env.Config.TableName), st.OperatorID)
+		}
 		if dynamoCalls != rec.Calls {
 			t.Errorf("%s (%s): access log counts %d DynamoDB calls, the SDK saw %d", s.Route, s.Note, rec.Calls, dynamoCalls)
 		}
@@ -278,6 +290,51 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 		examples.probe(t, &probeEnv{c: c, s: st, handler: handler, clock: clock, env: env})
 	}
 	return out
+}
+
+// auditTrail reads the audit log behind the API, newest first.
+func auditTrail(t *testing.T, a *app.App, table string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	p := dynamodb.NewQueryPaginator(a.DB, &dynamodb.QueryInput{
+		TableName: aws.String(table), KeyConditionExpression: aws.String("PK = :pk"), ScanIndexForward: aws.Bool(false),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: dynamo.AuditKey(time.Time{}, "").PK}},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(t.Context())
+		if err != nil {
+			t.Fatalf("read the audit log: %v", err)
+		}
+		for _, item := range page.Items {
+			var m map[string]any
+			if err := guregu.UnmarshalItem(item, &m); err != nil {
+				t.Fatalf("read the audit log: %v", err)
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// checkAuditEntry: a back-office step that changed something (2xx) left
+// exactly one audit entry, by the operator, written in the action's
+// transaction (not apart); a refused one left none.
+func checkAuditEntry(t *testing.T, s apitest.Step, status, before int, after []map[string]any, operatorID string) {
+	t.Helper()
+	switch {
+	case status >= 300:
+		if len(after) != before {
+			t.Errorf("%s (%s): refused (HTTP %d) but the audit log grew by %d", s.Route, s.Note, status, len(after)-before)
+		}
+	case len(after) != before+1:
+		t.Errorf("%s (%s): HTTP %d wrote %d audit entries, want 1", s.Route, s.Note, status, len(after)-before)
+	case after[0]["actorId"] != operatorID:
+		t.Errorf("%s (%s): the audit entry's actor is %v, want the operator %s", s.Route, s.Note, after[0]["actorId"], operatorID)
+	case after[0]["apart"] == true:
+		t.Errorf("%s (%s): the audit entry was written apart from the action's transaction", s.Route, s.Note)
+	case after[0]["action"] == "" || after[0]["targetId"] == "":
+		t.Errorf("%s (%s): the audit entry names no action or target: %v", s.Route, s.Note, after[0])
+	}
 }
 
 // benchClock is the scenario's app's clock: the wall clock, moved
