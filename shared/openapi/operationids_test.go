@@ -35,7 +35,7 @@ func TestOperationIDs_EveryRouteListed(t *testing.T) {
 
 // methodName is what an id looks like: a lower-case verb and words in
 // camel case (an initialism such as ISBN stays upper case).
-var methodName = regexp.MustCompile(`^(get|list|search|create|update|delete|remove|add|set|clear|join|leave|like|unlike|follow|unfollow|upload|confirm|cancel|receive|verify|login|logout|signup|refresh|migrate|change)([A-Z][A-Za-z0-9]*)?$`)
+var methodName = regexp.MustCompile(`^(get|list|search|create|update|delete|remove|add|set|clear|join|leave|like|unlike|follow|unfollow|upload|confirm|cancel|receive|verify|login|logout|signup|refresh|migrate|change|approve|decline)([A-Z][A-Za-z0-9]*)?$`)
 
 // The ids read as method names and are unique; an id that changed keeps
 // its old one as was:<old> on its line, and docs/decisions.md records the

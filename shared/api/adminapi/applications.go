@@ -1,12 +1,132 @@
 package adminapi
 
 import (
+	"net/http"
+
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/applicationjson"
+	"github.com/bookplatform/backend/shared/applications"
+	"github.com/bookplatform/backend/shared/audit"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/page"
 )
 
-// applicationRoutes are the back office's routes of this area and the table actions
-// their calls make (to be built: issue 22).
+// applicationsHandler serves the bookstore applications' queue.
+type applicationsHandler struct {
+	svc *applications.Service
+	a   *auditor
+}
+
+// applicationRoutes are the bookstore applications' routes and the table
+// actions their calls make: the queue is one Query of GSI1, an
+// application one GetItem; a decision reads the application (GetItem),
+// then writes one TransactWriteItems: the application and the account's
+// latest copy (UpdateItem each, conditional on pending), for an approval
+// the account's tier (UpdateItem), the event's outbox item and the audit
+// entry (PutItem).
 func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
-	return nil, nil
+	h := &applicationsHandler{svc: applications.NewService(dynamo.NewApplications(d.Table), d.Now), a: a}
+	base := httpapi.V1("/admin/bookstore-applications")
+	one := base + "/{applicationId}"
+	notFound := "no bookstore application has the id."
+	decided := "the application was approved or declined already."
+	return []httpapi.Route{
+		{Method: http.MethodGet, Path: base, Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.list,
+			Doc: httpapi.Doc{Summary: "The bookstore applications of a status: the pending queue oldest first (work it from the top), decided ones newest decision first",
+				Query: []httpapi.Param{
+					{Name: "status", Type: "string", Enum: []string{string(applications.Pending), string(applications.Approved), string(applications.Declined)},
+						Default: string(applications.Pending), About: "the applications of this status"},
+					{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
+					httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
+				},
+				Response: httpapi.CursorBody[applicationjson.Admin]{}, Errors: []int{400, 403},
+				Why: map[int]string{400: "an unknown status, a bad limit or cursor.", 403: "the caller is not an operator."}}},
+		{Method: http.MethodGet, Path: one, Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.get,
+			Doc: httpapi.Doc{Summary: "One bookstore application, with its applicant and its decision",
+				Response: applicationjson.Admin{}, Errors: []int{403, 404},
+				Why: map[int]string{403: "the caller is not an operator.", 404: notFound}}},
+		{Method: http.MethodPost, Path: one + "/approve", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.approve,
+			Doc: httpapi.Doc{Summary: "Approve a pending bookstore application: the applicant gets the bookstore tier (and may create a store) in the same transaction, and is emailed",
+				Body: decisionRequest{}, OptionalBody: true, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409},
+				Why: map[int]string{400: "a bad reason.", 403: "the caller is not an operator.",
+					404: notFound + " Or the applicant's account no longer exists.", 409: decided}}},
+		{Method: http.MethodPost, Path: one + "/decline", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.decline,
+			Doc: httpapi.Doc{Summary: "Decline a pending bookstore application with a reason, which the applicant is emailed and sees on the application; the account may apply again",
+				Body: decisionRequest{}, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409},
+				Why: map[int]string{400: "no reason, or a bad one.", 403: "the caller is not an operator.", 404: notFound, 409: decided}}},
+	}, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+}
+
+// decisionRequest is the body of an approval (reason optional, the body
+// too) or a decline (reason required).
+type decisionRequest struct {
+	Reason string `json:"reason,omitempty" doc:"Why: required to decline (the applicant reads it), optional to approve. At most 1000 characters."`
+}
+
+func (h *applicationsHandler) list(w http.ResponseWriter, r *http.Request) error {
+	status, err := applications.ParseStatus(r.URL.Query().Get("status"))
+	if err != nil {
+		return err
+	}
+	c, err := httpapi.CursorPage(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.List(r.Context(), status, c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, applicationjson.NewAdmin))
+}
+
+func (h *applicationsHandler) get(w http.ResponseWriter, r *http.Request) error {
+	a, err := h.svc.Get(r.Context(), r.PathValue("applicationId"))
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, applicationjson.NewAdmin(a))
+}
+
+func (h *applicationsHandler) approve(w http.ResponseWriter, r *http.Request) error {
+	return h.decide(w, r, applications.Approved)
+}
+
+func (h *applicationsHandler) decline(w http.ResponseWriter, r *http.Request) error {
+	return h.decide(w, r, applications.Declined)
+}
+
+// decide reads the application, checks the request, then starts the
+// audit entry and records the decision, whose transaction carries it.
+func (h *applicationsHandler) decide(w http.ResponseWriter, r *http.Request, to applications.Status) error {
+	var req decisionRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	reason, err := applications.CheckReason(req.Reason, to == applications.Declined)
+	if err != nil {
+		return err
+	}
+	app, err := h.svc.Get(r.Context(), r.PathValue("applicationId"))
+	if err != nil {
+		return err
+	}
+	if app.Status != applications.Pending {
+		return applications.ErrDecided
+	}
+	action, detail := audit.ActionApplicationNo, map[string]string{"userId": app.UserID, "status": string(to)}
+	if to == applications.Approved {
+		action, detail["tier"] = audit.ActionApplicationOK, "bookstore"
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetApplication, TargetID: app.ID, Reason: reason, Detail: detail})
+	operator := httpapi.CallerOf(r).ID
+	if to == applications.Approved {
+		app, err = h.svc.Approve(ctx, app, operator, reason)
+	} else {
+		app, err = h.svc.Decline(ctx, app, operator, reason)
+	}
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, applicationjson.NewAdmin(app))
 }

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/applications"
 	"github.com/bookplatform/backend/shared/audit"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
@@ -61,7 +62,9 @@ func Group(d api.Deps) api.Group {
 	// An area with routes that change something lists dynamodb:PutItem
 	// among its actions: the audit entry's Put, in the action's
 	// transaction (or apart).
-	g := api.Group{Name: "admin"}
+	// A bookstore application's decision emits its event (the
+	// applicant's email).
+	g := api.Group{Name: "admin", Emits: applications.Events}
 	for _, area := range areas {
 		routes, table := area(d, a)
 		g.Routes = append(g.Routes, a.wrap(routes)...)

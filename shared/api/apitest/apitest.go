@@ -117,6 +117,9 @@ type State struct {
 	// SignUnsubscribe is the token of a store's digest unsubscribe link,
 	// signed with the service's keys: only a digest email hands one out.
 	SignUnsubscribe func(storeID string) string
+
+	// ApplicationID is the reader's latest bookstore application.
+	ApplicationID string
 }
 
 // Client sends requests to a server of the service.

@@ -1,13 +1,17 @@
 // Package usersapi is the users endpoint group: the caller's own profile,
-// password and avatar, and public profiles.
+// password and avatar, the caller's bookstore application, and public
+// profiles.
 package usersapi
 
 import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/applicationjson"
 	"github.com/bookplatform/backend/shared/api/imagejson"
 	"github.com/bookplatform/backend/shared/api/userjson"
+	"github.com/bookplatform/backend/shared/applications"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/users"
@@ -15,18 +19,21 @@ import (
 
 // handler serves the users group.
 type handler struct {
-	users *users.Service
+	users        *users.Service
+	applications *applications.Service
 }
 
 // Group is the users group. It writes profiles with their username
 // claims (TransactWriteItems, granted by its parts: PutItem of the new
 // claim, DeleteItem of the old one, UpdateItem of the profile), revokes sessions on a password change
 // (Query, UpdateItem), forgets the password attempts of a right one
-// (DeleteItem) and stores avatars, in the media bucket through a client
+// (DeleteItem), puts a bookstore application with the account's latest
+// copy (a TransactWriteItems of two conditional PutItems) and reads that
+// copy (GetItem), and stores avatars, in the media bucket through a client
 // of its own (only this function of the two sharing the account service
 // links S3).
 func Group(d api.Deps) api.Group {
-	h := &handler{users: d.Users}
+	h := &handler{users: d.Users, applications: applications.NewService(dynamo.NewApplications(d.Table), d.Now)}
 	media := s3media.ReadSettings(d.Env)
 	if d.Users != nil { // nil: a zero Deps, whose table is only listed
 		h.users = d.Users.WithImages(s3media.NewImages(d.AWS, media, d.Now))
@@ -58,6 +65,17 @@ func Group(d api.Deps) api.Group {
 				Doc: httpapi.Doc{Summary: "A presigned URL to upload an avatar to directly (files too large for a request body)", Response: imagejson.Upload{}}},
 			{Method: http.MethodPut, Path: httpapi.V1("/users/me/avatar"), Auth: httpapi.AuthBearer, Handler: h.attachAvatar,
 				Doc: httpapi.Doc{Summary: "Make a presigned upload the avatar, after the multipart route's checks", Body: imagejson.Attach{}, Response: avatarResponse{}, Errors: []int{400}}},
+			{Method: http.MethodPost, Path: httpapi.V1("/users/me/bookstore-application"), Auth: httpapi.AuthBearer, Idempotent: true, Handler: h.apply,
+				Doc: httpapi.Doc{Summary: "Apply for the bookstore tier (which creating a store needs): the store's name, address (as a store's), website and a note for the operators, who approve or decline it; the applicant is emailed the decision",
+					Body: applicationjson.Request{}, Response: applicationjson.Application{}, Status: http.StatusCreated, Errors: []int{400, 409},
+					Why: map[int]string{
+						400: "a bad field (named in details.fields: storeName, address.<field>, website, note), or a guest account (it has no email to answer to).",
+						409: "the account's latest application is still pending, or the account has the bookstore tier already.",
+					}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/users/me/bookstore-application"), Auth: httpapi.AuthBearer, Handler: h.application,
+				Doc: httpapi.Doc{Summary: "The caller's latest bookstore application: pending, or approved or declined with the operator's reason",
+					Response: applicationjson.Application{}, Errors: []int{404},
+					Why: map[int]string{404: "the account never applied."}}},
 			{Method: http.MethodGet, Path: httpapi.V1("/users/{userId}"), Auth: httpapi.AuthNone, Handler: h.getByID,
 				Doc: httpapi.Doc{Summary: "A public profile by id", Response: userjson.Public{}, Errors: []int{404},
 					Why: map[int]string{404: "no account has this id."}}},

@@ -32,6 +32,25 @@ func Facts() apitest.Facts {
 				body, ctype := apitest.ImageUpload("avatar")
 				return c.Raw("POST", "/v1/users/me/avatar", ctype, body, s.Token)
 			}},
+			// Before the store stage's back office: the reader applies for
+			// the bookstore tier (adminapitest decides it).
+			{Stage: apitest.Store, Route: "GET /v1/users/me/bookstore-application", Note: "never applied", Want: 404, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/users/me/bookstore-application", nil, s.Token)
+			}},
+			{Stage: apitest.Store, Route: "POST /v1/users/me/bookstore-application", Want: 201, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				res := c.Do("POST", "/v1/users/me/bookstore-application", BookstoreApplication("Bench Corner Books"), s.Token)
+				s.ApplicationID, _ = res.JSON["id"].(string)
+				return res
+			}},
+			{Stage: apitest.Store, Route: "POST /v1/users/me/bookstore-application", Note: "one pending", Want: 409, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", "/v1/users/me/bookstore-application", BookstoreApplication("Bench Other Books"), s.Token)
+			}},
+			{Stage: apitest.Store, Route: "POST /v1/users/me/bookstore-application", Note: "no address", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", "/v1/users/me/bookstore-application", map[string]any{"storeName": "Bench Books", "address": map[string]any{}}, s.SellerToken)
+			}},
+			{Stage: apitest.Store, Route: "GET /v1/users/me/bookstore-application", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/users/me/bookstore-application", nil, s.Token)
+			}},
 			{Stage: apitest.Write, Route: "GET /v1/users/{userId}", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("GET", "/v1/users/"+s.UserID, nil, "")
 			}},
@@ -43,14 +62,28 @@ func Facts() apitest.Facts {
 			}},
 		},
 		Actions: map[string][]string{
-			"GET /v1/users/me":                    nil,
-			"PUT /v1/users/me":                    nil,
-			"PUT /v1/users/me/password":           nil,
-			"POST /v1/users/me/avatar":            nil,
-			"POST /v1/users/me/avatar/upload-url": nil,
-			"PUT /v1/users/me/avatar":             nil,
-			"GET /v1/users/{userId}":              nil,
-			"GET /v1/users/username/{username}":   nil,
+			"GET /v1/users/me":                        nil,
+			"PUT /v1/users/me":                        nil,
+			"PUT /v1/users/me/password":               nil,
+			"POST /v1/users/me/avatar":                nil,
+			"POST /v1/users/me/avatar/upload-url":     nil,
+			"PUT /v1/users/me/avatar":                 nil,
+			"GET /v1/users/{userId}":                  nil,
+			"GET /v1/users/username/{username}":       nil,
+			"POST /v1/users/me/bookstore-application": nil,
+			"GET /v1/users/me/bookstore-application":  nil,
 		},
+	}
+}
+
+// BookstoreApplication is a valid body of POST
+// /v1/users/me/bookstore-application for a store named name.
+func BookstoreApplication(name string) map[string]any {
+	return map[string]any{
+		"storeName": name,
+		"address": map[string]any{"addressLine1": "1005 W Burnside St", "city": "Portland", "state": "OR",
+			"postalCode": "97209", "country": "US"},
+		"website": "https://bench-books.example.com",
+		"note":    "A used and new bookshop of two floors, open since 1998.",
 	}
 }
