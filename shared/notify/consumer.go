@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bookplatform/backend/shared/applications"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/idempotency"
 	"github.com/bookplatform/backend/shared/mail"
@@ -65,8 +66,9 @@ func NewConsumer(d Deps) *Consumer {
 // Name is the consumer's name.
 func (c *Consumer) Name() string { return ConsumerName }
 
-// Consume mails what one event calls for; events other than an order's
-// call for nothing. Each email is sent under its own once-record, so an
+// Consume mails what one event calls for: a bookstore application's
+// decision, its applicant's email (applications.go); events other than
+// those and an order's call for nothing. Each email is sent under its own once-record, so an
 // event retried after one of its emails failed sends only the others.
 // What an event's snapshot shows is read as:
 //   - the order confirmed: the buyer's confirmation;
@@ -76,6 +78,9 @@ func (c *Consumer) Name() string { return ConsumerName }
 //
 // A later snapshot still showing a status finds the email's record done.
 func (c *Consumer) Consume(ctx context.Context, ev events.Event) error {
+	if ev.Type == applications.DecidedEvent.Type {
+		return c.applicationMail(ctx, ev)
+	}
 	if ev.Type != orders.CreatedEvent.Type && ev.Type != orders.UpdatedEvent.Type {
 		return nil
 	}

@@ -2,7 +2,9 @@
 // order events of the outbox (shared/orders/events.go), the buyer's
 // order confirmation, a shipped notice and a ready-for-pickup notice per
 // store part, and the store's new-order email, sent at once or gathered
-// into one daily digest by the store's setting (Settings). It is a relay
+// into one daily digest by the store's setting (Settings); and from a
+// bookstore application's decision (shared/applications), the
+// applicant's approval or decline (applications.go). It is a relay
 // consumer (Consumer, named "email") and the digest's scheduled job
 // (Digest); the transport is a mail.Sender (SES in AWS, the local
 // stand-in on the local run and in the tests).

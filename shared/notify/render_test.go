@@ -53,6 +53,8 @@ func TestRender_golden(t *testing.T) {
 				{OrderNumber: "BW-20261127-7K3M9Q", Items: 2, TotalCents: 3569, Fulfilment: "ship"},
 				{OrderNumber: "BW-20261127-2B8C4D", Items: 1, TotalCents: 893, Fulfilment: "pickup"},
 			}}},
+		{notify.KindApplicationApproved, notify.ApplicationMail{StoreName: "North <Books> & Co", Reason: "Welcome aboard & good luck"}},
+		{notify.KindApplicationDeclined, notify.ApplicationMail{StoreName: "North <Books> & Co", Reason: "We could not find the shop at <this> address"}},
 	}
 	for _, c := range cases {
 		t.Run(c.kind, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bookplatform/backend/shared/applications"
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/orders"
 	"github.com/stretchr/testify/assert"
@@ -69,4 +70,14 @@ func TestTargets(t *testing.T) {
 	got, err = targetsOf(other)
 	require.NoError(t, err)
 	assert.Empty(t, got)
+
+	// A bookstore application's decision is the applicant's email alone:
+	// no store's endpoint gets it, nor may subscribe to it.
+	decided, err := applications.DecidedEvent.New(time.Now(), applications.DecidedData{ApplicationID: "a1", UserID: "u1", Status: applications.Approved})
+	require.NoError(t, err)
+	got, err = targetsOf(decided)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	_, msg := CheckEvents([]string{string(applications.DecidedEvent.Type)})
+	assert.NotEmpty(t, msg)
 }
