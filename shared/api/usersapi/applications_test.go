@@ -349,3 +349,21 @@ func TestApplications_DeclineThenApplyAgain(t *testing.T) {
 	assert.NotEqual(t, id, again)
 	assert.Equal(t, again, env.Do("GET", myApplication, nil, reader.Token).JSON["id"], "the latest is the new one")
 }
+
+// Approving the application of an account that no longer exists is 404
+// and decides nothing: the transaction's parts commit together or not.
+func TestApplications_ApproveWhenTheApplicantIsGone(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "app_gone_op")
+	reader := env.Signup(t, "app_gone_reader")
+	id := apply(t, env, reader, "Gone Books")
+	env.DeleteItem(t, dynamo.UserKey(reader.ID)) // no route deletes an account
+	res := env.Do("POST", queue+"/"+id+"/approve", map[string]any{}, op.Token)
+	testenv.AssertError(t, res, http.StatusNotFound, "NotFound", applications.ErrApplicantGone.Message)
+	got := env.Do("GET", queue+"/"+id, nil, op.Token)
+	assert.Equal(t, "pending", got.JSON["status"])
+	assert.Empty(t, auditOf(t, env, id))
+	for _, o := range env.Outbox(t) {
+		assert.NotEqual(t, applications.DecidedEvent.Type, o.Event.Type)
+	}
+}
