@@ -504,9 +504,15 @@ func ReportKey(t reports.Target, reporterID string) Key {
 	return Key{"REPORTS#" + target + t.ID, "BY#" + reporterID}
 }
 
-// reportQueue is the moderation queue of reports of one status, oldest
-// first (GSI1), for the moderation tools to come.
-func reportQueue(status string) list { return list{index: GSI1, pk: "REPORTQUEUE#" + status} }
+// reportQueue is the moderation queue of reports of one status, newest
+// first (GSI1): the back office's reports queue.
+func reportQueue(status string) list {
+	return list{index: GSI1, pk: "REPORTQUEUE#" + status, desc: true}
+}
+
+// reportByID is a report's GSI2 key: the back office names a report by
+// its id alone, while its item is keyed by target and reporter.
+func reportByID(id string) Key { return Key{"REPORT#" + id, "REPORT"} }
 
 // StoreKey is a store's item. Its partition also holds its listing and
 // the marks of the readers who chose it as home store, so deleting a

@@ -33,6 +33,7 @@ var notUUID = map[string]bool{
 	"LineReply.id":                   true, // a reply id orders replies by time (lines.NewReplyID)
 	"Report.targetId":                true, // a reply's id when the target is a reply
 	"ReportCreateRequest.targetId":   true,
+	"AdminReportTarget.id":           true, // a reply's id when the target is a reply
 	"*.externalItemId":               true, // the external point-of-sale system's id
 	"ExtPosSyncError.externalItemId": true, // the point-of-sale system's own id
 	"*.checkoutSessionId":            true, // the payment provider's session (pi_...)
@@ -75,6 +76,10 @@ var enums = map[string][]string{
 	"Report.targetType":                strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
 	"ReportCreateRequest.targetType":   strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
 	"Report.status":                    strs(reports.StatusOpen),
+	"AdminReport.status":               reports.Statuses,
+	"AdminReportTarget.type":           strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
+	"AdminReportResolution.action":     reports.Resolutions,
+	"AdminResolveReportRequest.action": reports.Resolutions,
 	"StoreDomainStatusResponse.status": strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
 	"StoreSiteDomain.status":           strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),
 	"*.condition":                      strs(inventory.Conditions...),

@@ -2,5 +2,63 @@ package adminapitest
 
 import "github.com/bookplatform/backend/shared/api/apitest"
 
-// moderationFacts: this area's steps and actions (to be built: issue 22).
-func moderationFacts() apitest.Facts { return apitest.Facts{} }
+// moderationFacts: the reports queue. Its steps run in the Report stage,
+// after the reports group's: the converted guest has reported the
+// reader's review. The operator lists the queue (the newest open report
+// is that one), reads it and dismisses it, so the review stays for the
+// Tidy stage's steps that read and delete it.
+func moderationFacts() apitest.Facts {
+	const unknown = "0193a8c4-2f6e-7d1a-9b3c-5e7f9a1b3c5d"
+	var reportID string // the listed report, for the steps after the list
+	report := func(id string) string { return "/v1/admin/reports/" + id }
+	resolve := func(id string) string { return report(id) + "/resolve" }
+	dismiss := map[string]any{"action": "dismiss", "reason": "Not spam: a strongly worded review."}
+	return apitest.Facts{
+		Steps: []apitest.Step{
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				res := c.Do("GET", "/v1/admin/reports", nil, s.OperatorToken)
+				if items, _ := res.JSON["items"].([]any); len(items) > 0 {
+					reportID, _ = items[0].(map[string]any)["id"].(string)
+				}
+				return res
+			}},
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports", Note: "not an operator", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/admin/reports", nil, s.Token)
+			}},
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports", Note: "unknown status", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/admin/reports?status=closed", nil, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports/{reportId}", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", report(reportID), nil, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports/{reportId}", Note: "not an operator", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", report(reportID), nil, s.Token)
+			}},
+			{Stage: apitest.Report, Route: "GET /v1/admin/reports/{reportId}", Note: "no such report", Want: 404, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", report(unknown), nil, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "POST /v1/admin/reports/{reportId}/resolve", Note: "not an operator", Want: 403, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", resolve(reportID), dismiss, s.Token)
+			}},
+			{Stage: apitest.Report, Route: "POST /v1/admin/reports/{reportId}/resolve", Note: "unknown action", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", resolve(reportID), map[string]any{"action": "ban", "reason": "No."}, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "POST /v1/admin/reports/{reportId}/resolve", Note: "no such report", Want: 404, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", resolve(unknown), dismiss, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "POST /v1/admin/reports/{reportId}/resolve", Note: "dismiss", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", resolve(reportID), dismiss, s.OperatorToken)
+			}},
+			{Stage: apitest.Report, Route: "POST /v1/admin/reports/{reportId}/resolve", Note: "resolved already", Want: 409, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("POST", resolve(reportID), dismiss, s.OperatorToken)
+			}},
+		},
+		// The spec names no action for the back office; the tier rate
+		// applies.
+		Actions: map[string][]string{
+			"GET /v1/admin/reports":                     nil,
+			"GET /v1/admin/reports/{reportId}":          nil,
+			"POST /v1/admin/reports/{reportId}/resolve": nil,
+		},
+	}
+}
