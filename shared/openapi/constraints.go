@@ -45,6 +45,9 @@ var notUUID = map[string]bool{
 	"EarningCommission.id":      true,
 	"EarningCommission.orderId": true,
 	"EarningPoolPayout.id":      true,
+	"AdminCommission.id":        true, // the back office's payouts (adminapi, money.go)
+	"AdminCommission.orderId":   true,
+	"AdminPoolPayout.id":        true,
 	// A webhook delivery's id is a version-7 UUID (webhooks.DeliveryID:
 	// its time is its event's), which the uuid format's pattern of the
 	// validator (versions 1 to 5) refuses: it is an opaque string.
@@ -91,6 +94,8 @@ var enums = map[string][]string{
 	"ExtPosSyncAnswer.status":  strs(extpos.JobQueued, extpos.JobDone, extpos.JobFailed),
 	"EarningCommission.status": strs(earnings.Pending, earnings.Paid),
 	"EarningPoolPayout.status": strs(earnings.Pending, earnings.Paid),
+	"AdminCommission.status":   strs(earnings.Pending, earnings.Paid),
+	"AdminPoolPayout.status":   strs(earnings.Pending, earnings.Paid),
 
 	"TradecreditEntry.kind": strs(tradecredit.Grant, tradecredit.Adjust, tradecredit.Sale),
 }

@@ -401,6 +401,62 @@ func (s *FulfilService) Advance(ctx context.Context, storeID, id string, step St
 // run whose transaction failed after the provider's refund finds the
 // session refunded.
 func (s *FulfilService) RefundOrder(ctx context.Context, id, reason string) (*Order, error) {
+	return s.refund(ctx, id, reason, func(o *Order) (*Order, error) {
+		switch {
+		case o.Status == Refunded:
+			return o, nil
+		case o.Status == Cancelled:
+			o, err := s.settleCancelled(ctx, o)
+			return o, err
+		case !o.Refundable() || o.PaymentStatus != PayCaptured:
+			return nil, ErrNotRefundable
+		}
+		return nil, nil
+	})
+}
+
+// Errors of the back office's refund (RefundHandedOver): each a 409, the
+// order's state refusing it.
+var (
+	// ErrRefundedAlready is an order refunded before: the payment went
+	// back once, and a second request changes nothing.
+	ErrRefundedAlready = apperr.Conflict("Order is refunded already")
+	// ErrNotHandedOver is an order no store has handed over (or one
+	// cancelled, or not paid): its owner cancels it, which gives its
+	// stock back and releases its payment.
+	ErrNotHandedOver = apperr.Conflict("Order cannot be refunded: no store has shipped or handed over its part (cancel it instead), or it is cancelled or not paid")
+	// errPartialRefund: see RefundHandedOver.
+	errPartialRefund = apperr.Validation("Invalid request", map[string]string{
+		"amountCents": "partial refunds are not supported: give the order's totalCents, or leave it out"})
+)
+
+// RefundHandedOver is the back office's refund of an order after a
+// store handed it over (POST /v1/admin/orders/{orderId}/refund): the
+// same refund as RefundOrder, but with the order's state answered
+// rather than settled: an order refunded already is ErrRefundedAlready,
+// and one cancelled, never handed over or not captured is
+// ErrNotHandedOver (a cancelled order's payment release is retried by
+// local/orders refund), so every success is one transaction, which
+// carries the operator's audit entry. amountCents, when given, must be
+// the order's total: the refund is whole (docs/decisions.md).
+func (s *FulfilService) RefundHandedOver(ctx context.Context, id, reason string, amountCents *int64) (*Order, error) {
+	return s.refund(ctx, id, reason, func(o *Order) (*Order, error) {
+		switch {
+		case o.Status == Refunded:
+			return nil, ErrRefundedAlready
+		case !o.Refundable() || o.PaymentStatus != PayCaptured:
+			return nil, ErrNotHandedOver
+		case amountCents != nil && *amountCents != o.TotalCents:
+			return nil, errPartialRefund
+		}
+		return nil, nil
+	})
+}
+
+// refund is the refund of order id (RefundOrder's): gate sees the order
+// as read and answers it (an order, or an error) to stop there, or
+// (nil, nil) to refund it.
+func (s *FulfilService) refund(ctx context.Context, id, reason string, gate func(*Order) (*Order, error)) (*Order, error) {
 	if s.d.Payments == nil {
 		return nil, ErrPaymentsOff
 	}
@@ -413,14 +469,8 @@ func (s *FulfilService) RefundOrder(ctx context.Context, id, reason string) (*Or
 		if err != nil {
 			return nil, err
 		}
-		if o.Status == Refunded {
-			return o, nil
-		}
-		if o.Status == Cancelled {
-			return s.settleCancelled(ctx, o)
-		}
-		if !o.Refundable() || o.PaymentStatus != PayCaptured {
-			return nil, ErrNotRefundable
+		if done, err := gate(o); done != nil || err != nil {
+			return done, err
 		}
 		sess, err := s.d.Payments.Get(ctx, o.CheckoutSessionID)
 		if err != nil {

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/applications"
 	"github.com/bookplatform/backend/shared/audit"
 	"github.com/bookplatform/backend/shared/dynamo"
@@ -63,8 +64,10 @@ func Group(d api.Deps) api.Group {
 	// among its actions: the audit entry's Put, in the action's
 	// transaction (or apart).
 	// A bookstore application's decision emits its event (the
-	// applicant's email).
-	g := api.Group{Name: "admin", Emits: applications.Events}
+	// applicant's email); the refund after delivery (money.go) writes
+	// the orders' events (order.updated, and inventory.updated for stock
+	// given back).
+	g := api.Group{Name: "admin", Emits: slices.Concat(applications.Events, ordering.Emits)}
 	for _, area := range areas {
 		routes, table := area(d, a)
 		g.Routes = append(g.Routes, a.wrap(routes)...)
