@@ -1,5 +1,8 @@
-// Command payouts records payouts an operator made to a store, until
-// the back office gives operators routes for it:
+// Command payouts records payouts an operator made to a store from a
+// shell. The back office's routes do the same with an audit entry
+// (POST /v1/admin/stores/{storeId}/payouts/orders/{orderId}/paid and
+// .../payouts/pool/{month}/paid, shared/api/adminapi money.go); the
+// command stays for an operator with table access and no token:
 //
 //	go run ./local/payouts mark-paid -store <storeId> -order <orderId> -reference <text>
 //	go run ./local/payouts mark-paid -store <storeId> -pool YYYY-MM -reference <text>
