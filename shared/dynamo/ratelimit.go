@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/guregu/dynamo/v2"
 )
 
 // Counters counts requests in rate-limit windows: every window of one
@@ -163,3 +165,53 @@ func keyAttrs(k Key) map[string]types.AttributeValue {
 		AttrSK: &types.AttributeValueMemberS{Value: k.SK},
 	}
 }
+
+// ResetUser clears a user's rate-limit counts (the back office's limit
+// reset): those of one action (a rule name: ratelimit.Actions, or
+// ratelimit.RequestAction), or all when action is "". Every window is at
+// most the bucket's hour and aligned to it, so only the current bucket
+// (RateBucketKey at now) holds a live count: its attributes of the
+// action are removed, or the whole item. One read, then one transaction
+// that also requires the account to exist (the audit entry rides it, and
+// an unknown user is users.ErrNotFound). It returns how many windows had
+// a count. Access pattern: "clear a user's rate-limit counters".
+func (s *Counters) ResetUser(ctx context.Context, userID, action string, now time.Time) (int, error) {
+	k := RateBucketKey("user:"+userID, now.Truncate(ratelimit.Bucket))
+	var item map[string]any
+	err := s.t.get(k).Consistent(true).One(ctx, &item)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return 0, fmt.Errorf("read rate counts of %s: %w", userID, err)
+	}
+	var attrs []string
+	for a, v := range item {
+		rule, _, ok := strings.Cut(a, "@")
+		if !ok || (action != "" && rule != action) {
+			continue
+		}
+		if n, isNum := v.(float64); isNum && n > 0 {
+			attrs = append(attrs, a)
+		}
+	}
+	x := s.t.tx().check(s.t.check(UserKey(userID)).If("attribute_exists(PK)"), users.ErrNotFound)
+	switch {
+	case action == "":
+		// Whether or not the read found it: one plan for every reset.
+		x.delete(s.t.del(k), nil)
+	case len(attrs) > 0:
+		// The attribute names hold "@": placeholders, not paths.
+		names := make([]any, len(attrs))
+		for i, a := range attrs {
+			names[i] = a
+		}
+		expr := strings.TrimSuffix(strings.Repeat("$, ", len(attrs)), ", ")
+		x.update(s.t.update(k).RemoveExpr(expr, names...).If("attribute_exists(PK)"), errRateBucketGone)
+	}
+	if err := x.run(ctx); err != nil {
+		return 0, fmt.Errorf("reset rate counts of %s: %w", userID, err)
+	}
+	return len(attrs), nil
+}
+
+// errRateBucketGone: the bucket expired between the read and the reset
+// (its hour ended): the counts are gone anyway; retry.
+var errRateBucketGone = errors.New("rate bucket gone during reset")

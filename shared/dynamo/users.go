@@ -235,3 +235,19 @@ func (s *Users) SetOperator(ctx context.Context, userID string, on bool, at time
 	}
 	return nil
 }
+
+// SetSuspension suspends (at non-nil, with reason) or restores (at nil)
+// a user, in one transaction (the audit entry rides it), conditional on
+// the account existing. Errors: users.ErrNotFound.
+func (s *Users) SetSuspension(ctx context.Context, userID string, at *time.Time, reason string, now time.Time) error {
+	upd := s.t.update(UserKey(userID)).Set("updatedAt", now.UTC()).If("attribute_exists(PK)")
+	if at != nil {
+		upd = upd.Set("suspendedAt", at.UTC()).Set("suspendReason", reason)
+	} else {
+		upd = upd.Remove("suspendedAt", "suspendReason")
+	}
+	if err := s.t.tx().update(upd, users.ErrNotFound).run(ctx); err != nil {
+		return fmt.Errorf("set suspension of %s: %w", userID, err)
+	}
+	return nil
+}

@@ -124,6 +124,12 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		a.user, a.err = nil, apperr.Unauthorized(MsgUserNotFound)
 	case userErr != nil:
 		a.user, a.err = nil, fmt.Errorf("load caller %s: %w", claims.UserID, userErr)
+	case a.user.Suspended():
+		// An operator suspended the account: its tokens stop working
+		// from the request after the suspension, on every route, since
+		// every request with a token reads the stored record here. It
+		// counts nowhere, like a token whose user is gone.
+		a.user, a.err = nil, users.ErrSuspended
 	}
 	if a.err != nil {
 		rt.refund(ctx, &a, a.windows, st)

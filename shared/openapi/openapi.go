@@ -428,7 +428,9 @@ func errorStatuses(r httpapi.Route) []int {
 		out = append(out, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
 	}
 	if r.Auth != httpapi.AuthNone {
-		out = append(out, http.StatusUnauthorized)
+		// 403: the token's account is suspended (the router refuses it
+		// on every route).
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden)
 	}
 	switch r.Role.Need {
 	case httpapi.NeedBookstoreTier:
@@ -549,6 +551,8 @@ func routeSituation(r httpapi.Route, code int) string {
 		return "the caller lacks the route's role (see Role above)"
 	case code == http.StatusNotFound && r.Role.Store != (httpapi.StoreRef{}):
 		return "no such store"
+	case code == http.StatusForbidden && r.Auth != httpapi.AuthNone:
+		return "the token's account is suspended"
 	}
 	return ""
 }
@@ -650,7 +654,7 @@ func overview() string {
 	var b strings.Builder
 	b.WriteString("The book platform's HTTP API. Paths carry the version (`/v1`); `/health` and the reference itself do not.\n\n")
 	b.WriteString("**Paths.** Where two paths could match one address, a literal segment beats a parameter, left to right: `/v1/users/username/ann` is `/v1/users/username/{username}`, never `/v1/users/{username}/lines`. A trailing slash matches nothing.\n\n")
-	b.WriteString("**Authentication.** `Authorization: Bearer <access token>`. Routes marked with the bearerAuth requirement answer 401 without a valid token; on routes where it is optional, a token that is sent must be valid.\n\n")
+	b.WriteString("**Authentication.** `Authorization: Bearer <access token>`. Routes marked with the bearerAuth requirement answer 401 without a valid token; on routes where it is optional, a token that is sent must be valid. The token of an account an operator suspended is refused with 403 on every route, and sign-in and refresh refuse the account.\n\n")
 	b.WriteString("**Errors.** Every error, including the router's own 404 (no route) and 405 (method not allowed, with `Allow`), is the `ErrorBody` envelope: `{error: {code, name, message, details?, requestId}}`. Each operation lists every status it can answer and says which situation gives which; an error answer documents the headers that explain it, and may also carry the rate-limit and monthly headers of its request, as a success does.\n\n")
 	b.WriteString("**Rate limits.** Requests count against the caller's tier rate per minute (")
 	tiers := make([]string, 0, len(ratelimit.TierRates))

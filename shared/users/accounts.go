@@ -157,6 +157,10 @@ func (s *Service) Login(ctx context.Context, email, password, source string) (*A
 		}
 		return nil, ErrBadCredentials
 	}
+	if u.Suspended() {
+		// Told only to whoever proved the password.
+		return nil, ErrSuspended
+	}
 	var res *AuthResult
 	g = errgroup.Group{}
 	g.Go(func() (err error) { res, err = s.signIn(ctx, u); return err })
@@ -217,6 +221,9 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (*Tokens, er
 	}
 	if userErr != nil {
 		return nil, userErr
+	}
+	if u.Suspended() {
+		return nil, ErrSuspended
 	}
 	access, err := s.accessToken(u, old.SessionID)
 	if err != nil {

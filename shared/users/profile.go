@@ -160,8 +160,9 @@ func (s *Service) pointAvatar(ctx context.Context, caller *User, url string) err
 	return s.d.Store.UpdateUser(ctx, caller, &u)
 }
 
-// SetTier changes a user's tier (operations and demo data; there is no
-// public endpoint for it). Errors: ValidationError, NotFound.
+// SetTier changes a user's tier (the back office's PUT
+// /v1/admin/users/{userId}/tier, and demo data). Errors:
+// ValidationError, NotFound.
 func (s *Service) SetTier(ctx context.Context, userID string, tier Tier) (*User, error) {
 	if !tier.Valid() {
 		return nil, apperr.Validation("unknown tier", map[string]string{"tier": "must be free, premium or bookstore"})
@@ -170,9 +171,8 @@ func (s *Service) SetTier(ctx context.Context, userID string, tier Tier) (*User,
 	if err != nil {
 		return nil, err
 	}
-	if prev.Tier == tier {
-		return prev, nil
-	}
+	// The same tier still writes the account's updatedAt: the back
+	// office's audit entry rides that transaction.
 	u := *prev
 	u.Tier, u.UpdatedAt = tier, s.d.Now().UTC()
 	if err := s.d.Store.UpdateUser(ctx, prev, &u); err != nil {

@@ -27,6 +27,13 @@ type Storer interface {
 	// transaction. When prev was a guest it also claims the email.
 	// Errors: ErrUsernameTaken, ErrEmailTaken, ErrChanged.
 	UpdateUser(ctx context.Context, prev, u *User) error
+	// SetOperator grants (on) or revokes the operator role; SetSuspension
+	// suspends the account (at non-nil, with reason) or restores it (at
+	// nil). Each is one transaction, conditional on the account
+	// existing, so the back office's audit entry rides it. Errors:
+	// ErrNotFound.
+	SetOperator(ctx context.Context, userID string, on bool, now time.Time) error
+	SetSuspension(ctx context.Context, userID string, at *time.Time, reason string, now time.Time) error
 }
 
 // SessionStorer keeps refresh-token sessions (families).

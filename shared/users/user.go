@@ -88,7 +88,10 @@ func (u *User) StaffAt(storeID string) bool {
 // Errors of accounts and sessions. Storage returns them wrapped with
 // context; callers test them with errors.Is.
 var (
-	ErrNotFound      = apperr.NotFound("User not found")
+	ErrNotFound = apperr.NotFound("User not found")
+	// ErrSuspended: the account is suspended (User.Suspended): the router
+	// refuses its every request, sign-in and refresh refuse it.
+	ErrSuspended     = apperr.Forbidden("This account is suspended; contact support")
 	ErrUsernameTaken = apperr.Conflict("Username already taken")
 	ErrEmailTaken    = apperr.Conflict("Email already registered")
 	// ErrChanged: the account changed since it was read (a concurrent

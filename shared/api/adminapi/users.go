@@ -2,28 +2,81 @@ package adminapi
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/userjson"
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/audit"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/ratelimit"
 	"github.com/bookplatform/backend/shared/users"
 )
 
 // usersHandler serves the back office's account routes.
 type usersHandler struct {
-	users *users.Service
+	users    *users.Service
+	counters *dynamo.Counters
+	a        *auditor
+	now      func() time.Time
 }
 
 // userRoutes are the back office's account routes and the table actions
-// their calls make.
+// their calls make: reads of the account (and of a claim, to find one);
+// the changes' transactions (an UpdateItem of the account, or a
+// ConditionCheckItem of it beside the rate bucket's DeleteItem or
+// UpdateItem) with the audit entry's PutItem; a suspension's Query of
+// the account's sessions and an UpdateItem per live one.
 func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
-	h := &usersHandler{users: d.Users}
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	h := &usersHandler{users: d.Users, counters: dynamo.NewCounters(d.Table), a: a, now: now}
+	path := func(p string) string { return httpapi.V1("/admin/users/{userId}" + p) }
+	w403 := "the caller is not an operator."
+	w404 := "no account has the id."
 	return []httpapi.Route{
-		{Method: http.MethodGet, Path: httpapi.V1("/admin/users/{userId}"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.get,
-			Doc: httpapi.Doc{Summary: "An account as operators see it: its own profile, its store and staff memberships, whether it is an operator, and its suspension",
-				Response: adminUser{}, Errors: []int{403, 404},
-				Why: map[int]string{403: "the caller is not an operator.", 404: "no account has the id."}}},
-	}, []string{"dynamodb:GetItem"}
+			{Method: http.MethodGet, Path: httpapi.V1("/admin/users"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.find,
+				Doc: httpapi.Doc{Summary: "Find an account by its email or its username (exact, case-insensitive): none or one item",
+					Query: []httpapi.Param{
+						{Name: "email", Type: "string", About: "the account's email; give email or username, not both"},
+						{Name: "username", Type: "string", About: "the account's username"},
+					},
+					Response: foundUsers{}, Errors: []int{400, 403},
+					Why: map[int]string{400: "neither or both of email and username are given.", 403: w403}}},
+			{Method: http.MethodGet, Path: path(""), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.get,
+				Doc: httpapi.Doc{Summary: "An account as operators see it: its own profile, its store and staff memberships, whether it is an operator, and its suspension",
+					Response: adminUser{}, Errors: []int{403, 404},
+					Why: map[int]string{403: w403, 404: w404}}},
+			{Method: http.MethodPut, Path: path("/tier"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.tier,
+				Doc: httpapi.Doc{Summary: "Set an account's tier (free, premium or bookstore); the answer is the account's own profile",
+					Body: tierRequest{}, Response: userjson.Own{}, Errors: []int{400, 403, 404},
+					Why: map[int]string{400: "tier is not free, premium or bookstore, or the reason is too long.", 403: w403, 404: w404}}},
+			{Method: http.MethodPut, Path: path("/operator"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.operator,
+				Doc: httpapi.Doc{Summary: "Grant or revoke the operator role of an account",
+					Body: operatorRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
+					Why: map[int]string{400: "operator is missing, or the reason is too long.", 403: w403, 404: w404,
+						409: "the caller revokes their own role (another operator must)."}}},
+			{Method: http.MethodPost, Path: path("/suspend"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.suspend,
+				Doc: httpapi.Doc{Summary: "Suspend an account: from its next request every route refuses its tokens (403), sign-in and refresh refuse it, its sessions are revoked; its content stays",
+					Body: reasonRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
+					Why: map[int]string{400: "the reason is missing or too long.", 403: w403, 404: w404,
+						409: "the account is already suspended, or it is the caller's own."}}},
+			{Method: http.MethodPost, Path: path("/restore"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.restore,
+				Doc: httpapi.Doc{Summary: "Lift an account's suspension; its owner signs in again",
+					Body: reasonRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
+					Why: map[int]string{400: "the reason is too long.", 403: w403, 404: w404, 409: "the account is not suspended."}}},
+			{Method: http.MethodDelete, Path: path("/rate-limits"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.resetLimits,
+				Doc: httpapi.Doc{Summary: "Clear an account's rate-limit counts, of one action or all: its next request counts from zero",
+					Query: []httpapi.Param{
+						{Name: "action", Type: "string", About: "the action whose counts to clear (create_line, create_review, follow_user, like, report, search, feed, create_line_hourly, or request for the tier rate); all when absent"},
+					},
+					Response: limitsReset{}, Errors: []int{400, 403, 404},
+					Why: map[int]string{400: "action names no rate limit.", 403: w403, 404: w404}}},
+		}, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
+			"dynamodb:Query", "dynamodb:UpdateItem"}
 }
 
 // adminUser is an account as operators see it: its own profile and what
@@ -52,10 +105,193 @@ func newAdminUser(u *users.User) adminUser {
 	return out
 }
 
+// foundUsers is the answer of a search: none or one account.
+type foundUsers struct {
+	Items []adminUser `json:"items" doc:"The account found, if any."`
+}
+
+type tierRequest struct {
+	Tier   string `json:"tier" doc:"free, premium or bookstore." required:"true"`
+	Reason string `json:"reason,omitempty" doc:"Why, for the audit log (at most 500 characters)."`
+}
+
+type operatorRequest struct {
+	Operator *bool  `json:"operator" doc:"true grants the role, false revokes it." required:"true"`
+	Reason   string `json:"reason,omitempty" doc:"Why, for the audit log (at most 500 characters)."`
+}
+
+type reasonRequest struct {
+	Reason string `json:"reason" doc:"Why, for the audit log and the account (at most 500 characters); required to suspend."`
+}
+
+// limitsReset is the answer of a limit reset.
+type limitsReset struct {
+	UserID  string  `json:"userId" doc:"The account."`
+	Action  *string `json:"action" doc:"The action whose counts were cleared; null: all of them."`
+	Cleared int     `json:"cleared" doc:"How many live windows had a count."`
+}
+
+func (h *usersHandler) find(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	email, username := q.Get("email"), q.Get("username")
+	if (email == "") == (username == "") {
+		return apperr.Validation("give email or username", map[string]string{"email": "give email or username, not both"})
+	}
+	var (
+		u   *users.User
+		err error
+	)
+	if email != "" {
+		u, err = h.users.FindByEmail(r.Context(), email)
+	} else {
+		u, err = h.users.FindByUsername(r.Context(), username)
+	}
+	out := foundUsers{Items: []adminUser{}}
+	switch {
+	case err == nil:
+		out.Items = append(out.Items, newAdminUser(u))
+	case apperr.CodeOf(err) != apperr.CodeNotFound:
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, out)
+}
+
 func (h *usersHandler) get(w http.ResponseWriter, r *http.Request) error {
 	u, err := h.users.Get(r.Context(), r.PathValue("userId"))
 	if err != nil {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+}
+
+func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
+	var req tierRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	tier := users.Tier(req.Tier)
+	if !tier.Valid() {
+		return apperr.Validation("unknown tier", map[string]string{"tier": "must be free, premium or bookstore"})
+	}
+	reason, err := users.CheckReason(req.Reason, false)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	prev, err := h.users.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason,
+		Detail: map[string]string{"from": string(prev.Tier), "to": string(tier)}})
+	u, err := h.users.SetTier(ctx, id, tier)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, userjson.NewOwn(u))
+}
+
+func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
+	var req operatorRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	if req.Operator == nil {
+		return apperr.Validation("operator is required", map[string]string{"operator": "is required"})
+	}
+	reason, err := users.CheckReason(req.Reason, false)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	if !*req.Operator && id == httpapi.CallerOf(r).ID {
+		// So that the last operator cannot leave the platform without one.
+		return apperr.Conflict("An operator cannot revoke their own role; another operator must")
+	}
+	prev, err := h.users.Get(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserOperator, TargetType: audit.TargetUser, TargetID: id, Reason: reason,
+		Detail: map[string]string{"from": boolString(prev.Operator), "to": boolString(*req.Operator)}})
+	u, err := h.users.SetOperator(ctx, id, *req.Operator)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+}
+
+func boolString(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func (h *usersHandler) suspend(w http.ResponseWriter, r *http.Request) error {
+	var req reasonRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	reason, err := users.CheckReason(req.Reason, true)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	if id == httpapi.CallerOf(r).ID {
+		return apperr.Conflict("An operator cannot suspend their own account")
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserSuspend, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
+	u, err := h.users.Suspend(ctx, id, reason)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+}
+
+func (h *usersHandler) restore(w http.ResponseWriter, r *http.Request) error {
+	var req reasonRequest
+	if err := httpapi.Decode(w, r, &req); err != nil {
+		return err
+	}
+	reason, err := users.CheckReason(req.Reason, false)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("userId")
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserRestore, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
+	u, err := h.users.Restore(ctx, id)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+}
+
+// resettable are the rule names a limit reset takes: the spec's actions
+// and the tier's request rate.
+func resettable(action string) bool {
+	_, ok := ratelimit.Actions[action]
+	return ok || action == ratelimit.RequestAction
+}
+
+func (h *usersHandler) resetLimits(w http.ResponseWriter, r *http.Request) error {
+	action := r.URL.Query().Get("action")
+	if r.URL.Query().Has("action") && !resettable(action) {
+		return apperr.Validation("unknown action", map[string]string{"action": "names no rate limit"})
+	}
+	id := r.PathValue("userId")
+	detail := map[string]string{"action": "all"}
+	if action != "" {
+		detail["action"] = action
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionRateLimitsReset, TargetType: audit.TargetUser, TargetID: id, Detail: detail})
+	n, err := h.counters.ResetUser(ctx, id, action, h.now())
+	if err != nil {
+		return err
+	}
+	out := limitsReset{UserID: id, Cleared: n}
+	if action != "" {
+		out.Action = &action
+	}
+	return httpapi.JSON(w, http.StatusOK, out)
 }

@@ -1,0 +1,222 @@
+package adminapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+const unknownID = "00000000-0000-4000-8000-000000000000"
+
+func errCode(res *testenv.Response) string {
+	e, _ := res.JSON["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+func errMessage(res *testenv.Response) string {
+	e, _ := res.JSON["error"].(map[string]any)
+	m, _ := e["message"].(string)
+	return m
+}
+
+// operator signs up an account and makes it an operator.
+func operator(t *testing.T, env *testenv.Env, name string) testenv.Account {
+	t.Helper()
+	a := env.Signup(t, name)
+	env.MakeOperator(t, a)
+	return a
+}
+
+var param = regexp.MustCompile(`\{[^}]+\}`)
+
+// TestSuspension_refusedOnEveryRoute: a suspended account's token is
+// refused by every route that reads a token, at the first request after
+// the suspension, and sign-in and refresh refuse it; a restore lets its
+// owner sign in again.
+func TestSuspension_refusedOnEveryRoute(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+
+	res := env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": "Spam."}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, "Spam.", res.JSON["suspendReason"])
+	assert.NotNil(t, res.JSON["suspendedAt"])
+
+	n := 0
+	for _, rt := range groups.Routes() {
+		if rt.Auth == httpapi.AuthNone {
+			continue
+		}
+		path := param.ReplaceAllStringFunc(rt.Path, func(string) string { return unknownID })
+		var body any
+		if rt.Method != http.MethodGet && rt.Method != http.MethodHead && rt.Method != http.MethodDelete {
+			body = map[string]any{}
+		}
+		res := env.Do(rt.Method, path, body, mia.Token)
+		if assert.Equal(t, http.StatusForbidden, res.Status, "%s %s: %s", rt.Method, rt.Path, res) {
+			assert.Contains(t, errMessage(res), "suspended", "%s %s", rt.Method, rt.Path)
+		}
+		n++
+	}
+	assert.Greater(t, n, 100, "routes walked")
+
+	res = env.Do("POST", "/v1/auth/login", map[string]any{"email": mia.Email, "password": testenv.Password}, "")
+	assert.Equal(t, http.StatusForbidden, res.Status, res.String())
+	assert.Contains(t, errMessage(res), "suspended")
+	res = env.Do("POST", "/v1/auth/login", map[string]any{"email": mia.Email, "password": "wrong-password-x"}, "")
+	assert.Equal(t, http.StatusUnauthorized, res.Status, "a wrong password learns nothing: %s", res)
+	res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
+	assert.Contains(t, []int{http.StatusUnauthorized, http.StatusForbidden}, res.Status, res.String())
+
+	t.Run("errors", func(t *testing.T) {
+		res := env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": "Again."}, op.Token)
+		assert.Equal(t, http.StatusConflict, res.Status, res.String())
+		res = env.Do("POST", "/v1/admin/users/"+unknownID+"/suspend", map[string]any{"reason": "Who?"}, op.Token)
+		assert.Equal(t, http.StatusNotFound, res.Status, res.String())
+		res = env.Do("POST", "/v1/admin/users/"+op.ID+"/suspend", map[string]any{"reason": "Me."}, op.Token)
+		assert.Equal(t, http.StatusConflict, res.Status, res.String())
+		res = env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": " "}, op.Token)
+		assert.Equal(t, http.StatusBadRequest, res.Status, res.String())
+		bob := env.Signup(t, "bob")
+		res = env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, bob.Token)
+		assert.Equal(t, http.StatusForbidden, res.Status, res.String())
+	})
+
+	res = env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{"reason": "Appealed."}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Nil(t, res.JSON["suspendedAt"])
+	res = env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, op.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, res.String())
+	mia = env.Login(t, mia)
+	res = env.Do("GET", "/v1/users/me", nil, mia.Token)
+	assert.Equal(t, http.StatusOK, res.Status, res.String())
+}
+
+// TestSuspension_revokesSessions: the refresh token issued before the
+// suspension stays dead after the restore.
+func TestSuspension_revokesSessions(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": "Spam."}, op.Token).Status)
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, op.Token).Status)
+	res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
+	assert.Equal(t, http.StatusUnauthorized, res.Status, res.String())
+}
+
+func TestTier(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	put := func(id string, body any, token string) *testenv.Response {
+		return env.Do("PUT", "/v1/admin/users/"+id+"/tier", body, token)
+	}
+	res := put(mia.ID, map[string]any{"tier": "bookstore", "reason": "Approved by phone."}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	own := env.Do("GET", "/v1/users/me", nil, mia.Token)
+	require.Equal(t, http.StatusOK, own.Status)
+	assert.Equal(t, "bookstore", own.JSON["tier"])
+	for k := range own.JSON {
+		if k != "updatedAt" {
+			assert.Equal(t, own.JSON[k], res.JSON[k], k)
+		}
+	}
+	assert.Len(t, res.JSON, len(own.JSON), "the own-profile shape")
+	// The same tier again answers 200 (and is audited).
+	assert.Equal(t, http.StatusOK, put(mia.ID, map[string]any{"tier": "bookstore"}, op.Token).Status)
+
+	assert.Equal(t, http.StatusNotFound, put(unknownID, map[string]any{"tier": "premium"}, op.Token).Status)
+	res = put(mia.ID, map[string]any{"tier": "admin"}, op.Token)
+	assert.Equal(t, http.StatusBadRequest, res.Status, res.String())
+	assert.Equal(t, http.StatusForbidden, put(mia.ID, map[string]any{"tier": "premium"}, mia.Token).Status)
+	assert.Equal(t, http.StatusUnauthorized, put(mia.ID, map[string]any{"tier": "premium"}, "").Status)
+}
+
+func TestOperatorRole(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	res := env.Do("PUT", "/v1/admin/users/"+mia.ID+"/operator", map[string]any{"operator": true}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, true, res.JSON["operator"])
+	// mia is an operator now: she may read the back office.
+	assert.Equal(t, http.StatusOK, env.Do("GET", "/v1/admin/users/"+op.ID, nil, mia.Token).Status)
+	res = env.Do("PUT", "/v1/admin/users/"+mia.ID+"/operator", map[string]any{"operator": true}, mia.Token)
+	assert.Equal(t, http.StatusOK, res.Status, "granting again is no error: %s", res)
+	res = env.Do("PUT", "/v1/admin/users/"+mia.ID+"/operator", map[string]any{"operator": false}, mia.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, res.String())
+	res = env.Do("PUT", "/v1/admin/users/"+mia.ID+"/operator", map[string]any{"operator": false}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, false, res.JSON["operator"])
+	assert.Equal(t, http.StatusForbidden, env.Do("GET", "/v1/admin/users/"+op.ID, nil, mia.Token).Status)
+	assert.Equal(t, http.StatusBadRequest, env.Do("PUT", "/v1/admin/users/"+mia.ID+"/operator", map[string]any{}, op.Token).Status)
+	assert.Equal(t, http.StatusNotFound, env.Do("PUT", "/v1/admin/users/"+unknownID+"/operator", map[string]any{"operator": true}, op.Token).Status)
+}
+
+func TestFindUsers(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "Mia")
+	for _, q := range []string{"email=" + strings.ToUpper(mia.Email), "username=mia"} {
+		res := env.Do("GET", "/v1/admin/users?"+q, nil, op.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		items := res.JSON["items"].([]any)
+		require.Len(t, items, 1, q)
+		assert.Equal(t, mia.ID, items[0].(map[string]any)["id"])
+	}
+	res := env.Do("GET", "/v1/admin/users?username=nobody", nil, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Empty(t, res.JSON["items"])
+	assert.Equal(t, http.StatusBadRequest, env.Do("GET", "/v1/admin/users", nil, op.Token).Status)
+	assert.Equal(t, http.StatusBadRequest, env.Do("GET", "/v1/admin/users?username=mia&email=x@example.com", nil, op.Token).Status)
+	assert.Equal(t, http.StatusForbidden, env.Do("GET", "/v1/admin/users?username=mia", nil, mia.Token).Status)
+}
+
+// TestRateLimitReset: a reader refused by create_line posts again at
+// once after an operator's reset, counted from zero.
+func TestRateLimitReset(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 28, 9, 0, 5, 0, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithRateLimits())
+	book := env.ImportBooks(t, books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}, Language: "en"})[0]
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	post := func(i int) *testenv.Response {
+		return env.Do("POST", "/v1/lines", map[string]any{"bookId": book, "content": fmt.Sprintf("Line number %d.", i)}, mia.Token)
+	}
+	i := 0
+	for ; i < 10; i++ {
+		require.Equal(t, http.StatusCreated, post(i).Status)
+	}
+	res := post(i)
+	require.Equal(t, http.StatusTooManyRequests, res.Status, res.String())
+
+	reset := env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits?action=create_line", nil, op.Token)
+	require.Equal(t, http.StatusOK, reset.Status, reset.String())
+	assert.Equal(t, "create_line", reset.JSON["action"])
+	assert.EqualValues(t, 1, reset.JSON["cleared"])
+	res = post(i)
+	require.Equal(t, http.StatusCreated, res.Status, res.String())
+	assert.Equal(t, "9", res.Header.Get("X-RateLimit-Remaining"), "counted from zero")
+
+	reset = env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits", nil, op.Token)
+	require.Equal(t, http.StatusOK, reset.Status, reset.String())
+	assert.Nil(t, reset.JSON["action"])
+
+	assert.Equal(t, http.StatusBadRequest, env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits?action=nope", nil, op.Token).Status)
+	assert.Equal(t, http.StatusNotFound, env.Do("DELETE", "/v1/admin/users/"+unknownID+"/rate-limits", nil, op.Token).Status)
+	assert.Equal(t, http.StatusForbidden, env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits", nil, mia.Token).Status)
+}
