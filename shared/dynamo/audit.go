@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/bookplatform/backend/shared/audit"
+	"github.com/bookplatform/backend/shared/page"
 )
 
 // The audit log (shared/audit): one item per operator action, put in the
@@ -108,4 +110,72 @@ func (a *Audit) PutApart(ctx context.Context, rec *audit.Record) error {
 	}
 	rec.MarkWritten()
 	return nil
+}
+
+// AuditFilter narrows a read of the audit log. ActorID reads GSI1,
+// else TargetType and TargetID (both) read GSI2, else the log's
+// partition; the other fields filter what that list holds. From and To
+// (inclusive, zero for open) bound the sort key, so a time range costs
+// only its entries.
+type AuditFilter struct {
+	ActorID              string
+	TargetType, TargetID string
+	Action               string
+	From, To             time.Time
+}
+
+// ListAudit reads a page of the audit log, newest first. Index reads
+// are eventually consistent; the log's own partition is read strongly.
+// Errors: page.ErrInvalidCursor.
+func (a *Audit) ListAudit(ctx context.Context, f AuditFilter, c page.Cursor) (page.Page[audit.Entry], error) {
+	l := list{index: Primary, pk: auditPK, desc: true, consistent: true}
+	var conds []string
+	var args []any
+	switch {
+	case f.ActorID != "":
+		l = list{index: GSI1, pk: auditByPrefix + f.ActorID, desc: true}
+		if f.TargetType != "" {
+			conds, args = append(conds, "targetType = ?"), append(args, f.TargetType)
+		}
+		if f.TargetID != "" {
+			conds, args = append(conds, "targetId = ?"), append(args, f.TargetID)
+		}
+	case f.TargetID != "":
+		l = list{index: GSI2, pk: auditOnPrefix + f.TargetType + "#" + f.TargetID, desc: true}
+	case f.TargetType != "":
+		conds, args = append(conds, "targetType = ?"), append(args, f.TargetType)
+	}
+	if f.Action != "" {
+		conds, args = append(conds, "#action = ?"), append(args, f.Action)
+	}
+	if len(conds) > 0 {
+		// "action" is a DynamoDB reserved word: named by placeholder.
+		l.filter, l.filterArgs = strings.ReplaceAll(strings.Join(conds, " AND "), "#action", "$"), args
+		if f.Action != "" {
+			l.filterArgs = placeAction(conds, args)
+		}
+	}
+	if !f.From.IsZero() || !f.To.IsZero() {
+		l.from, l.to = auditSort(f.From, ""), "9999"
+		if f.From.IsZero() {
+			l.from = "0"
+		}
+		if !f.To.IsZero() {
+			l.to = auditSort(f.To, "~")
+		}
+	}
+	return queryMapped(ctx, a.t, l, c, auditItem.toEntry)
+}
+
+// placeAction puts the attribute name "action" before its value in the
+// filter's arguments, where the "$" placeholder of ListAudit stands.
+func placeAction(conds []string, args []any) []any {
+	out := make([]any, 0, len(args)+1)
+	for i, c := range conds {
+		if strings.HasPrefix(c, "#action") {
+			out = append(out, "action")
+		}
+		out = append(out, args[i])
+	}
+	return out
 }

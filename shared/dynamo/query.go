@@ -26,6 +26,9 @@ type list struct {
 	// of them, read in as many round trips as that takes.
 	filter     string
 	filterArgs []any
+	// from and to, when set (with no prefix), bound the sort key, both
+	// inclusive (a time range of the audit log).
+	from, to string
 }
 
 // name identifies the list in its page tokens: the index, the partition,
@@ -40,6 +43,9 @@ func (l list) name() string {
 	name := strings.Join([]string{l.index.Name, l.pk, l.prefix, order}, "|")
 	if l.filter != "" {
 		name += "|" + l.filter + fmt.Sprint(l.filterArgs...)
+	}
+	if l.from != "" || l.to != "" {
+		name += "|" + l.from + ".." + l.to
 	}
 	return name
 }
@@ -79,8 +85,11 @@ func queryPage[T any](ctx context.Context, t *table, l list, c page.Cursor) (pag
 	if l.index.Name != "" {
 		q = q.Index(l.index.Name)
 	}
-	if l.prefix != "" {
+	switch {
+	case l.prefix != "":
 		q = q.Range(l.index.SortKey, dynamo.BeginsWith, l.prefix)
+	case l.from != "" || l.to != "":
+		q = q.Range(l.index.SortKey, dynamo.Between, l.from, l.to)
 	}
 	if l.desc {
 		q = q.Order(dynamo.Descending)
