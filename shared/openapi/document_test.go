@@ -181,7 +181,7 @@ func TestDocument_Operations(t *testing.T) {
 		if got := security(o); got != `[{},{"bearerAuth":[]}]` {
 			t.Errorf("security %s", got)
 		}
-		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "401", "405", "429", "431", "500", "503"}) {
+		if got := statuses(o); !slices.Equal(got, []string{"200", "400", "401", "403", "405", "429", "431", "500", "503"}) {
 			t.Errorf("statuses %v", got)
 		}
 		b, _ := json.Marshal(o.Extensions["x-rate-limit-actions"])
