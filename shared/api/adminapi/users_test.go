@@ -16,10 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestMain(m *testing.M) { testenv.Main(m) }
-
-const unknownID = "00000000-0000-4000-8000-000000000000"
-
 func errCode(res *testenv.Response) string {
 	e, _ := res.JSON["error"].(map[string]any)
 	c, _ := e["code"].(string)
