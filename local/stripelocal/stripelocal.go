@@ -22,6 +22,16 @@
 // Stripe does an authorisation left uncaptured, /_local/events/{id} sends
 // any event about an intent. `make run` serves one; each test environment
 // (local/testenv) its own.
+//
+// The premium tier's subscriptions (subscriptions.go): Checkout Sessions
+// in subscription mode, created, read, and paid on the stand-in's hosted
+// page (GET /_local/checkout/{id}?pm=pm_card_visa, its url), which makes
+// the subscription and sends checkout.session.completed and invoice.paid;
+// subscriptions read and cancelled at period end; and
+// /_local/subscriptions/{id}/end, the end of the current period: a
+// subscription cancelled at period end is deleted
+// (customer.subscription.deleted), another renews (invoice.paid,
+// customer.subscription.updated).
 package stripelocal
 
 import (
@@ -135,6 +145,10 @@ type Server struct {
 	failNext   int // API calls still to answer failStatus
 	failStatus int
 	deliveries []Delivery
+
+	checkouts     map[string]*checkoutSession
+	subscriptions map[string]*subscription
+	invoices      int // invoices paid (first periods and renewals)
 }
 
 type intent struct {
@@ -206,8 +220,9 @@ func New(opts ...Option) *Server {
 	m.HandleFunc("POST /_local/complete/{id}", s.localComplete)
 	m.HandleFunc("POST /_local/expire/{id}", s.localExpire)
 	m.HandleFunc("POST /_local/events/{id}", s.localEvent)
+	s.routeSubscriptions(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		fail(w, http.StatusNotFound, apiError{Type: "invalid_request_error", Message: "Unrecognized request URL (" + r.Method + ": " + r.URL.Path + "). The local Stripe stand-in serves payment_intents and refunds only."})
+		fail(w, http.StatusNotFound, apiError{Type: "invalid_request_error", Message: "Unrecognized request URL (" + r.Method + ": " + r.URL.Path + "). The local Stripe stand-in serves payment_intents, refunds, checkout sessions (subscription mode) and subscriptions only."})
 	})
 	s.mux = m
 	return s
@@ -529,6 +544,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 type call struct {
 	form url.Values
 	id   string
+	host string // the request's Host: the hosted checkout page's address
 }
 
 // answer is what a handler answers: status and a JSON body.
@@ -573,7 +589,7 @@ func (s *Server) api(h func(c call) answer) http.HandlerFunc {
 			fail(w, http.StatusBadRequest, apiError{Type: "invalid_request_error", Message: "Invalid request body: " + err.Error()})
 			return
 		}
-		c := call{form: r.Form, id: r.PathValue("id")}
+		c := call{form: r.Form, id: r.PathValue("id"), host: r.Host}
 		idemKey := r.Header.Get("Idempotency-Key")
 		fingerprint := r.Method + " " + r.URL.Path + "?" + r.Form.Encode()
 		if r.Method == http.MethodPost && idemKey != "" {

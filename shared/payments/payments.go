@@ -75,6 +75,10 @@ type WebhookEvent struct {
 	ID      string // the provider's event id: deliveries repeat it
 	Type    string // the provider's event type, e.g. payment_intent.succeeded
 	Session Session
+	// Checkout is a checkout.session.* event's session (its subscription
+	// an id alone), Subscription a customer.subscription.* event's.
+	Checkout     *Checkout
+	Subscription *Subscription
 }
 
 // Provider is the payment provider.

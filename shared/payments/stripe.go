@@ -241,7 +241,8 @@ func (p *Stripe) Refund(ctx context.Context, sessionID string, amountCents int64
 // (the Stripe-Signature header's v1 HMAC-SHA256 under the endpoint's
 // signing secret, within WebhookTolerance, and an event of the release
 // train stripe-go reads) and reads its event; a payment_intent.* event
-// carries its session. Without a signing secret configured it is
+// carries its session, a checkout.session.* one its checkout and a
+// customer.subscription.* one its subscription. Without a signing secret configured it is
 // ErrNotConfigured (503: Stripe delivers again later).
 func (p *Stripe) ParseWebhook(payload []byte, header http.Header) (WebhookEvent, error) {
 	if p.webhookSecret == nil {
@@ -273,6 +274,22 @@ func (p *Stripe) ParseWebhook(payload []byte, header http.Header) (WebhookEvent,
 			return WebhookEvent{}, fmt.Errorf("payments: webhook %s: its payment intent: %w", ev.ID, err)
 		}
 		out.Session = session(&pi)
+	}
+	if strings.HasPrefix(out.Type, "checkout.session.") && ev.Data != nil {
+		var cs stripe.CheckoutSession
+		if err := json.Unmarshal(ev.Data.Raw, &cs); err != nil {
+			return WebhookEvent{}, fmt.Errorf("payments: webhook %s: its checkout session: %w", ev.ID, err)
+		}
+		c := checkout(&cs)
+		out.Checkout = &c
+	}
+	if strings.HasPrefix(out.Type, "customer.subscription.") && ev.Data != nil {
+		var sub stripe.Subscription
+		if err := json.Unmarshal(ev.Data.Raw, &sub); err != nil {
+			return WebhookEvent{}, fmt.Errorf("payments: webhook %s: its subscription: %w", ev.ID, err)
+		}
+		c := subscription(&sub)
+		out.Subscription = &c
 	}
 	return out, nil
 }
