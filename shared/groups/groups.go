@@ -17,6 +17,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/adminapi"
 	"github.com/bookplatform/backend/shared/api/authapi"
+	"github.com/bookplatform/backend/shared/api/billingapi"
 	"github.com/bookplatform/backend/shared/api/booksapi"
 	"github.com/bookplatform/backend/shared/api/challengesapi"
 	"github.com/bookplatform/backend/shared/api/clubsapi"
@@ -80,6 +81,7 @@ var list = []api.Build{
 	webhooksapi.Group,
 	webhookdeliveryapi.Group,
 	notificationsapi.Group,
+	billingapi.Group,
 	adminapi.Group,
 	docsapi.Group,
 }

@@ -13,8 +13,10 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/api/billingapi"
 	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/billing"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/orders"
 	"github.com/bookplatform/backend/shared/payments"
@@ -23,6 +25,7 @@ import (
 // handler serves the webhook.
 type handler struct {
 	orders   *orders.Service
+	billing  *billing.Service
 	provider payments.Provider
 }
 
@@ -44,10 +47,12 @@ type webhookBody struct {
 // session pointer and the order (and a commission); BatchGetItem of the
 // items a cancellation gives stock back to; TransactWriteItems (Puts,
 // Updates, a Delete of a pending commission); UpdateItem of postings and
-// the payment's status.
+// the payment's status. The premium subscriptions' events (billing):
+// GetItem of the premium record and the user, UpdateItem of the record
+// alone or in a transaction with the user's tier.
 func Group(d api.Deps) api.Group {
 	p := ordering.Provider(d, true)
-	h := &handler{orders: ordering.Service(d, p), provider: p}
+	h := &handler{orders: ordering.Service(d, p), billing: billingapi.Service(d, true), provider: p}
 	return api.Group{
 		Name: "payments",
 		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
@@ -55,7 +60,7 @@ func Group(d api.Deps) api.Group {
 		Emits: ordering.Emits,
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/payments/webhook"), Auth: httpapi.AuthNone, Unmetered: true, Handler: h.webhook,
-				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; other events are acknowledged and ignored",
+				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; a premium checkout completed and paid makes its user premium, a subscription ended returns them to free; other events are acknowledged and ignored",
 					Body: webhookBody{}, Response: received{}, Errors: []int{400, 503},
 					Why: map[int]string{400: "the Stripe-Signature header is missing, does not verify or is older than 5 minutes (nothing changes).",
 						503: "payments are not configured on this deployment."}}},
@@ -71,7 +76,9 @@ var errBadSignature = apperr.Validation("Invalid webhook signature",
 const maxWebhookBytes = 256 << 10
 
 // webhook serves POST /v1/payments/webhook. Replays are harmless:
-// confirming and cancelling are idempotent.
+// confirming and cancelling are idempotent, and so are completing and
+// ending a premium subscription (billing). invoice.paid needs nothing: a
+// renewal's new period arrives with customer.subscription.updated.
 func (h *handler) webhook(w http.ResponseWriter, r *http.Request) error {
 	if h.provider == nil {
 		return payments.ErrNotConfigured
@@ -97,6 +104,14 @@ func (h *handler) webhook(w http.ResponseWriter, r *http.Request) error {
 		err = h.orders.PaymentSucceeded(r.Context(), ev.Session.ID)
 	case "payment_intent.canceled", "payment_intent.payment_failed":
 		err = h.orders.PaymentFailed(r.Context(), ev.Session.ID)
+	case "checkout.session.completed", "checkout.session.async_payment_succeeded":
+		if ev.Checkout != nil {
+			err = h.billing.CheckoutCompleted(r.Context(), *ev.Checkout)
+		}
+	case "customer.subscription.updated", "customer.subscription.deleted":
+		if ev.Subscription != nil {
+			err = h.billing.SubscriptionChanged(r.Context(), *ev.Subscription)
+		}
 	}
 	if err != nil {
 		return err

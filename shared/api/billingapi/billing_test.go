@@ -1,0 +1,236 @@
+package billingapi_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/bookplatform/backend/local/stripelocal"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+func tier(t *testing.T, env *testenv.Env, a testenv.Account) string {
+	t.Helper()
+	res := env.Do("GET", "/v1/users/me", nil, a.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	return res.JSON["tier"].(string)
+}
+
+func checkout(t *testing.T, env *testenv.Env, a testenv.Account) string {
+	t.Helper()
+	res := env.Do("POST", "/v1/billing/premium/checkout", nil, a.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	return res.JSON["checkoutSessionId"].(string)
+}
+
+// Confirm makes the caller premium only once the session is paid; a
+// repeat, and the provider's webhook after it, change nothing and charge
+// nothing more; the checkout answers the same open session until then.
+func TestPremium_confirm(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_reader")
+	res := env.Do("GET", "/v1/billing/premium", nil, reader.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "none", res.JSON["status"])
+
+	res = env.Do("POST", "/v1/billing/premium/checkout", nil, reader.Token)
+	require.Equal(t, http.StatusCreated, res.Status, "%s", res)
+	cs := res.JSON["checkoutSessionId"].(string)
+	assert.Equal(t, "open", res.JSON["status"])
+	assert.True(t, strings.HasPrefix(res.JSON["url"].(string), env.PaymentsURL+"/_local/checkout/cs_"), res.JSON["url"])
+	assert.EqualValues(t, 499, res.JSON["amountCents"])
+	assert.Equal(t, cs, checkout(t, env, reader), "an open session is answered again")
+	assert.Equal(t, 1, env.Payments.Checkouts())
+
+	res = env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	assert.Equal(t, http.StatusBadRequest, res.Status, "unpaid: %s", res)
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_chargeDeclined")
+	require.ErrorIs(t, err, stripelocal.ErrDeclined)
+	res = env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	assert.Equal(t, http.StatusBadRequest, res.Status, "declined: %s", res)
+	assert.Equal(t, "free", tier(t, env, reader))
+
+	// Paid with no webhook delivered: the client's confirm completes it.
+	env.Payments.SetWebhook("")
+	_, err = env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	assert.Equal(t, "free", tier(t, env, reader), "not premium before the provider's word reaches the service")
+	res = env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "active", res.JSON["status"])
+	assert.NotNil(t, res.JSON["currentPeriodEnd"])
+	assert.Equal(t, "premium", tier(t, env, reader))
+	first := env.Item(t, dynamo.PremiumKey(reader.ID))
+
+	again := env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	require.Equal(t, http.StatusOK, again.Status, "%s", again)
+	assert.Equal(t, res.JSON, again.JSON)
+	env.Payments.SetWebhook(env.URL("/v1/payments/webhook"))
+	d, err := env.Payments.SendCheckout(t.Context(), "checkout.session.completed", cs)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status, "%+v", d)
+	assert.Equal(t, first, env.Item(t, dynamo.PremiumKey(reader.ID)), "the late webhook changes nothing")
+	assert.Equal(t, 1, env.Payments.Invoices(), "one charge")
+	assert.Len(t, env.Payments.Subscriptions(), 1)
+
+	res = env.Do("POST", "/v1/billing/premium/checkout", nil, reader.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, "premium already: %s", res)
+}
+
+// The provider's signed webhook completes a checkout paid on the hosted
+// page without the client; its replay and the client's confirm after it
+// answer the same.
+func TestPremium_webhook(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_hook")
+	cs := checkout(t, env, reader)
+	// The hosted page (the session's url) pays and sends the buyer back.
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	r, err := noRedirect.Get(env.PaymentsURL + "/_local/checkout/" + cs)
+	require.NoError(t, err)
+	r.Body.Close()
+	assert.Equal(t, http.StatusSeeOther, r.StatusCode)
+	assert.Contains(t, r.Header.Get("Location"), "session_id="+cs)
+	assert.Equal(t, "premium", tier(t, env, reader))
+	first := env.Item(t, dynamo.PremiumKey(reader.ID))
+	assert.Equal(t, "active", first["status"])
+
+	d, err := env.Payments.SendCheckout(t.Context(), "checkout.session.completed", cs)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status)
+	res := env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "active", res.JSON["status"])
+	assert.Equal(t, first, env.Item(t, dynamo.PremiumKey(reader.ID)))
+	assert.Equal(t, 1, env.Payments.Invoices())
+}
+
+// Confirms racing each other and the webhook upgrade once.
+func TestPremium_race(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_race")
+	cs := checkout(t, env, reader)
+	env.Payments.SetWebhook("")
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	env.Payments.SetWebhook(env.URL("/v1/payments/webhook"))
+	var wg sync.WaitGroup
+	statuses := make([]int, 6)
+	for i := range statuses {
+		wg.Go(func() {
+			if i == 0 {
+				d, _ := env.Payments.SendCheckout(t.Context(), "checkout.session.completed", cs)
+				statuses[i] = d.Status
+				return
+			}
+			statuses[i] = env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token).Status
+		})
+	}
+	wg.Wait()
+	for _, s := range statuses {
+		assert.Equal(t, http.StatusOK, s, "%v", statuses)
+	}
+	assert.Equal(t, "premium", tier(t, env, reader))
+	assert.Equal(t, "active", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+	assert.Equal(t, 1, env.Payments.Invoices())
+}
+
+// Cancelling keeps premium to the end of the paid period; the provider's
+// customer.subscription.deleted then returns the account to free, and it
+// may buy again. A period that ends uncancelled renews.
+func TestPremium_cancel(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_cancel")
+	res := env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, "nothing to cancel: %s", res)
+	cs := checkout(t, env, reader)
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	sub := env.Payments.Subscriptions()[0]
+	end := env.Item(t, dynamo.PremiumKey(reader.ID))["currentPeriodEnd"]
+
+	// A renewal moves the period on.
+	d, err := env.Payments.EndPeriod(t.Context(), sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status)
+	assert.NotEqual(t, end, env.Item(t, dynamo.PremiumKey(reader.ID))["currentPeriodEnd"])
+	assert.Equal(t, 2, env.Payments.Invoices())
+
+	res = env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "canceling", res.JSON["status"])
+	assert.NotNil(t, res.JSON["canceledAt"])
+	assert.Equal(t, "premium", tier(t, env, reader), "premium to the end of the period")
+	again := env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token)
+	require.Equal(t, http.StatusOK, again.Status)
+	assert.Equal(t, res.JSON, again.JSON)
+
+	d, err = env.Payments.EndPeriod(t.Context(), sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "customer.subscription.deleted", d.Type)
+	assert.Equal(t, http.StatusOK, d.Status)
+	assert.Equal(t, "free", tier(t, env, reader))
+	res = env.Do("GET", "/v1/billing/premium", nil, reader.Token)
+	assert.Equal(t, "ended", res.JSON["status"])
+	assert.NotNil(t, res.JSON["endedAt"])
+	d, err = env.Payments.SendSubscription(t.Context(), "customer.subscription.deleted", sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status, "a replay is acknowledged")
+	assert.Equal(t, 2, env.Payments.Invoices(), "nothing charged after the end")
+
+	cs2 := checkout(t, env, reader)
+	assert.NotEqual(t, cs, cs2, "a new checkout after the end")
+}
+
+// The errors: not a free account, a malformed, unknown or another's
+// session, no token; ending a subscription leaves a bookstore tier alone.
+func TestPremium_errors(t *testing.T) {
+	env := testenv.New(t)
+	reader, other, seller := env.Signup(t, "prem_err"), env.Signup(t, "prem_other"), env.Signup(t, "prem_seller")
+	env.SetTier(t, seller, users.TierBookstore)
+	res := env.Do("POST", "/v1/billing/premium/checkout", nil, seller.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, "%s", res)
+	env.SetTier(t, other, users.TierPremium)
+	res = env.Do("POST", "/v1/billing/premium/checkout", nil, other.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, "%s", res)
+	env.SetTier(t, other, users.TierFree)
+
+	cs := checkout(t, env, reader)
+	for name, c := range map[string]struct {
+		body   any
+		token  string
+		status int
+	}{
+		"missing":   {map[string]any{}, reader.Token, http.StatusBadRequest},
+		"malformed": {map[string]any{"checkoutSessionId": "pi_123456789"}, reader.Token, http.StatusBadRequest},
+		"unknown":   {map[string]any{"checkoutSessionId": "cs_test_nosuchsession0000"}, reader.Token, http.StatusNotFound},
+		"another's": {map[string]any{"checkoutSessionId": cs}, other.Token, http.StatusNotFound},
+		"no token":  {map[string]any{"checkoutSessionId": cs}, "", http.StatusUnauthorized},
+	} {
+		res := env.Do("POST", "/v1/billing/premium/confirm", c.body, c.token)
+		assert.Equal(t, c.status, res.Status, "%s: %s", name, res)
+	}
+	for _, route := range []string{"GET /v1/billing/premium", "POST /v1/billing/premium/checkout", "POST /v1/billing/premium/cancel"} {
+		m, p, _ := strings.Cut(route, " ")
+		assert.Equal(t, http.StatusUnauthorized, env.Do(m, p, nil, "").Status, route)
+	}
+
+	// Paid, then made bookstore by an operator: the end leaves the tier.
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	assert.Equal(t, "premium", tier(t, env, reader))
+	env.SetTier(t, reader, users.TierBookstore)
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token).Status)
+	_, err = env.Payments.EndPeriod(t.Context(), env.Payments.Subscriptions()[0].ID)
+	require.NoError(t, err)
+	assert.Equal(t, "bookstore", tier(t, env, reader))
+	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+}

@@ -1,0 +1,313 @@
+// Package billing is how a reader buys the premium tier: a monthly
+// subscription bought on the payment provider's hosted checkout
+// (payments.Subscriptions). The caller becomes premium only when the
+// provider says the checkout is complete and paid, whether the client
+// confirms it or the provider's signed webhook says so first; both paths
+// run the same conditional transaction, so twice (or both at once) is one
+// upgrade, and the provider charges once per session. Cancelling stops
+// the renewal: the caller stays premium to the end of the paid period,
+// and the provider's customer.subscription.deleted webhook returns them
+// to free (docs/decisions.md, "Premium by subscription").
+package billing
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/bookplatform/backend/shared/apperr"
+	"github.com/bookplatform/backend/shared/payments"
+	"github.com/bookplatform/backend/shared/users"
+)
+
+// Status is where a user's premium subscription stands.
+type Status string
+
+// The statuses.
+const (
+	// None: never subscribed (a checkout may be open).
+	None Status = "none"
+	// Active: paid and renewing.
+	Active Status = "active"
+	// Canceling: paid to CurrentPeriodEnd, not renewing.
+	Canceling Status = "canceling"
+	// Ended: the subscription is over; the user is back to free.
+	Ended Status = "ended"
+)
+
+// Premium is a user's subscription record (one per user).
+type Premium struct {
+	UserID string
+	Status Status
+	// The latest checkout session started, its page and its end.
+	CheckoutSessionID string
+	CheckoutURL       string
+	CheckoutExpiresAt time.Time
+	SubscriptionID    string
+	CurrentPeriodEnd  *time.Time
+	StartedAt         *time.Time
+	CanceledAt        *time.Time
+	EndedAt           *time.Time
+}
+
+// Plan is what premium costs: one price a month.
+type Plan struct {
+	Product     string
+	AmountCents int64
+	Currency    string
+}
+
+// DefaultPlan is premium's price (docs/decisions.md).
+var DefaultPlan = Plan{Product: "Premium membership", AmountCents: 499, Currency: "usd"}
+
+// Storer keeps the records (shared/dynamo.Billing).
+type Storer interface {
+	// GetPremium reads a user's record; none is a zero record with
+	// Status None.
+	GetPremium(ctx context.Context, userID string) (*Premium, error)
+	// PutCheckout records the session started, if the record's session is
+	// still prev (ErrChanged otherwise: a concurrent checkout won).
+	PutCheckout(ctx context.Context, userID, prev string, c payments.Checkout, at time.Time) error
+	// Activate records sub as the user's subscription and, when upgrade,
+	// sets the user's tier to premium, in one transaction conditional on
+	// the record holding another subscription or none
+	// (ErrAlreadyActivated).
+	Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error
+	// Update records sub's period and cancellation, if it is still the
+	// user's subscription and not ended (ErrChanged otherwise).
+	Update(ctx context.Context, userID string, sub payments.Subscription, at time.Time) error
+	// End ends sub and, when downgrade, sets the tier back to free if it
+	// is premium, in one transaction conditional on sub being the user's
+	// subscription and not ended (ErrChanged otherwise).
+	End(ctx context.Context, userID, subscriptionID string, downgrade bool, at time.Time) error
+}
+
+// Users reads accounts.
+type Users interface {
+	GetUser(ctx context.Context, id string) (*users.User, error)
+}
+
+// Errors.
+var (
+	ErrNotFree        = apperr.Conflict("Only a free account can buy premium: this account is premium or bookstore already")
+	ErrActive         = apperr.Conflict("This account's premium subscription is active already")
+	ErrNoSubscription = apperr.Conflict("This account has no active premium subscription")
+	ErrNotPaid        = apperr.Validation("Payment not completed",
+		map[string]string{"checkoutSessionId": "the payment of this checkout session is not completed"})
+	ErrExpired = apperr.Validation("Checkout session expired",
+		map[string]string{"checkoutSessionId": "this checkout session expired unpaid: start another"})
+	// ErrChanged and ErrAlreadyActivated are the store's refusals.
+	ErrChanged          = errors.New("billing: the record changed")
+	ErrAlreadyActivated = errors.New("billing: the subscription is recorded already")
+)
+
+// Deps are what a Service is built from.
+type Deps struct {
+	Store Storer
+	Users Users
+	// Provider is nil when payments are not configured (every call is
+	// payments.ErrNotConfigured).
+	Provider payments.Subscriptions
+	Plan     Plan
+	// UpgradeURL is the app's premium page: the provider's page sends the
+	// buyer back to it (UPGRADE_URL, the monthly-limit answer's upgradeUrl).
+	UpgradeURL string
+	Now        func() time.Time
+}
+
+// Service buys, reads and cancels premium.
+type Service struct{ d Deps }
+
+// NewService returns the service.
+func NewService(d Deps) *Service {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Plan.AmountCents == 0 {
+		d.Plan = DefaultPlan
+	}
+	return &Service{d: d}
+}
+
+// Plan is premium's price.
+func (s *Service) Plan() Plan { return s.d.Plan }
+
+// Checkout answers the caller's open checkout session, or starts one: a
+// free account only. A session open already (or complete and not yet
+// recorded) is answered again, so a retried or doubled call makes one
+// session; two at once share the provider's idempotency key (the user
+// and the session they replace), so they get the same session too.
+func (s *Service) Checkout(ctx context.Context, u *users.User) (payments.Checkout, error) {
+	if s.d.Provider == nil {
+		return payments.Checkout{}, payments.ErrNotConfigured
+	}
+	if u.Tier != users.TierFree {
+		return payments.Checkout{}, ErrNotFree
+	}
+	p, err := s.d.Store.GetPremium(ctx, u.ID)
+	if err != nil {
+		return payments.Checkout{}, err
+	}
+	if p.Status == Active || p.Status == Canceling {
+		return payments.Checkout{}, ErrActive
+	}
+	if p.CheckoutSessionID != "" {
+		c, err := s.d.Provider.GetCheckout(ctx, p.CheckoutSessionID)
+		if err != nil {
+			return payments.Checkout{}, err
+		}
+		open := c.Status == payments.CheckoutOpen
+		unrecorded := c.Status == payments.CheckoutComplete && c.Subscription != nil && c.Subscription.ID != p.SubscriptionID
+		if open || unrecorded {
+			if c.URL == "" {
+				c.URL = p.CheckoutURL
+			}
+			return c, nil
+		}
+	}
+	c, err := s.d.Provider.StartCheckout(ctx, payments.SubscriptionCheckout{
+		UserID: u.ID, Email: u.Email, Product: s.d.Plan.Product, AmountCents: s.d.Plan.AmountCents, Currency: s.d.Plan.Currency,
+		SuccessURL: s.d.UpgradeURL + "?checkout=complete&session_id={CHECKOUT_SESSION_ID}", CancelURL: s.d.UpgradeURL + "?checkout=canceled",
+		IdempotencyKey: "premium-checkout:" + u.ID + ":" + p.CheckoutSessionID,
+	})
+	if err != nil {
+		return payments.Checkout{}, err
+	}
+	err = s.d.Store.PutCheckout(ctx, u.ID, p.CheckoutSessionID, c, s.d.Now())
+	if errors.Is(err, ErrChanged) {
+		// A concurrent call recorded its session first: it is this one
+		// (the same idempotency key), or one the next call answers.
+		return c, nil
+	}
+	return c, err
+}
+
+// Confirm makes the caller premium when their checkout session is
+// complete and paid. Errors: payments.ErrMalformedCheckout (400),
+// payments.ErrNoCheckout (404: also another user's session), ErrNotPaid,
+// ErrExpired.
+func (s *Service) Confirm(ctx context.Context, userID, sessionID string) (*Premium, error) {
+	if s.d.Provider == nil {
+		return nil, payments.ErrNotConfigured
+	}
+	c, err := s.d.Provider.GetCheckout(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if c.UserID != userID {
+		return nil, payments.ErrNoCheckout
+	}
+	return s.complete(ctx, c)
+}
+
+// CheckoutCompleted is the provider's checkout.session.completed: the
+// session is read again from the provider (with its subscription), so
+// only what the provider holds counts.
+func (s *Service) CheckoutCompleted(ctx context.Context, ev payments.Checkout) error {
+	if s.d.Provider == nil {
+		return payments.ErrNotConfigured
+	}
+	c, err := s.d.Provider.GetCheckout(ctx, ev.ID)
+	if errors.Is(err, payments.ErrNoCheckout) || errors.Is(err, payments.ErrMalformedCheckout) {
+		return nil // not ours: acknowledged, ignored
+	}
+	if err != nil {
+		return err
+	}
+	if c.UserID == "" {
+		return nil
+	}
+	_, err = s.complete(ctx, c)
+	if errors.Is(err, ErrNotPaid) || errors.Is(err, ErrExpired) {
+		return nil
+	}
+	return err
+}
+
+// complete records a completed and paid session's subscription, once.
+func (s *Service) complete(ctx context.Context, c payments.Checkout) (*Premium, error) {
+	switch {
+	case c.Status == payments.CheckoutExpired:
+		return nil, ErrExpired
+	case c.Status != payments.CheckoutComplete || !c.Paid || c.Subscription == nil:
+		return nil, ErrNotPaid
+	}
+	sub := *c.Subscription
+	if sub.Status == "" {
+		var err error
+		if sub, err = s.d.Provider.GetSubscription(ctx, sub.ID); err != nil {
+			return nil, err
+		}
+	}
+	u, err := s.d.Users.GetUser(ctx, c.UserID)
+	if err != nil {
+		return nil, err
+	}
+	err = s.d.Store.Activate(ctx, c.UserID, c.ID, sub, u.Tier == users.TierFree && !sub.Ended(), s.d.Now())
+	if err != nil && !errors.Is(err, ErrAlreadyActivated) {
+		return nil, err
+	}
+	return s.d.Store.GetPremium(ctx, c.UserID)
+}
+
+// Get reads the caller's record.
+func (s *Service) Get(ctx context.Context, userID string) (*Premium, error) {
+	return s.d.Store.GetPremium(ctx, userID)
+}
+
+// Cancel stops the caller's subscription renewing: premium to the end of
+// the paid period. A subscription canceling already is answered as it
+// is. Errors: ErrNoSubscription (none active).
+func (s *Service) Cancel(ctx context.Context, userID string) (*Premium, error) {
+	if s.d.Provider == nil {
+		return nil, payments.ErrNotConfigured
+	}
+	p, err := s.d.Store.GetPremium(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	switch p.Status {
+	case Canceling:
+		return p, nil
+	case Active:
+	default:
+		return nil, ErrNoSubscription
+	}
+	sub, err := s.d.Provider.CancelAtPeriodEnd(ctx, p.SubscriptionID)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Store.Update(ctx, userID, sub, s.d.Now()); err != nil && !errors.Is(err, ErrChanged) {
+		return nil, err
+	}
+	return s.d.Store.GetPremium(ctx, userID)
+}
+
+// SubscriptionChanged is the provider's customer.subscription.updated or
+// .deleted: a new period or a cancellation is recorded; an ended
+// subscription returns its user to free (if premium). Events of no
+// user's current subscription are ignored.
+func (s *Service) SubscriptionChanged(ctx context.Context, sub payments.Subscription) error {
+	if sub.UserID == "" {
+		return nil
+	}
+	if !sub.Ended() {
+		err := s.d.Store.Update(ctx, sub.UserID, sub, s.d.Now())
+		if errors.Is(err, ErrChanged) {
+			return nil
+		}
+		return err
+	}
+	u, err := s.d.Users.GetUser(ctx, sub.UserID)
+	if errors.Is(err, users.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = s.d.Store.End(ctx, sub.UserID, sub.ID, u.Tier == users.TierPremium, s.d.Now())
+	if errors.Is(err, ErrChanged) {
+		return nil // replayed, or not the user's subscription
+	}
+	return err
+}
