@@ -78,6 +78,7 @@ var samples = map[string]replay{
 	"notifications-settings.json": {"notifications", 404}, // no such store in a fresh table
 	"pos-sale.json":               {"pos", 403},           // the reader staffs no store
 	"admin-user.json":             {"admin", 403},         // the reader is no operator
+	"billing-premium.json":        {"billing", 200},       // the reader's subscription: none
 	// Not HTTP: the authorizer's request, the relay's stream batch, a
 	// rotation step.
 	"authorizer-users-me.json": {function: "authorizer"},

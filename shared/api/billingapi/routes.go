@@ -25,10 +25,10 @@ type handler struct {
 }
 
 // Service is the billing service over the table with the provider the
-// settings configure (nil: payments not configured); webhooks says
-// whether the provider verifies webhooks (the payments group's does).
-func Service(d api.Deps, webhooks bool) *billing.Service {
-	p, err := payments.SubscriptionsFromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now, Webhooks: webhooks})
+// settings configure (nil: payments not configured). The payments
+// group's webhook builds its own (paymentsapi), verifying webhooks.
+func Service(d api.Deps) *billing.Service {
+	p, err := payments.SubscriptionsFromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now})
 	if err != nil {
 		p = nil
 	}
@@ -41,7 +41,7 @@ func Service(d api.Deps, webhooks bool) *billing.Service {
 // record alone, or in a TransactWriteItems with the user's tier (parts:
 // UpdateItem).
 func Group(d api.Deps) api.Group {
-	h := &handler{billing: Service(d, false)}
+	h := &handler{billing: Service(d)}
 	notConfigured := "payments are not configured on this deployment, or the payment provider is unavailable (retry)."
 	return api.Group{
 		Name:  "billing",

@@ -13,13 +13,14 @@ import (
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
-	"github.com/bookplatform/backend/shared/api/billingapi"
 	"github.com/bookplatform/backend/shared/api/ordering"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/billing"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/orders"
 	"github.com/bookplatform/backend/shared/payments"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 )
 
 // handler serves the webhook.
@@ -52,7 +53,7 @@ type webhookBody struct {
 // alone or in a transaction with the user's tier.
 func Group(d api.Deps) api.Group {
 	p := ordering.Provider(d, true)
-	h := &handler{orders: ordering.Service(d, p), billing: billingapi.Service(d, true), provider: p}
+	h := &handler{orders: ordering.Service(d, p), billing: billingService(d), provider: p}
 	return api.Group{
 		Name: "payments",
 		Table: []string{"dynamodb:BatchGetItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
@@ -117,4 +118,16 @@ func (h *handler) webhook(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, received{Received: true})
+}
+
+// billingService is the premium subscriptions' service (as the billing
+// group builds it, with webhooks verified): built here, not imported
+// from billingapi, so this function links no other group.
+func billingService(d api.Deps) *billing.Service {
+	p, err := payments.SubscriptionsFromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now, Webhooks: true})
+	if err != nil {
+		p = nil
+	}
+	return billing.NewService(billing.Deps{Store: dynamo.NewBilling(d.Table), Users: dynamo.NewUsers(d.Table), Provider: p,
+		UpgradeURL: d.Config.UpgradeURL, Now: d.Now})
 }
