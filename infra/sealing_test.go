@@ -91,7 +91,7 @@ func TestSealingKey(t *testing.T) {
 func TestIssuedSecrets(t *testing.T) {
 	wantReaders := map[string][]string{
 		extpos.EnvClientSecretARN:          {"extpos", "possync"},
-		payments.EnvStripeAPIKeySecretARN:  {"admin", "orders", "payments"},
+		payments.EnvStripeAPIKeySecretARN:  {"admin", "billing", "orders", "payments"},
 		payments.EnvStripeWebhookSecretARN: {"payments"},
 	}
 	values := []string{extpos.EnvClientSecret, payments.EnvStripeAPIKey, payments.EnvStripeWebhookSecret}
