@@ -67,11 +67,16 @@ const samPlaceholder = "set-by-sam.env.json"
 // the queues' and buckets' resource policies), which mean nothing to SAM
 // CLI: it runs the functions in containers with the stand-ins' dummy
 // credentials, and the deployed template's grants are tested on their
-// own (grants tests, TestCallGrants). Without them the template stays
-// well under the 500 resources SAM CLI's validation allows
-// (TestSAM_Size), its routes being in the stack itself.
+// own (grants tests, TestCallGrants); API Gateway's permissions to
+// invoke the functions (SAM CLI's local gateway calls them itself); and
+// the schedules (the pool and digest jobs, the key rotation), which SAM
+// CLI never fires (sam local invoke runs a job with its event from
+// events/). Without them the template stays under the 500 resources SAM
+// CLI's validation allows (TestSAM_Size), its routes being in the stack
+// itself.
 var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup",
-	"AWS::IAM::Policy", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy"}
+	"AWS::IAM::Policy", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy",
+	"AWS::Lambda::Permission", "AWS::Scheduler::Schedule", "AWS::SecretsManager::RotationSchedule"}
 
 // samTemplate returns the template SAM CLI resolves, from tmpl (the
 // stack synthesized with SAM: true): every reference to a function's
