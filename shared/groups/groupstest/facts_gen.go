@@ -6,6 +6,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/adminapi/adminapitest"
 	"github.com/bookplatform/backend/shared/api/apitest"
 	"github.com/bookplatform/backend/shared/api/authapi/authapitest"
+	"github.com/bookplatform/backend/shared/api/billingapi/billingapitest"
 	"github.com/bookplatform/backend/shared/api/booksapi/booksapitest"
 	"github.com/bookplatform/backend/shared/api/challengesapi/challengesapitest"
 	"github.com/bookplatform/backend/shared/api/clubsapi/clubsapitest"
@@ -57,6 +58,7 @@ var facts = map[string]func() apitest.Facts{
 	"tradecredit":   tradecreditapitest.Facts,
 	"webhooks":      webhooksapitest.Facts,
 	"notifications": notificationsapitest.Facts,
+	"billing":       billingapitest.Facts,
 	"admin":         adminapitest.Facts,
 	"docs":          docsapitest.Facts,
 }
