@@ -96,7 +96,7 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/wishlists", nil, s.reader.Token)
 		}},
 	}},
-	{"store reads", 7, []mixRequest{
+	{"store reads", 6, []mixRequest{
 		{"GET /v1/stores/{slug}", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("GET", "/v1/stores/"+s.storeSlug, nil, "")
 		}},
@@ -187,6 +187,19 @@ var costMix = []mixClass{
 			return c.Do("GET", "/v1/stores/"+s.storeSlug+"/notification-settings", nil, s.seller.Token)
 		}},
 	}},
+	// A reader looking at their premium subscription; an operator working
+	// the back office's queues (the reports, the bookstore applications).
+	{"premium and the back office", 1, []mixRequest{
+		{"GET /v1/billing/premium", "", 2, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/billing/premium", nil, s.reader.Token)
+		}},
+		{"GET /v1/admin/reports", "open", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/admin/reports", nil, s.operator.Token)
+		}},
+		{"GET /v1/admin/bookstore-applications", "pending", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+			return c.Do("GET", "/v1/admin/bookstore-applications", nil, s.operator.Token)
+		}},
+	}},
 	{"auth", 5, []mixRequest{
 		{"POST /v1/auth/login", "", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
 			return c.Do("POST", "/v1/auth/login", map[string]any{"email": s.reader.Email, "password": testenv.Password}, "")
@@ -239,6 +252,8 @@ type mixState struct {
 	isbn string
 	// webhookID is the store's webhook endpoint.
 	webhookID string
+	// operator works the back office.
+	operator testenv.Account
 }
 
 // TestCost runs the mix through the real router against DynamoDB Local
@@ -464,6 +479,8 @@ func seedCostMix(t *testing.T, env *testenv.Env) *mixState {
 	res = env.Do("POST", "/v1/stores/"+st.storeSlug+"/webhooks", map[string]any{"url": "https://hooks.example.com/garden-books"}, seller.Token)
 	require.Equal(t, http.StatusCreated, res.Status, "webhook endpoint: %s", res)
 	st.webhookID, _ = res.JSON["id"].(string)
+	st.operator = env.Signup(t, "mixoperator")
+	env.MakeOperator(t, st.operator)
 	return st
 }
 
