@@ -30,6 +30,8 @@ import (
 // notUUID are the string properties named like an id that are none.
 var notUUID = map[string]bool{
 	"ErrorObject.requestId":          true, // the router's request id
+	"AdminAuditJSON.actorId":         true, // cli:<name> for the operator command (local/operator)
+	"AdminAuditJSON.targetId":        true, // a reply's id, a payout's opaque id
 	"LineReply.id":                   true, // a reply id orders replies by time (lines.NewReplyID)
 	"Report.targetId":                true, // a reply's id when the target is a reply
 	"ReportCreateRequest.targetId":   true,
