@@ -21,7 +21,8 @@ import (
 )
 
 // Store "corner" (id storeID) is owned by user "owner"; "staff" is staff
-// there; "reader" is neither; "seller" has the bookstore tier.
+// there; "reader" is neither; "seller" has the bookstore tier;
+// "operator" is one of the platform's operators (and no store's).
 const storeID = "0b1e6a8e-5d3c-4f7a-9a43-2f9c1b0d7e11"
 
 type roleWorld struct {
@@ -53,6 +54,8 @@ func (w *roleWorld) GetUser(_ context.Context, id string) (*users.User, error) {
 		return &users.User{ID: id, Tier: users.TierPremium}, nil
 	case "seller":
 		return &users.User{ID: id, Tier: users.TierBookstore}, nil
+	case "operator":
+		return &users.User{ID: id, Tier: users.TierFree, Operator: true}, nil
 	}
 	return nil, users.ErrNotFound
 }
@@ -94,6 +97,7 @@ func roleRouter(w *roleWorld) *Router {
 		{Method: "POST", Path: "/v1/pos/sales", Auth: AuthBearer, Role: StoreStaff(IDInBody("storeId")), Handler: h, Doc: Doc{Body: storeBody{}}},
 		{Method: "GET", Path: "/v1/pos/summary", Auth: AuthBearer, Role: StoreStaff(IDInQueryOrOwn("storeId")), Handler: h},
 		{Method: "GET", Path: "/v1/pos/sales/{id}", Auth: AuthBearer, Role: Role{Need: NeedAnyStaff}, Handler: h},
+		{Method: "PUT", Path: "/v1/admin/users/{userId}/tier", Auth: AuthBearer, Role: Operator, Handler: h, Doc: Doc{Body: storeBody{}}},
 	})
 }
 
@@ -125,10 +129,10 @@ func TestRoles_Matrix(t *testing.T) {
 		name, method, path, body string
 		want                     map[string]int // caller → status
 	}{
-		{"tier", "POST", "/v1/stores", `{"note":"kept"}`, map[string]int{"seller": 200, "owner": 200, "staff": 403, "reader": 403}},
-		{"owner by slug in path", "PUT", "/v1/stores/corner", `{"note":"kept"}`, map[string]int{"owner": 200, "staff": 403, "reader": 403, "seller": 403}},
+		{"tier", "POST", "/v1/stores", `{"note":"kept"}`, map[string]int{"seller": 200, "owner": 200, "staff": 403, "reader": 403, "operator": 403}},
+		{"owner by slug in path", "PUT", "/v1/stores/corner", `{"note":"kept"}`, map[string]int{"owner": 200, "staff": 403, "reader": 403, "seller": 403, "operator": 403}},
 		{"owner, a GET after admission", "GET", "/v1/stores/corner/staff", "", map[string]int{"owner": 200, "staff": 403, "reader": 403}},
-		{"staff by id in query", "GET", "/v1/inventory?storeId=" + strings.ToUpper(storeID), "", map[string]int{"owner": 200, "staff": 200, "reader": 403}},
+		{"staff by id in query", "GET", "/v1/inventory?storeId=" + strings.ToUpper(storeID), "", map[string]int{"owner": 200, "staff": 200, "reader": 403, "operator": 403}},
 		{"staff by id in body", "POST", "/v1/pos/sales", body, map[string]int{"owner": 200, "staff": 200, "reader": 403}},
 		{"unknown slug", "PUT", "/v1/stores/elsewhere", `{}`, map[string]int{"owner": 404, "staff": 404, "reader": 404}},
 		{"unknown id in query", "GET", "/v1/inventory?storeId=00000000-0000-4000-8000-000000000000", "", map[string]int{"owner": 404, "reader": 404}},
@@ -147,7 +151,11 @@ func TestRoles_Matrix(t *testing.T) {
 		{"own store named", "GET", "/v1/pos/summary?storeId=" + storeID, "", map[string]int{"owner": 200, "staff": 200, "clerk": 200, "reader": 403}},
 		{"own store by default", "GET", "/v1/pos/summary", "", map[string]int{"owner": 200, "clerk": 200, "staff": 400, "reader": 403, "seller": 403}},
 		// Staff anywhere: the handler decides on its record's store.
-		{"staff at some store", "GET", "/v1/pos/sales/x", "", map[string]int{"owner": 200, "staff": 200, "clerk": 200, "reader": 403, "seller": 403}},
+		{"staff at some store", "GET", "/v1/pos/sales/x", "", map[string]int{"owner": 200, "staff": 200, "clerk": 200, "reader": 403, "seller": 403, "operator": 403}},
+		// The back office: operators only, whatever else the caller is
+		// (an operator is no store's owner or staff either, above).
+		{"operator", "PUT", "/v1/admin/users/u1/tier", `{"note":"kept"}`,
+			map[string]int{"operator": 200, "owner": 403, "staff": 403, "seller": 403, "reader": 403}},
 	}
 	for _, c := range cases {
 		for caller, want := range c.want {
@@ -155,8 +163,8 @@ func TestRoles_Matrix(t *testing.T) {
 				status, out := roleCall(rt, c.method, c.path, caller, c.body)
 				require.Equal(t, want, status, "%v", out)
 				if status == http.StatusOK {
-					if (strings.Contains(c.path, "stores") && c.method == "POST") || strings.Contains(c.path, "/sales/") {
-						assert.Equal(t, "", out["store"], "a tier role, or staff anywhere, names no store")
+					if (strings.Contains(c.path, "stores") && c.method == "POST") || strings.Contains(c.path, "/sales/") || strings.Contains(c.path, "/admin/") {
+						assert.Equal(t, "", out["store"], "a tier role, staff anywhere, or an operator, names no store")
 					} else {
 						assert.Equal(t, storeID, out["store"], "the handler gets the store the role read")
 					}
