@@ -86,7 +86,10 @@ func (p Policy) Usage(u *users.User, k Kind, now time.Time) Usage {
 		limit = p.FreeReviews
 	}
 	use := Usage{Kind: k, Month: month, Current: current, ResetsAt: ResetsAt(now)}
-	if u.Tier == users.TierFree && limit > 0 {
+	// Only the free tier is limited; an operator (the spec's admin,
+	// listed with premium and bookstore as unlimited) is not, whatever
+	// its tier.
+	if u.Tier == users.TierFree && !u.Operator && limit > 0 {
 		use.Limited, use.Limit = true, limit
 		use.Remaining = max(limit-current, 0)
 	}

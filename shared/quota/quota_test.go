@@ -34,6 +34,14 @@ func TestUsage(t *testing.T) {
 
 	premium := &users.User{ID: "p", Tier: users.TierPremium, QuotaMonth: "2026-11", MonthlyPosts: 900}
 	assert.False(t, policy.Usage(premium, Posts, now).Limited)
+
+	// An operator on the free tier (the spec's admin) is unlimited too.
+	operator := &users.User{ID: "o", Tier: users.TierFree, Operator: true, QuotaMonth: "2026-11", MonthlyPosts: 900, MonthlyReviews: 900}
+	assert.False(t, policy.Usage(operator, Posts, now).Limited)
+	assert.False(t, policy.Usage(operator, Reviews, now).Limited)
+	c, err := policy.Charge(operator, Posts, now)
+	require.NoError(t, err)
+	assert.Zero(t, c.Limit)
 }
 
 func TestCharge_LimitReachedBody(t *testing.T) {
