@@ -123,6 +123,10 @@ type Param struct {
 	// checks them before it sends.
 	Minimum, Maximum *float64
 	Default          any
+	// NotUUID: a string parameter named like an id ("...Id") that holds
+	// other values too (the audit log's actorId, cli:<name> for the
+	// operator command); the reference states no uuid format for it.
+	NotUUID bool
 }
 
 // LimitParam is the limit of a list: 1 to max, default def. about, when

@@ -303,7 +303,7 @@ func parameters(op *openapi3.Operation, r httpapi.Route) error {
 		switch {
 		case q.Type == openapi3.TypeNumber:
 			schema.Format = "double"
-		case q.Type == openapi3.TypeString && strings.HasSuffix(q.Name, "Id"):
+		case q.Type == openapi3.TypeString && strings.HasSuffix(q.Name, "Id") && !q.NotUUID:
 			schema.Format = "uuid"
 		}
 		op.AddParameter(openapi3.NewQueryParameter(q.Name).WithRequired(q.Required).WithDescription(q.About).WithSchema(schema))

@@ -25,9 +25,9 @@ func auditRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 		{Method: http.MethodGet, Path: httpapi.V1("/admin/audit"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.list,
 			Doc: httpapi.Doc{Summary: "The audit log: every operator action (who, when, what, on what, why), newest first, by actor, target, action and time",
 				Query: []httpapi.Param{
-					{Name: "actorId", Type: "string", About: "the operator's user id (or cli:<name> for the operator command)"},
+					{Name: "actorId", Type: "string", NotUUID: true, About: "the operator's user id (or cli:<name> for the operator command)"},
 					{Name: "targetType", Type: "string", About: "what the action was on: user, report, line, reply, review, club, bookstore_application, payout, order"},
-					{Name: "targetId", Type: "string", About: "the target's id; needs targetType"},
+					{Name: "targetId", Type: "string", NotUUID: true, About: "the target's id; needs targetType"},
 					{Name: "action", Type: "string", About: "the action, e.g. user.tier, user.suspend, report.takedown"},
 					{Name: "from", Type: "string", About: "RFC 3339 time: entries at or after it"},
 					{Name: "to", Type: "string", About: "RFC 3339 time: entries at or before it"},
