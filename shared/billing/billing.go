@@ -239,11 +239,17 @@ func (s *Service) complete(ctx context.Context, c payments.Checkout) (*Premium, 
 			return nil, err
 		}
 	}
+	if sub.Ended() {
+		// An old checkout's subscription, ended since (a late confirm or
+		// a redelivered webhook): nothing to record, the record is as it
+		// stands.
+		return s.d.Store.GetPremium(ctx, c.UserID)
+	}
 	u, err := s.d.Users.GetUser(ctx, c.UserID)
 	if err != nil {
 		return nil, err
 	}
-	err = s.d.Store.Activate(ctx, c.UserID, c.ID, sub, u.Tier == users.TierFree && !sub.Ended(), s.d.Now())
+	err = s.d.Store.Activate(ctx, c.UserID, c.ID, sub, u.Tier == users.TierFree, s.d.Now())
 	if err != nil && !errors.Is(err, ErrAlreadyActivated) {
 		return nil, err
 	}

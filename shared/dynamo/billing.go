@@ -91,13 +91,14 @@ func (s *Billing) PutCheckout(ctx context.Context, userID, prev string, c paymen
 }
 
 // Activate records sub, and upgrades the tier when asked, in one
-// transaction conditional on the record holding another subscription or
-// none: of two concurrent completions (the client's confirm and the
+// transaction conditional on the record holding no subscription, or
+// another one that has ended (so the late completion of an old checkout
+// never replaces a live subscription): of two concurrent completions (the client's confirm and the
 // provider's webhook) one commits, the other is ErrAlreadyActivated.
 func (s *Billing) Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error {
 	upd := s.premiumUpdate(userID, at).Set("subscriptionId", sub.ID).Set("status", string(statusOf(sub))).
 		Set("startedAt", at.UTC()).Set("checkoutSessionId", sessionID).Remove("endedAt").
-		If("attribute_not_exists(subscriptionId) OR subscriptionId <> ?", sub.ID)
+		If("attribute_not_exists(subscriptionId) OR (subscriptionId <> ? AND $ = ?)", sub.ID, "status", string(billing.Ended))
 	upd = withPeriod(upd, sub, at)
 	x := s.t.tx().update(upd, billing.ErrAlreadyActivated)
 	if upgrade {

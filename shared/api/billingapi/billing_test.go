@@ -234,3 +234,33 @@ func TestPremium_errors(t *testing.T) {
 	assert.Equal(t, "bookstore", tier(t, env, reader))
 	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
 }
+
+// The late confirm of an old checkout, whose subscription has ended since,
+// leaves the live subscription the record's: it stays cancelable, and
+// its end returns the account to free.
+func TestConfirm_anOldCheckoutDoesNotReplaceTheLiveSubscription(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "stale_confirm")
+	first := checkout(t, env, reader)
+	_, err := env.Payments.PayCheckout(t.Context(), first, "pm_card_visa")
+	require.NoError(t, err)
+	old := env.Payments.Subscriptions()[0]
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token).Status)
+	_, err = env.Payments.EndPeriod(t.Context(), old.ID)
+	require.NoError(t, err)
+	require.Equal(t, "free", tier(t, env, reader))
+
+	second := checkout(t, env, reader)
+	_, err = env.Payments.PayCheckout(t.Context(), second, "pm_card_visa")
+	require.NoError(t, err)
+	require.Equal(t, "premium", tier(t, env, reader))
+	live := env.Item(t, dynamo.PremiumKey(reader.ID))["subscriptionId"]
+	require.NotEqual(t, old.ID, live)
+
+	res := env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": first}, reader.Token)
+	assert.Less(t, res.Status, 500, "%s", res)
+	assert.Equal(t, live, env.Item(t, dynamo.PremiumKey(reader.ID))["subscriptionId"], "the old checkout replaced the live subscription")
+	assert.Equal(t, "premium", tier(t, env, reader))
+	res = env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token)
+	assert.Equal(t, http.StatusOK, res.Status, "the live subscription stays cancelable: %s", res)
+}
