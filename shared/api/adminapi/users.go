@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"github.com/bookplatform/backend/shared/ids"
 	"net/http"
 	"time"
 
@@ -177,7 +178,10 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("userId")
+	id, ok := ids.Parse(r.PathValue("userId"))
+	if !ok {
+		return users.ErrNotFound // no account can have the id
+	}
 	prev, err := h.users.Get(r.Context(), id)
 	if err != nil {
 		return err
@@ -203,7 +207,10 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("userId")
+	id, ok := ids.Parse(r.PathValue("userId"))
+	if !ok {
+		return users.ErrNotFound // no account can have the id
+	}
 	if !*req.Operator && id == httpapi.CallerOf(r).ID {
 		// So that the last operator cannot leave the platform without one.
 		return apperr.Conflict("An operator cannot revoke their own role; another operator must")
@@ -237,7 +244,10 @@ func (h *usersHandler) suspend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("userId")
+	id, ok := ids.Parse(r.PathValue("userId"))
+	if !ok {
+		return users.ErrNotFound // no account can have the id
+	}
 	if id == httpapi.CallerOf(r).ID {
 		return apperr.Conflict("An operator cannot suspend their own account")
 	}
@@ -258,7 +268,10 @@ func (h *usersHandler) restore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("userId")
+	id, ok := ids.Parse(r.PathValue("userId"))
+	if !ok {
+		return users.ErrNotFound // no account can have the id
+	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserRestore, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
 	u, err := h.users.Restore(ctx, id)
 	if err != nil {
@@ -279,7 +292,10 @@ func (h *usersHandler) resetLimits(w http.ResponseWriter, r *http.Request) error
 	if r.URL.Query().Has("action") && !resettable(action) {
 		return apperr.Validation("unknown action", map[string]string{"action": "names no rate limit"})
 	}
-	id := r.PathValue("userId")
+	id, ok := ids.Parse(r.PathValue("userId"))
+	if !ok {
+		return users.ErrNotFound // no account can have the id
+	}
 	detail := map[string]string{"action": "all"}
 	if action != "" {
 		detail["action"] = action
