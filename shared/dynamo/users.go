@@ -240,13 +240,19 @@ func (s *Users) SetOperator(ctx context.Context, userID string, on bool, at time
 // a user, in one transaction (the audit entry rides it), conditional on
 // the account existing. Errors: users.ErrNotFound.
 func (s *Users) SetSuspension(ctx context.Context, userID string, at *time.Time, reason string, now time.Time) error {
-	upd := s.t.update(UserKey(userID)).Set("updatedAt", now.UTC()).If("attribute_exists(PK)")
+	upd := s.t.update(UserKey(userID)).Set("updatedAt", now.UTC())
+	// Conditional on the state the operator saw: of two operators
+	// suspending (or restoring) at once, one commits and the other is
+	// refused, with no second audit entry. The account's existence was
+	// read just before; a failed condition is the state having moved.
+	onFail := users.ErrAlreadySuspended
 	if at != nil {
-		upd = upd.Set("suspendedAt", at.UTC()).Set("suspendReason", reason)
+		upd = upd.Set("suspendedAt", at.UTC()).Set("suspendReason", reason).If("attribute_exists(PK) AND attribute_not_exists(suspendedAt)")
 	} else {
-		upd = upd.Remove("suspendedAt", "suspendReason")
+		upd = upd.Remove("suspendedAt", "suspendReason").If("attribute_exists(PK) AND attribute_exists(suspendedAt)")
+		onFail = users.ErrNotSuspended
 	}
-	if err := s.t.tx().update(upd, users.ErrNotFound).run(ctx); err != nil {
+	if err := s.t.tx().update(upd, onFail).run(ctx); err != nil {
 		return fmt.Errorf("set suspension of %s: %w", userID, err)
 	}
 	return nil

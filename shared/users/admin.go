@@ -98,8 +98,12 @@ func (s *Service) Suspend(ctx context.Context, userID, reason string) (*User, er
 	return &out, nil
 }
 
-// Restore lifts an account's suspension. Its sessions stay revoked: its
-// owner signs in again. Errors: ErrNotFound, ErrNotSuspended.
+// Restore lifts an account's suspension. Its sessions are revoked again
+// first, while the account is still suspended: one left by a revocation
+// that failed after the suspension, or by a sign-in that overlapped it,
+// ends here, and a failure leaves the account suspended for the operator
+// to retry. Its owner signs in again. Errors: ErrNotFound,
+// ErrNotSuspended.
 func (s *Service) Restore(ctx context.Context, userID string) (*User, error) {
 	u, err := s.d.Store.GetUser(ctx, userID)
 	if err != nil {
@@ -107,6 +111,11 @@ func (s *Service) Restore(ctx context.Context, userID string) (*User, error) {
 	}
 	if !u.Suspended() {
 		return nil, ErrNotSuspended
+	}
+	if s.d.Sessions != nil {
+		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, ""); err != nil {
+			return nil, err
+		}
 	}
 	now := s.d.Now().UTC()
 	if err := s.d.Store.SetSuspension(ctx, userID, nil, "", now); err != nil {

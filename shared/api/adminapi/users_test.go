@@ -5,11 +5,13 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/stretchr/testify/assert"
@@ -112,6 +114,46 @@ func TestSuspension_revokesSessions(t *testing.T) {
 	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, op.Token).Status)
 	res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
 	assert.Equal(t, http.StatusUnauthorized, res.Status, res.String())
+}
+
+// A session the suspension left (its revocation failed after the
+// suspension was stored, or a sign-in overlapped it) ends at the restore.
+func TestSuspension_restoreRevokesWhatTheSuspensionLeft(t *testing.T) {
+	env := testenv.New(t)
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	now := time.Now()
+	require.NoError(t, dynamo.NewUsers(env.App.Table).SetSuspension(t.Context(), mia.ID, &now, "Spam.", now)) // no revocation
+	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, op.Token).Status)
+	res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
+	assert.Equal(t, http.StatusUnauthorized, res.Status, res.String())
+}
+
+// Of operators suspending one account at once, one succeeds and writes
+// the audit entry; the others are refused (409) and write none.
+func TestSuspension_concurrentOperators(t *testing.T) {
+	env := testenv.New(t)
+	mia := env.Signup(t, "mia")
+	ops := make([]testenv.Account, 5)
+	for i := range ops {
+		ops[i] = operator(t, env, fmt.Sprintf("op%d", i))
+	}
+	statuses := make([]int, len(ops))
+	var wg sync.WaitGroup
+	for i, op := range ops {
+		wg.Go(func() {
+			statuses[i] = env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": "Spam."}, op.Token).Status
+		})
+	}
+	wg.Wait()
+	counts := map[int]int{}
+	for _, st := range statuses {
+		counts[st]++
+	}
+	assert.Equal(t, map[int]int{http.StatusOK: 1, http.StatusConflict: len(ops) - 1}, counts)
+	res := env.Do("GET", "/v1/admin/audit?targetType=user&targetId="+mia.ID+"&action=user.suspend", nil, ops[0].Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Len(t, res.JSON["items"], 1)
 }
 
 func TestTier(t *testing.T) {
