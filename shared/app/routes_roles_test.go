@@ -43,6 +43,22 @@ func TestRoutes_RoleMatrix(t *testing.T) {
 				assert.Equal(t, http.StatusUnauthorized, roleSend(env, r, "", "").Status)
 			})
 			continue
+		case httpapi.NeedOperator:
+			// The back office: every tier, a store's owner included, is
+			// refused; an operator is let through; no token is 401.
+			n++
+			t.Run(r.Method+" "+r.Path, func(t *testing.T) {
+				for _, tier := range []users.Tier{users.TierFree, users.TierPremium, users.TierBookstore} {
+					a := env.Signup(t, fmt.Sprintf("op_%d_%s", i, tier))
+					env.SetTier(t, a, tier)
+					testenv.AssertError(t, roleSend(env, r, "", a.Token), http.StatusForbidden, "Forbidden", "")
+				}
+				op := env.Signup(t, fmt.Sprintf("op_%d_ok", i))
+				env.MakeOperator(t, op)
+				assert.NotContains(t, []int{401, 403}, roleSend(env, r, "", op.Token).Status)
+				assert.Equal(t, http.StatusUnauthorized, roleSend(env, r, "", "").Status)
+			})
+			continue
 		}
 		n++
 		t.Run(r.Method+" "+r.Path, func(t *testing.T) {
