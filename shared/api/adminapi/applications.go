@@ -81,7 +81,11 @@ func (h *applicationsHandler) list(w http.ResponseWriter, r *http.Request) error
 }
 
 func (h *applicationsHandler) get(w http.ResponseWriter, r *http.Request) error {
-	a, err := h.svc.Get(r.Context(), r.PathValue("applicationId"))
+	id, err := pathID(r, "applicationId", applications.ErrNotFound)
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Get(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -107,7 +111,11 @@ func (h *applicationsHandler) decide(w http.ResponseWriter, r *http.Request, to 
 	if err != nil {
 		return err
 	}
-	app, err := h.svc.Get(r.Context(), r.PathValue("applicationId"))
+	id, err := pathID(r, "applicationId", applications.ErrNotFound)
+	if err != nil {
+		return err
+	}
+	app, err := h.svc.Get(r.Context(), id)
 	if err != nil {
 		return err
 	}

@@ -65,12 +65,23 @@ func newAuditJSON(e audit.Entry) auditJSON {
 	return out
 }
 
+// maxAuditFilterBytes bounds each of the audit log's filters: ids,
+// cli:<name> actors and action names are far shorter.
+const maxAuditFilterBytes = 256
+
 func (h *auditHandler) list(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	f := dynamo.AuditFilter{ActorID: q.Get("actorId"), TargetType: q.Get("targetType"), TargetID: q.Get("targetId"), Action: q.Get("action")}
 	var fields apperr.Fields
 	if f.TargetID != "" && f.TargetType == "" {
 		fields.Add("targetType", "is required with targetId")
+	}
+	// Each names an index partition: a value no entry can have (DynamoDB
+	// refuses a key over 2,048 bytes) is the client's mistake, not a 500.
+	for name, v := range map[string]string{"actorId": f.ActorID, "targetType": f.TargetType, "targetId": f.TargetID, "action": f.Action} {
+		if len(v) > maxAuditFilterBytes {
+			fields.Add(name, "is too long")
+		}
 	}
 	for _, t := range []struct {
 		name string

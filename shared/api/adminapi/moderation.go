@@ -137,7 +137,10 @@ func (h *moderationHandler) resolve(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	id := r.PathValue("reportId")
+	id, err := pathID(r, "reportId", reports.ErrReportNotFound)
+	if err != nil {
+		return err
+	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionReportDismiss, TargetType: audit.TargetReport, TargetID: id, Reason: reason,
 		Detail: map[string]string{"resolution": req.Action}})
 	q, err := h.queue.Resolve(ctx, id, httpapi.CallerOf(r).ID, req.Action, reason)

@@ -172,7 +172,14 @@ func (h *moneyHandler) commissionPaid(w http.ResponseWriter, r *http.Request) er
 	if err := req.validate(""); err != nil {
 		return err
 	}
-	storeID, orderID := r.PathValue("storeId"), r.PathValue("orderId")
+	storeID, err := pathID(r, "storeId", earnings.ErrNotFound)
+	if err != nil {
+		return err
+	}
+	orderID, err := pathID(r, "orderId", earnings.ErrNotFound)
+	if err != nil {
+		return err
+	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionPayoutPaid, TargetType: audit.TargetPayout,
 		TargetID: earnings.CommissionID(orderID), Reason: req.Reason,
 		Detail: map[string]string{"kind": "commission", "storeId": storeID, "orderId": orderID, "reference": req.Reference}})
@@ -189,7 +196,11 @@ func (h *moneyHandler) poolPaid(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	storeID, month := r.PathValue("storeId"), r.PathValue("month")
+	storeID, err := pathID(r, "storeId", earnings.ErrNotFound)
+	if err != nil {
+		return err
+	}
+	month := r.PathValue("month")
 	if err := req.validate(month); err != nil {
 		return err
 	}
@@ -218,7 +229,10 @@ func (h *moneyHandler) refund(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	id := r.PathValue("orderId")
+	id, err := pathID(r, "orderId", orders.ErrNotFound)
+	if err != nil {
+		return err
+	}
 	detail := map[string]string{}
 	if req.AmountCents != nil {
 		detail["amountCents"] = strconv.FormatInt(*req.AmountCents, 10)

@@ -134,3 +134,15 @@ func (a *auditor) wrap(routes []httpapi.Route) []httpapi.Route {
 	}
 	return out
 }
+
+// pathID reads the id in path parameter name: notFound when no record
+// can have it (not a UUID), so a malformed id neither reaches a key (an
+// oversized one would be DynamoDB's 400, answered 500) nor names an
+// audit entry's target in a form the log cannot be searched by.
+func pathID(r *http.Request, name string, notFound error) (string, error) {
+	id, ok := ids.Parse(r.PathValue(name))
+	if !ok {
+		return "", notFound
+	}
+	return id, nil
+}

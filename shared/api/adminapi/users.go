@@ -1,7 +1,6 @@
 package adminapi
 
 import (
-	"github.com/bookplatform/backend/shared/ids"
 	"net/http"
 	"time"
 
@@ -178,9 +177,9 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, ok := ids.Parse(r.PathValue("userId"))
-	if !ok {
-		return users.ErrNotFound // no account can have the id
+	id, err := pathID(r, "userId", users.ErrNotFound)
+	if err != nil {
+		return err
 	}
 	prev, err := h.users.Get(r.Context(), id)
 	if err != nil {
@@ -207,9 +206,9 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, ok := ids.Parse(r.PathValue("userId"))
-	if !ok {
-		return users.ErrNotFound // no account can have the id
+	id, err := pathID(r, "userId", users.ErrNotFound)
+	if err != nil {
+		return err
 	}
 	if !*req.Operator && id == httpapi.CallerOf(r).ID {
 		// So that the last operator cannot leave the platform without one.
@@ -244,9 +243,9 @@ func (h *usersHandler) suspend(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, ok := ids.Parse(r.PathValue("userId"))
-	if !ok {
-		return users.ErrNotFound // no account can have the id
+	id, err := pathID(r, "userId", users.ErrNotFound)
+	if err != nil {
+		return err
 	}
 	if id == httpapi.CallerOf(r).ID {
 		return apperr.Conflict("An operator cannot suspend their own account")
@@ -268,9 +267,9 @@ func (h *usersHandler) restore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, ok := ids.Parse(r.PathValue("userId"))
-	if !ok {
-		return users.ErrNotFound // no account can have the id
+	id, err := pathID(r, "userId", users.ErrNotFound)
+	if err != nil {
+		return err
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserRestore, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
 	u, err := h.users.Restore(ctx, id)
@@ -292,9 +291,9 @@ func (h *usersHandler) resetLimits(w http.ResponseWriter, r *http.Request) error
 	if r.URL.Query().Has("action") && !resettable(action) {
 		return apperr.Validation("unknown action", map[string]string{"action": "names no rate limit"})
 	}
-	id, ok := ids.Parse(r.PathValue("userId"))
-	if !ok {
-		return users.ErrNotFound // no account can have the id
+	id, err := pathID(r, "userId", users.ErrNotFound)
+	if err != nil {
+		return err
 	}
 	detail := map[string]string{"action": "all"}
 	if action != "" {
