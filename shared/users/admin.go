@@ -56,13 +56,17 @@ func (s *Service) FindByUsername(ctx context.Context, username string) (*User, e
 	return s.d.Store.GetUserByUsername(ctx, username)
 }
 
-// SetOperator grants (on) or revokes the operator role of an account and
-// returns it as stored after. Errors: ErrNotFound.
-func (s *Service) SetOperator(ctx context.Context, userID string, on bool) (*User, error) {
-	if err := s.d.Store.SetOperator(ctx, userID, on, s.d.Now()); err != nil {
+// SetOperator grants (on) or revokes the operator role of an account its
+// caller has read (prev) and returns it as stored after, with no second
+// read. Errors: ErrNotFound.
+func (s *Service) SetOperator(ctx context.Context, prev *User, on bool) (*User, error) {
+	now := s.d.Now().UTC()
+	if err := s.d.Store.SetOperator(ctx, prev.ID, on, now); err != nil {
 		return nil, err
 	}
-	return s.d.Store.GetUser(ctx, userID)
+	u := *prev
+	u.Operator, u.UpdatedAt = on, now
+	return &u, nil
 }
 
 // Suspend suspends an account: from the next request on the router

@@ -164,15 +164,22 @@ func (s *Service) pointAvatar(ctx context.Context, caller *User, url string) err
 // /v1/admin/users/{userId}/tier, and demo data). Errors:
 // ValidationError, NotFound.
 func (s *Service) SetTier(ctx context.Context, userID string, tier Tier) (*User, error) {
-	if !tier.Valid() {
-		return nil, apperr.Validation("unknown tier", map[string]string{"tier": "must be free, premium or bookstore"})
-	}
 	prev, err := s.d.Store.GetUser(ctx, userID)
 	if err != nil {
 		return nil, err
 	}
-	// The same tier still writes the account's updatedAt: the back
-	// office's audit entry rides that transaction.
+	return s.SetTierOf(ctx, prev, tier)
+}
+
+// SetTierOf is SetTier of an account its caller has read already (the
+// back office reads it for its audit entry's "from"): one write, no
+// second read. The same tier still writes the account's updatedAt: the
+// back office's audit entry rides that transaction. Errors:
+// ValidationError, NotFound, ErrChanged.
+func (s *Service) SetTierOf(ctx context.Context, prev *User, tier Tier) (*User, error) {
+	if !tier.Valid() {
+		return nil, apperr.Validation("unknown tier", map[string]string{"tier": "must be free, premium or bookstore"})
+	}
 	u := *prev
 	u.Tier, u.UpdatedAt = tier, s.d.Now().UTC()
 	if err := s.d.Store.UpdateUser(ctx, prev, &u); err != nil {

@@ -187,7 +187,7 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason,
 		Detail: map[string]string{"from": string(prev.Tier), "to": string(tier)}})
-	u, err := h.users.SetTier(ctx, id, tier)
+	u, err := h.users.SetTierOf(ctx, prev, tier)
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserOperator, TargetType: audit.TargetUser, TargetID: id, Reason: reason,
 		Detail: map[string]string{"from": boolString(prev.Operator), "to": boolString(*req.Operator)}})
-	u, err := h.users.SetOperator(ctx, id, *req.Operator)
+	u, err := h.users.SetOperator(ctx, prev, *req.Operator)
 	if err != nil {
 		return err
 	}
