@@ -32,6 +32,10 @@ type Storer interface {
 	CreateClub(ctx context.Context, c *Club, host *Member) error
 	// GetClub reads a club, strongly consistent. Errors: ErrNotFound.
 	GetClub(ctx context.Context, id string) (*Club, error)
+	// TakenDownClub reads a club an operator took down, as it was, and
+	// the takedown. Errors: ErrNotFound (no club of the id was taken
+	// down).
+	TakenDownClub(ctx context.Context, id string) (*Club, *posts.TakenDown, error)
 	// GetClubs reads clubs by id; unknown ids are absent.
 	GetClubs(ctx context.Context, ids []string) (map[string]*Club, error)
 	// EditClub applies an edit of the name or description (never the
@@ -114,6 +118,9 @@ type View struct {
 	Store  *storehost.Brief // nil when not store-hosted (or unknown)
 	Books  []BookView       // the reading list, in the order books were added
 	Member *Member          // the viewer's membership, nil when none
+	// TakenDown is set only on a club an operator took down, as its host
+	// alone still sees it (its members and reading list were removed).
+	TakenDown *posts.TakenDown
 }
 
 // Listed is a club as lists show it.
@@ -187,7 +194,9 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	g.Go(func() (err error) { c, err = s.d.Store.GetClub(ctx, id); return err })
 	g.Go(func() (err error) { m, err = s.member(ctx, id, viewerID); return err })
 	g.Go(func() (err error) { entry, err = s.d.Store.ListBooks(ctx, id); return err })
-	if err := g.Wait(); err != nil {
+	if err := g.Wait(); errors.Is(err, ErrNotFound) && viewerID != "" {
+		return s.takenDown(ctx, viewerID, id)
+	} else if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
 	if err := CanRead(c, m, viewerID); err != nil {
@@ -359,6 +368,30 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateClub)
 		return nil, fmt.Errorf("update club %s: %w", id, err)
 	}
 	return c, nil
+}
+
+// takenDown answers a club that is not there: to its host, the club an
+// operator took down, with the takedown and without members or books
+// (they were removed with it); to anyone else, and for a club never
+// taken down, ErrNotFound. It is read only after a signed-in viewer
+// found no club, so a club that is there costs nothing more.
+func (s *Service) takenDown(ctx context.Context, viewerID, id string) (*View, error) {
+	c, td, err := s.d.Store.TakenDownClub(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("get club %s: %w", id, err)
+	}
+	if c.HostID != viewerID {
+		return nil, ErrNotFound
+	}
+	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{c.HostID}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("get club %s: %w", id, err)
+	}
+	stores, err := s.storeBriefs(ctx, c.StoreID)
+	if err != nil {
+		return nil, fmt.Errorf("get club %s: %w", id, err)
+	}
+	return &View{Club: c, Host: us[c.HostID], Store: briefOf(stores, c.StoreID), Books: []BookView{}, TakenDown: td}, nil
 }
 
 // maxAttempts bounds the reads and writes of a change that lost to a

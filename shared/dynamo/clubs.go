@@ -156,11 +156,19 @@ func (s *Clubs) UpdateClub(ctx context.Context, prev *clubs.Club, e clubs.Update
 // entries with their counts, in one TransactWriteItems. Errors:
 // clubs.ErrChanged.
 func (s *Clubs) DeleteClub(ctx context.Context, c *clubs.Club) error {
-	del := s.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic)
-	if err := s.t.deleteListed(ctx, del, clubs.ErrChanged, clubDirs(c), clubRef(c)); err != nil {
+	if err := clubDeletion(s.t.tx(), c).run(ctx); err != nil {
 		return fmt.Errorf("delete club %s: %w", c.ID, err)
 	}
 	return nil
+}
+
+// clubDeletion adds to x the removal of c, if it is still as public or
+// private, and hosted for the same store, as it was read (else
+// clubs.ErrChanged), and of its directory entries with their counts: the
+// host's delete and an operator's takedown remove a club the same way.
+func clubDeletion(x *tx, c *clubs.Club) *tx {
+	del := x.t.del(ClubKey(c.ID)).If("attribute_exists(PK) AND isPublic = ?", c.IsPublic)
+	return x.t.listedDeletion(x, del, clubs.ErrChanged, clubDirs(c), clubRef(c))
 }
 
 // PurgeClub removes a deleted club's memberships and reading list, each

@@ -127,9 +127,14 @@ func (t *table) createListed(ctx context.Context, item, host any, dirs []string,
 // its entries were computed from (ifStore); changed is what the item's
 // condition failing means.
 func (t *table) deleteListed(ctx context.Context, del *dynamo.Delete, changed error, dirs []string, ref dirRef) error {
-	x := t.tx().delete(ifStore(del, ref.storeID), changed)
+	return t.listedDeletion(t.tx(), del, changed, dirs, ref).run(ctx)
+}
+
+// listedDeletion adds deleteListed's writes to x.
+func (t *table) listedDeletion(x *tx, del *dynamo.Delete, changed error, dirs []string, ref dirRef) *tx {
+	x.delete(ifStore(del, ref.storeID), changed)
 	t.deleteEntries(x, dirs, ref)
-	return x.run(ctx)
+	return x
 }
 
 // maxReleaseAttempts bounds the reads and writes of one club or

@@ -53,6 +53,7 @@ const (
 	typeFollow        = "Follow"
 	typeNote          = "Note"
 	typeReport        = "Report"
+	typeTakedown      = "Takedown"
 	typeStore         = "Store"
 	typeSlugClaim     = "StoreSlugClaim"
 	typeStoreListing  = "StoreListing"
@@ -501,7 +502,21 @@ func ReportKey(t reports.Target, reporterID string) Key {
 	if t.Type == reports.TargetReply {
 		target += t.LineID + "#"
 	}
-	return Key{"REPORTS#" + target + t.ID, "BY#" + reporterID}
+	return Key{"REPORTS#" + target + t.ID, reportByPrefix + reporterID}
+}
+
+// reportByPrefix begins the sort key of every report of a target.
+const reportByPrefix = "BY#"
+
+// TakedownKey keeps, for its author, content an operator took down from
+// a report (takedowns.go): a key of its own, since the content's own key
+// is deleted as its author's delete would.
+func TakedownKey(t reports.Target) Key {
+	target := strings.ToUpper(string(t.Type)) + "#"
+	if t.Type == reports.TargetReply {
+		target += t.LineID + "#"
+	}
+	return Key{"TAKENDOWN#" + target + t.ID, "TAKENDOWN"}
 }
 
 // reportQueue is the moderation queue of reports of one status, newest

@@ -176,17 +176,25 @@ func (s *Lines) UpdateLine(ctx context.Context, authorID, id string, e lines.Upd
 // cannot land: those transactions require the line item to exist.
 // Errors: lines.ErrNotFound (gone, or no longer l.UserID's).
 func (s *Lines) DeleteLine(ctx context.Context, l *lines.Line) error {
-	x := s.t.tx().
-		delete(s.t.del(LineKey(l.ID)).If("attribute_exists(PK) AND userId = ?", l.UserID), lines.ErrNotFound)
-	if l.ClubID == "" {
-		// Books are never deleted; refuse rather than create a
-		// counter-only book item.
-		x.update(s.t.update(BookKey(l.BookID)).Add("totalLines", -1).If("attribute_exists(PK)"), books.ErrNotFound)
-	}
-	if err := x.run(ctx); err != nil {
+	if err := lineDeletion(s.t.tx(), l, lines.ErrNotFound).run(ctx); err != nil {
 		return fmt.Errorf("delete line %s: %w", l.ID, err)
 	}
 	return nil
+}
+
+// lineDeletion adds to x the removal of l, if it is still there and
+// l.UserID's (gone: what its failing means), and of its share of its
+// book's totalLines: the author's delete and an operator's takedown
+// remove a line the same way.
+func lineDeletion(x *tx, l *lines.Line, gone error) *tx {
+	t := x.t
+	x.delete(t.del(LineKey(l.ID)).If("attribute_exists(PK) AND userId = ?", l.UserID), gone)
+	if l.ClubID == "" {
+		// Books are never deleted; refuse rather than create a
+		// counter-only book item.
+		x.update(t.update(BookKey(l.BookID)).Add("totalLines", -1).If("attribute_exists(PK)"), books.ErrNotFound)
+	}
+	return x
 }
 
 // DeleteLineChildren removes a deleted line's replies and likes: one
@@ -200,6 +208,19 @@ func (s *Lines) DeleteLineChildren(ctx context.Context, id string) error {
 		return fmt.Errorf("delete replies and likes of line %s: %w", id, err)
 	}
 	return nil
+}
+
+// replyDeletion adds to x the removal of r, if it is still there and
+// r.UserID's (gone: what its failing means), and, when counted (its line
+// is there), of its share of its line's replyCount: the author's delete
+// and an operator's takedown remove a reply the same way. A counted
+// reply whose line is gone fails with lines.ErrNotFound.
+func replyDeletion(x *tx, r *lines.Reply, counted bool, gone error) *tx {
+	t := x.t
+	if counted {
+		x.update(t.update(LineKey(r.LineID)).Add("replyCount", -1).If("attribute_exists(PK)"), lines.ErrNotFound)
+	}
+	return x.delete(t.del(ReplyKey(r.LineID, r.ID)).If("attribute_exists(PK) AND userId = ?", r.UserID), gone)
 }
 
 // ListBookLines reads a page of a book's lines, newest first (GSI1).
@@ -258,10 +279,7 @@ func (s *Lines) ListReplies(ctx context.Context, lineID string, c page.Cursor) (
 // lines.ErrNotFound, lines.ErrReplyNotFound, lines.ErrNotReplyAuthor.
 func (s *Lines) DeleteReply(ctx context.Context, authorID, lineID, replyID string) error {
 	errNotTheirs := errors.New("reply missing or another author's")
-	err := s.t.tx().
-		update(s.t.update(LineKey(lineID)).Add("replyCount", -1).If("attribute_exists(PK)"), lines.ErrNotFound).
-		delete(s.t.del(ReplyKey(lineID, replyID)).If("attribute_exists(PK) AND userId = ?", authorID), errNotTheirs).
-		run(ctx)
+	err := replyDeletion(s.t.tx(), &lines.Reply{ID: replyID, LineID: lineID, UserID: authorID}, true, errNotTheirs).run(ctx)
 	if errors.Is(err, errNotTheirs) {
 		var it replyItem
 		err := s.t.get(ReplyKey(lineID, replyID)).Consistent(true).One(ctx, &it)

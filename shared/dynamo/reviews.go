@@ -82,8 +82,8 @@ func ratingAttr(n int) string { return "rating" + strconv.Itoa(n) }
 
 // bookStats is the update of a book's rating statistics by a review
 // change; the book must exist, so a counter never creates a stray item.
-func (s *Reviews) bookStats(bookID string) *dynamo.Update {
-	return s.t.update(BookKey(bookID)).If("attribute_exists(PK)")
+func bookStats(t *table, bookID string) *dynamo.Update {
+	return t.update(BookKey(bookID)).If("attribute_exists(PK)")
 }
 
 // GetBookForReview reads the book and the caller's review claim of it in
@@ -157,7 +157,7 @@ func (s *Reviews) CreateReview(ctx context.Context, r *reviews.Review, c quota.C
 	ck := ReviewClaimKey(r.BookID, r.UserID)
 	claim := reviewClaimItem{PK: ck.PK, SK: ck.SK, Type: typeReviewClaim, ReviewID: r.ID, UserID: r.UserID}
 	err := s.t.tx().
-		update(s.bookStats(r.BookID).Add("totalReviews", 1).Add("ratingSum", r.Rating).Add(ratingAttr(r.Rating), 1), books.ErrNotFound).
+		update(bookStats(s.t, r.BookID).Add("totalReviews", 1).Add("ratingSum", r.Rating).Add(ratingAttr(r.Rating), 1), books.ErrNotFound).
 		put(s.t.put(claim).If("attribute_not_exists(PK)"), reviews.ErrExists).
 		update(quotaCharge(s.t, c), quota.ErrStale).
 		put(s.t.put(toReviewItem(r)).If("attribute_not_exists(PK)"), errIDTaken).
@@ -190,7 +190,7 @@ func (s *Reviews) UpdateReview(ctx context.Context, prev, next *reviews.Review) 
 		}
 	} else {
 		upd = upd.Set(GSI2.SortKey, reviewRatingSK(next.Rating, prev.CreatedAt, prev.ID))
-		stats := s.bookStats(prev.BookID).
+		stats := bookStats(s.t, prev.BookID).
 			Add("ratingSum", next.Rating-prev.Rating).Add(ratingAttr(prev.Rating), -1).Add(ratingAttr(next.Rating), 1)
 		err = s.t.tx().update(upd, reviews.ErrChanged).update(stats, books.ErrNotFound).run(ctx)
 	}
@@ -204,18 +204,25 @@ func (s *Reviews) UpdateReview(ctx context.Context, prev, next *reviews.Review) 
 // and its share of the book's statistics in one transaction, then its
 // like records. Errors: reviews.ErrChanged.
 func (s *Reviews) DeleteReview(ctx context.Context, r *reviews.Review) error {
-	err := s.t.tx().
-		delete(s.t.del(ReviewKey(r.ID)).If("rating = ?", r.Rating), reviews.ErrChanged).
-		delete(s.t.del(ReviewClaimKey(r.BookID, r.UserID)).If("reviewId = ?", r.ID), reviews.ErrChanged).
-		update(s.bookStats(r.BookID).Add("totalReviews", -1).Add("ratingSum", -r.Rating).Add(ratingAttr(r.Rating), -1), books.ErrNotFound).
-		run(ctx)
-	if err != nil {
+	if err := reviewDeletion(s.t.tx(), r).run(ctx); err != nil {
 		return fmt.Errorf("delete review %s: %w", r.ID, err)
 	}
 	if err := s.deleteAll(ctx, r.ID); err != nil {
 		return fmt.Errorf("delete likes of review %s: %w", r.ID, err)
 	}
 	return nil
+}
+
+// reviewDeletion adds to x the removal of r, if its rating is still r's
+// (else reviews.ErrChanged), of its claim and of its share of the book's
+// statistics: the author's delete and an operator's takedown remove a
+// review the same way.
+func reviewDeletion(x *tx, r *reviews.Review) *tx {
+	t := x.t
+	return x.
+		delete(t.del(ReviewKey(r.ID)).If("rating = ?", r.Rating), reviews.ErrChanged).
+		delete(t.del(ReviewClaimKey(r.BookID, r.UserID)).If("reviewId = ?", r.ID), reviews.ErrChanged).
+		update(bookStats(t, r.BookID).Add("totalReviews", -1).Add("ratingSum", -r.Rating).Add(ratingAttr(r.Rating), -1), books.ErrNotFound)
 }
 
 // ListBookReviews reads a page of a book's reviews: newest first (GSI1),

@@ -35,6 +35,9 @@ type Storer interface {
 	CreateLine(ctx context.Context, l *Line, c quota.Charge) error
 	// GetLine reads a line, strongly consistent. Errors: ErrNotFound.
 	GetLine(ctx context.Context, id string) (*Line, error)
+	// TakenDownLine reads a line an operator took down, as it was, and
+	// the takedown. Errors: ErrNotFound (no line of the id was taken down).
+	TakenDownLine(ctx context.Context, id string) (*Line, *posts.TakenDown, error)
 	// UpdateLine applies e to the line if authorID wrote it, and returns
 	// the line as stored afterwards. Errors: ErrNotFound, ErrNotAuthor.
 	UpdateLine(ctx context.Context, authorID, id string, e UpdateLine, now time.Time) (*Line, error)
@@ -194,7 +197,9 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	)
 	g.Go(func() (err error) { l, err = s.d.Store.GetLine(ctx, id); return err })
 	g.Go(func() (err error) { liked, err = s.d.Store.LikedBy(ctx, viewerID, []string{id}); return err })
-	if err := g.Wait(); err != nil {
+	if err := g.Wait(); errors.Is(err, ErrNotFound) && viewerID != "" {
+		return s.takenDown(ctx, viewerID, id)
+	} else if err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
 	var (
@@ -210,6 +215,26 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
 	return &View{Post: l, Author: us[l.UserID], Book: bs[l.BookID], IsLiked: liked[id]}, nil
+}
+
+// takenDown answers a line that is not there: to its author, the line
+// an operator took down, with the takedown; to anyone else (and for a
+// line never taken down), ErrNotFound. The takedown is read only after
+// a line was not found by a signed-in viewer, so a line that is there
+// costs nothing more. Its likes were removed with it: isLiked is false.
+func (s *Service) takenDown(ctx context.Context, viewerID, id string) (*View, error) {
+	l, td, err := s.d.Store.TakenDownLine(ctx, id)
+	if err != nil {
+		return nil, fmt.Errorf("get line %s: %w", id, err)
+	}
+	if l.UserID != viewerID {
+		return nil, ErrNotFound
+	}
+	us, bs, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+	if err != nil {
+		return nil, fmt.Errorf("get line %s: %w", id, err)
+	}
+	return &View{Post: l, Author: us[l.UserID], Book: bs[l.BookID], TakenDown: td}, nil
 }
 
 // canSee applies the club's visibility to a line posted in a club: its

@@ -165,6 +165,18 @@ type View[T Post] struct {
 	Author  *users.User
 	Book    *books.Book
 	IsLiked bool
+	// TakenDown is set only on content an operator took down, as its
+	// author alone still sees it (TakenDown).
+	TakenDown *TakenDown
+}
+
+// TakenDown marks content an operator took down from a report (the back
+// office's moderation): it has left every public list and counter and
+// answers 404 to everyone but its author, who still reads it with the
+// operator's reason and the time.
+type TakenDown struct {
+	Reason string
+	At     time.Time
 }
 
 // Views turns a page of posts into what the viewer sees: the page

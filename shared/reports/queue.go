@@ -2,20 +2,23 @@ package reports
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/ids"
+	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/text"
 )
 
 // The moderation queue (issue 22, the back office): operators list the
 // reports by status, newest first, each with a summary of its target,
-// and resolve an open one by dismissing it. docs/decisions.md
-// ("Moderation: the reports queue") records the design.
+// and resolve an open one by dismissing it or by taking its content down.
+// docs/decisions.md ("Moderation: the reports queue", "Moderation:
+// takedowns") records the design.
 
 // StatusResolved is a report's status once an operator resolved it.
 const StatusResolved = "resolved"
@@ -27,13 +30,19 @@ var Statuses = []string{StatusOpen, StatusResolved}
 const (
 	// ResolutionDismiss: nothing wrong was found; the content stays.
 	ResolutionDismiss = "dismiss"
-	// ResolutionTakedown: the content was taken down (not built yet: it
-	// is refused as an unknown action until it is).
+	// ResolutionTakedown: the content was taken down: it left every
+	// public list and counter, answers 404 to everyone but its author,
+	// and is kept with the reason. The target's other open reports are
+	// resolved with it.
 	ResolutionTakedown = "takedown"
 )
 
-// Resolutions lists the resolutions an operator may choose today.
-var Resolutions = []string{ResolutionDismiss}
+// Resolutions lists the resolutions an operator may choose.
+var Resolutions = []string{ResolutionDismiss, ResolutionTakedown}
+
+// maxTakedownAttempts bounds the reads and writes of a takedown whose
+// target keeps changing meanwhile.
+const maxTakedownAttempts = 3
 
 // MaxResolveReasonRunes bounds an operator's reason.
 const MaxResolveReasonRunes = 1000
@@ -83,6 +92,15 @@ var ErrReportNotFound = apperr.NotFound("Report not found")
 // ErrResolved: the report was resolved already; resolving is once.
 var ErrResolved = apperr.Conflict("This report is resolved already")
 
+// ErrTargetGone: a takedown of content that is no longer there (its
+// author deleted it): there is nothing to take down; dismiss the report.
+var ErrTargetGone = apperr.Conflict("The reported content no longer exists; dismiss the report instead")
+
+// ErrTargetChanged: the reported content changed between its read and
+// the takedown's transaction (an edit of a review's rating, a club made
+// public); the takedown reads it again.
+var ErrTargetChanged = errors.New("reported content changed during the takedown")
+
 // QueueStorer is the storage of the moderation queue. Implementations
 // return the errors named on each method wrapped with context.
 type QueueStorer interface {
@@ -95,6 +113,15 @@ type QueueStorer interface {
 	// Dismiss resolves the open report q as res says, in one transaction
 	// (the audit entry of ctx rides it). Errors: ErrResolved.
 	Dismiss(ctx context.Context, q *Queued, res Resolution) error
+	// TakeDown resolves the open report q by taking its target down, as
+	// res says: in one transaction the target leaves its lists and
+	// counters (as its author's delete removes it), a copy is kept for
+	// its author with the reason, and q and the target's other open
+	// reports are resolved (the audit entry of ctx rides it); then what
+	// hangs off the target (a line's replies and likes, a review's likes,
+	// a club's members and reading list) is removed. Errors: ErrResolved,
+	// ErrTargetGone, ErrTargetChanged.
+	TakeDown(ctx context.Context, q *Queued, res Resolution) error
 }
 
 // Queue is the operators' side of reports.
@@ -142,7 +169,7 @@ func Check(action, reason string) (string, error) {
 	case action == "":
 		f.Add("action", "is required")
 	case !slices.Contains(Resolutions, action):
-		f.Add("action", "must be dismiss")
+		f.Add("action", "must be dismiss or takedown")
 	}
 	r, msg := text.Body(reason, MaxResolveReasonRunes)
 	f.Add("reason", msg)
@@ -150,7 +177,10 @@ func Check(action, reason string) (string, error) {
 }
 
 // Resolve resolves the open report id by actorID with action and reason
-// (checked by Check). Errors: ErrReportNotFound, ErrResolved.
+// (checked by Check). A takedown that lost to a concurrent change of its
+// target reads the report and the target again, a bounded number of
+// times. Errors: ErrReportNotFound, ErrResolved, ErrTargetGone,
+// apperr.ErrContention.
 func (q *Queue) Resolve(ctx context.Context, id, actorID, action, reason string) (*Queued, error) {
 	r, err := q.Get(ctx, id)
 	if err != nil {
@@ -160,8 +190,16 @@ func (q *Queue) Resolve(ctx context.Context, id, actorID, action, reason string)
 		return nil, ErrResolved
 	}
 	res := Resolution{Action: action, Reason: reason, ResolvedAt: q.now().UTC(), ResolvedBy: actorID}
-	if err := q.store.Dismiss(ctx, r, res); err != nil {
-		return nil, fmt.Errorf("resolve report %s: %w", id, err)
+	if action == ResolutionDismiss {
+		if err := q.store.Dismiss(ctx, r, res); err != nil {
+			return nil, fmt.Errorf("resolve report %s: %w", id, err)
+		}
+	} else {
+		// Each attempt reads the target afresh (TakeDown).
+		err := optimistic.Retry(maxTakedownAttempts, func(int) error { return q.store.TakeDown(ctx, r, res) }, ErrTargetChanged)
+		if err != nil {
+			return nil, fmt.Errorf("take down the target of report %s: %w", id, err)
+		}
 	}
 	r.Status, r.Resolution = StatusResolved, &res
 	return r, nil

@@ -28,6 +28,10 @@ type Storer interface {
 	// GetReview reads a review consistently and whether viewerID ("" for
 	// none) likes it. Errors: ErrNotFound.
 	GetReview(ctx context.Context, id, viewerID string) (*Review, bool, error)
+	// TakenDownReview reads a review an operator took down, as it was,
+	// and the takedown. Errors: ErrNotFound (no review of the id was
+	// taken down).
+	TakenDownReview(ctx context.Context, id string) (*Review, *posts.TakenDown, error)
 	// CreateReview stores a new review, claims its (book, user) pair,
 	// counts it in the book's statistics and charges c, all or nothing.
 	// Errors: books.ErrNotFound, ErrExists (the pair is claimed),
@@ -152,8 +156,17 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewReview) 
 
 // Get returns a review with its author, its book and whether viewerID
 // likes it. Errors: ErrNotFound (also for an id that is not a UUID).
+//
+// A review an operator took down is its author's alone to read, with the
+// takedown (its likes were removed with it); it is looked up only after
+// a signed-in viewer found no review, so a review that is there costs
+// nothing more.
 func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	r, liked, err := s.get(ctx, viewerID, id)
+	var td *posts.TakenDown
+	if errors.Is(err, ErrNotFound) && viewerID != "" {
+		r, td, err = s.takenDown(ctx, viewerID, id)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +174,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	if err != nil {
 		return nil, fmt.Errorf("get review %s: %w", r.ID, err)
 	}
-	return &View{Post: r, Author: us[r.UserID], Book: bs[r.BookID], IsLiked: liked}, nil
+	return &View{Post: r, Author: us[r.UserID], Book: bs[r.BookID], IsLiked: liked, TakenDown: td}, nil
 }
 
 // Update changes callerID's own review: the fields given, nil ones kept.
@@ -269,6 +282,23 @@ func (s *Service) get(ctx context.Context, viewerID, id string) (*Review, bool, 
 		return nil, false, fmt.Errorf("get review %s: %w", id, err)
 	}
 	return r, liked, nil
+}
+
+// takenDown reads the review id an operator took down, for its author
+// viewerID alone. Errors: ErrNotFound.
+func (s *Service) takenDown(ctx context.Context, viewerID, id string) (*Review, *posts.TakenDown, error) {
+	id, ok := ids.Parse(id)
+	if !ok {
+		return nil, nil, ErrNotFound
+	}
+	r, td, err := s.d.Store.TakenDownReview(ctx, id)
+	if err != nil {
+		return nil, nil, fmt.Errorf("get review %s: %w", id, err)
+	}
+	if r.UserID != viewerID {
+		return nil, nil, ErrNotFound
+	}
+	return r, td, nil
 }
 
 // authored reads a review callerID wants to change, and whether callerID

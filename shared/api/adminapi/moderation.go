@@ -12,17 +12,20 @@ import (
 	"github.com/bookplatform/backend/shared/reports"
 )
 
-// moderationHandler serves the reports queue.
+// moderationHandler serves the reports queue and its takedowns.
 type moderationHandler struct {
 	queue *reports.Queue
 	a     *auditor
 }
 
 // moderationRoutes are the reports queue's routes and the table actions
-// their calls make: Query of the queue (GSI1) and of a report's id
-// (GSI2), GetItem of a report and of each listed report's target, and a
-// resolution's transaction (UpdateItem of the report, PutItem of the
-// audit entry).
+// their calls make: Query of the queue (GSI1), of a report's id (GSI2)
+// and of a target's reports, GetItem of a report and of each listed
+// report's target, and a resolution's transaction (UpdateItem of the
+// reports, PutItem of the audit entry; a takedown's also DeleteItem and
+// UpdateItem of the content and its counters and a PutItem of its copy),
+// then a takedown's removal of the content's likes, replies or members
+// (Query, BatchWriteItem) and of reports it had no room for (UpdateItem).
 func moderationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 	h := &moderationHandler{queue: reports.NewQueue(dynamo.NewReports(d.Table), d.Now), a: a}
 	list := []httpapi.Param{
@@ -41,15 +44,17 @@ func moderationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 				Response: adminReport{}, Errors: []int{403, 404},
 				Why: map[int]string{403: notOperator, 404: "no report has the id."}}},
 		{Method: http.MethodPost, Path: httpapi.V1("/admin/reports/{reportId}/resolve"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.resolve,
-			Doc: httpapi.Doc{Summary: "Resolve an open report: dismiss it (the content stays); the resolution and an audit entry are written together",
-				Body: resolveReportRequest{}, Response: adminReport{}, Errors: []int{400, 403, 404, 409},
-				Why: map[int]string{400: "an unknown action, or no reason.", 403: notOperator, 404: "no report has the id.", 409: "the report is resolved already."}}},
-	}, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}
+			Doc: httpapi.Doc{Summary: "Resolve an open report: dismiss it (the content stays), or take the content down (it leaves every list and counter and answers 404 to everyone but its author, who still reads it with the reason; the target's other open reports are resolved with it); the resolution and an audit entry are written together",
+				Body: resolveReportRequest{}, Response: adminReport{}, Errors: []int{400, 403, 404, 409, 503},
+				Why: map[int]string{400: "an unknown action, or no reason.", 403: notOperator, 404: "no report has the id.",
+					409: "the report is resolved already, or (takedown) its content no longer exists.",
+					503: "(takedown) the content kept changing during the takedown; retry."}}},
+	}, []string{"dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}
 }
 
 // resolveReportRequest is the body of POST /v1/admin/reports/{reportId}/resolve.
 type resolveReportRequest struct {
-	Action string `json:"action" doc:"What to do about the report: dismiss (nothing wrong; the content stays)."`
+	Action string `json:"action" doc:"What to do about the report: dismiss (nothing wrong; the content stays) or takedown (the content leaves every list and counter and answers 404 to everyone but its author; the target's other open reports are resolved with it)."`
 	Reason string `json:"reason" doc:"Why, for the audit log and the report's record (1-1000 characters)."`
 }
 
@@ -126,8 +131,8 @@ func (h *moderationHandler) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 // resolve serves POST /v1/admin/reports/{reportId}/resolve: the audit
-// entry (report.dismiss, on the report) starts once the request is
-// valid and rides the resolution's transaction.
+// entry (report.dismiss or report.takedown, on the report) starts once
+// the request is valid and rides the resolution's transaction.
 func (h *moderationHandler) resolve(w http.ResponseWriter, r *http.Request) error {
 	var req resolveReportRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
@@ -141,7 +146,11 @@ func (h *moderationHandler) resolve(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionReportDismiss, TargetType: audit.TargetReport, TargetID: id, Reason: reason,
+	action := audit.ActionReportDismiss
+	if req.Action == reports.ResolutionTakedown {
+		action = audit.ActionReportTakedown
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetReport, TargetID: id, Reason: reason,
 		Detail: map[string]string{"resolution": req.Action}})
 	q, err := h.queue.Resolve(ctx, id, httpapi.CallerOf(r).ID, req.Action, reason)
 	if err != nil {

@@ -108,9 +108,10 @@ type club struct {
 // store's logo, the reading list and the caller's membership.
 type clubView struct {
 	club
-	Books      []clubBook `json:"books"`
-	IsMember   bool       `json:"isMember"`
-	MemberRole *string    `json:"memberRole"`
+	Books      []clubBook          `json:"books"`
+	IsMember   bool                `json:"isMember"`
+	MemberRole *string             `json:"memberRole"`
+	TakenDown  *userjson.TakenDown `json:"takenDown,omitempty"`
 }
 
 // clubBook is the spec's Club book.
@@ -264,9 +265,10 @@ func newClub(l clubs.Listed, withDetail bool) club {
 
 func newClubView(v *clubs.View) clubView {
 	out := clubView{
-		club:     newClub(clubs.Listed{Club: v.Club, Host: v.Host, Store: v.Store}, true),
-		Books:    make([]clubBook, len(v.Books)),
-		IsMember: v.Member != nil,
+		club:      newClub(clubs.Listed{Club: v.Club, Host: v.Host, Store: v.Store}, true),
+		Books:     make([]clubBook, len(v.Books)),
+		IsMember:  v.Member != nil,
+		TakenDown: userjson.TakenDownOf(v.TakenDown),
 	}
 	if v.Member != nil {
 		role := string(v.Member.Role)

@@ -12,20 +12,21 @@ import (
 // Line is the spec's Line. user and book are null only when the account
 // or book record is missing.
 type Line struct {
-	ID          string          `json:"id"`
-	UserID      string          `json:"userId"`
-	User        *userjson.Brief `json:"user"`
-	BookID      string          `json:"bookId"`
-	Book        *bookjson.Brief `json:"book"`
-	Content     string          `json:"content"`
-	PageNumber  *int            `json:"pageNumber"`
-	LikeCount   int             `json:"likeCount"`
-	ReplyCount  int             `json:"replyCount"`
-	IsLiked     bool            `json:"isLiked"`
-	ClubID      *string         `json:"clubId"`
-	ChallengeID *string         `json:"challengeId"`
-	CreatedAt   string          `json:"createdAt"`
-	UpdatedAt   string          `json:"updatedAt"`
+	ID          string              `json:"id"`
+	UserID      string              `json:"userId"`
+	User        *userjson.Brief     `json:"user"`
+	BookID      string              `json:"bookId"`
+	Book        *bookjson.Brief     `json:"book"`
+	Content     string              `json:"content"`
+	PageNumber  *int                `json:"pageNumber"`
+	LikeCount   int                 `json:"likeCount"`
+	ReplyCount  int                 `json:"replyCount"`
+	IsLiked     bool                `json:"isLiked"`
+	ClubID      *string             `json:"clubId"`
+	ChallengeID *string             `json:"challengeId"`
+	CreatedAt   string              `json:"createdAt"`
+	UpdatedAt   string              `json:"updatedAt"`
+	TakenDown   *userjson.TakenDown `json:"takenDown,omitempty"`
 }
 
 // CommunityLine is a Line in a club's or a challenge's list: the spec
@@ -89,6 +90,7 @@ func NewLine(v lines.View) Line {
 		LikeCount: l.LikeCount, ReplyCount: l.ReplyCount, IsLiked: v.IsLiked,
 		ClubID: nullable(l.ClubID), ChallengeID: nullable(l.ChallengeID),
 		CreatedAt: userjson.Time(l.CreatedAt), UpdatedAt: userjson.Time(l.UpdatedAt),
+		TakenDown: userjson.TakenDownOf(v.TakenDown),
 	}
 	out.User, out.Book = userjson.BriefOf(v.Author, false), bookjson.BriefOf(v.Book)
 	return out

@@ -19,17 +19,18 @@ import (
 // client reads. user and book are null only when the account or book
 // record is missing.
 type review struct {
-	ID        string          `json:"id"`
-	UserID    string          `json:"userId"`
-	User      *userjson.Brief `json:"user"`
-	BookID    string          `json:"bookId"`
-	Book      *bookjson.Brief `json:"book"`
-	Rating    int             `json:"rating"`
-	Content   string          `json:"content"`
-	LikeCount int             `json:"likeCount"`
-	IsLiked   bool            `json:"isLiked"`
-	CreatedAt string          `json:"createdAt"`
-	UpdatedAt string          `json:"updatedAt"`
+	ID        string              `json:"id"`
+	UserID    string              `json:"userId"`
+	User      *userjson.Brief     `json:"user"`
+	BookID    string              `json:"bookId"`
+	Book      *bookjson.Brief     `json:"book"`
+	Rating    int                 `json:"rating"`
+	Content   string              `json:"content"`
+	LikeCount int                 `json:"likeCount"`
+	IsLiked   bool                `json:"isLiked"`
+	CreatedAt string              `json:"createdAt"`
+	UpdatedAt string              `json:"updatedAt"`
+	TakenDown *userjson.TakenDown `json:"takenDown,omitempty"`
 }
 
 func newReview(v reviews.View) review {
@@ -38,6 +39,7 @@ func newReview(v reviews.View) review {
 		ID: r.ID, UserID: r.UserID, BookID: r.BookID,
 		Rating: r.Rating, Content: r.Content, LikeCount: r.LikeCount, IsLiked: v.IsLiked,
 		CreatedAt: userjson.Time(r.CreatedAt), UpdatedAt: userjson.Time(r.UpdatedAt),
+		TakenDown: userjson.TakenDownOf(v.TakenDown),
 	}
 	out.User, out.Book = userjson.BriefOf(v.Author, false), bookjson.BriefOf(v.Book)
 	return out

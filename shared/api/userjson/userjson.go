@@ -3,6 +3,7 @@
 package userjson
 
 import (
+	"github.com/bookplatform/backend/shared/posts"
 	"time"
 
 	"github.com/bookplatform/backend/shared/users"
@@ -97,4 +98,21 @@ func nullable(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// TakenDown is the takenDown object of a line, review or club an
+// operator took down, as its author alone still reads it. Everywhere
+// else the field is left out.
+type TakenDown struct {
+	Reason string `json:"reason" doc:"Why an operator took it down."`
+	At     string `json:"at" doc:"When it was taken down."`
+}
+
+// TakenDownOf converts a takedown; nil (the field left out) for content
+// that was not taken down.
+func TakenDownOf(td *posts.TakenDown) *TakenDown {
+	if td == nil {
+		return nil
+	}
+	return &TakenDown{Reason: td.Reason, At: Time(td.At)}
 }

@@ -1,0 +1,220 @@
+package adminapi_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/reports"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// takeDown resolves report id by taking its content down and returns the
+// answer.
+func (w *modWorld) takeDown(t *testing.T, id, reason string) map[string]any {
+	t.Helper()
+	res := w.Req("POST", "/v1/admin/reports/"+id+"/resolve", map[string]any{"action": "takedown", "reason": reason}, w.op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	return res.JSON
+}
+
+// book reads the book's counters as everyone sees them.
+func (w *modWorld) bookCounters(t *testing.T) map[string]any {
+	t.Helper()
+	res := w.Req("GET", "/v1/books/"+w.book, nil, "")
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	return map[string]any{"totalLines": res.JSON["totalLines"], "totalReviews": res.JSON["totalReviews"], "averageRating": res.JSON["averageRating"]}
+}
+
+// listed is the ids of a list answer's items (under key).
+func listed(t *testing.T, w *modWorld, path, key, token string) []string {
+	t.Helper()
+	res := w.Req("GET", path, nil, token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	out := []string{}
+	for _, it := range res.JSON[key].([]any) {
+		out = append(out, it.(map[string]any)["id"].(string))
+	}
+	return out
+}
+
+// assertTakenDownEntry checks the one audit entry of a takedown: by the
+// operator, with the reason, written in the takedown's transaction.
+func assertTakenDownEntry(t *testing.T, w *modWorld, reportID, reason string) {
+	t.Helper()
+	entries := auditOn(t, w, "report", reportID)
+	require.Len(t, entries, 1)
+	assert.Equal(t, "report.takedown", str(entries[0]["action"]))
+	assert.Equal(t, w.op.ID, str(entries[0]["actorId"]))
+	assert.Equal(t, reason, str(entries[0]["reason"]))
+	assert.Nil(t, entries[0]["apart"], "the entry rode the takedown's transaction")
+}
+
+// TestTakedown_Line: a line taken down leaves its book's list and count
+// and its author's list, answers 404 to everyone but its author (who
+// reads it with the reason), takes its likes and replies with it, and
+// resolves every open report of it.
+func TestTakedown_Line(t *testing.T) {
+	w := newModWorld(t)
+	require.Equal(t, http.StatusOK, w.Req("POST", "/v1/lines/"+w.line+"/like", nil, w.ann.Token).Status)
+	rAnn := w.report(t, w.ann, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoils the ending."})
+	rBob := w.report(t, w.bob, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoilers."})
+	rOther := w.report(t, w.bob, map[string]any{"targetType": "review", "targetId": w.review, "reason": "Rude."})
+	require.Equal(t, []string{w.line}, listed(t, w, "/v1/books/"+w.book+"/lines", "items", ""))
+	require.EqualValues(t, 1, w.bookCounters(t)["totalLines"])
+
+	got := w.takeDown(t, rAnn, "Spoilers without warning.")
+	assert.Equal(t, "resolved", got["status"])
+	assert.Equal(t, "takedown", got["resolution"].(map[string]any)["action"])
+
+	t.Run("gone from every list and counter", func(t *testing.T) {
+		assert.EqualValues(t, 0, w.bookCounters(t)["totalLines"])
+		assert.Empty(t, listed(t, w, "/v1/books/"+w.book+"/lines", "items", w.ann.Token))
+		assert.Empty(t, listed(t, w, "/v1/users/author/lines", "items", w.author.Token))
+	})
+
+	t.Run("404 to everyone but its author", func(t *testing.T) {
+		for who, token := range map[string]string{"reader": w.ann.Token, "operator": w.op.Token} {
+			assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/lines/"+w.line, nil, token).Status, who)
+		}
+		assert.Equal(t, http.StatusNotFound, w.Req("POST", "/v1/lines/"+w.line+"/like", nil, w.bob.Token).Status)
+		assert.Equal(t, http.StatusNotFound, w.Req("POST", "/v1/lines/"+w.line+"/replies", map[string]any{"content": "Hm."}, w.bob.Token).Status)
+		assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/lines/"+w.line+"/replies", nil, w.bob.Token).Status)
+
+		res := w.Req("GET", "/v1/lines/"+w.line, nil, w.author.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		assert.Equal(t, "Spoilers ahead.", res.JSON["content"])
+		td := res.JSON["takenDown"].(map[string]any)
+		assert.Equal(t, "Spoilers without warning.", td["reason"])
+		assert.NotEmpty(t, td["at"])
+		assert.Equal(t, false, res.JSON["isLiked"])
+		// The author cannot edit or delete what is no longer there.
+		assert.Equal(t, http.StatusNotFound, w.Req("PUT", "/v1/lines/"+w.line, map[string]any{"content": "Edited."}, w.author.Token).Status)
+		assert.Equal(t, http.StatusNotFound, w.Req("DELETE", "/v1/lines/"+w.line, nil, w.author.Token).Status)
+	})
+
+	t.Run("its likes and replies went with it", func(t *testing.T) {
+		assert.Nil(t, w.Item(t, dynamo.ReplyKey(w.line, w.reply)))
+		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(w.line), w.ann.ID)))
+	})
+
+	t.Run("every open report of it resolved, others left open", func(t *testing.T) {
+		bob := w.Req("GET", "/v1/admin/reports/"+rBob, nil, w.op.Token)
+		require.Equal(t, http.StatusOK, bob.Status)
+		assert.Equal(t, "resolved", bob.JSON["status"])
+		assert.Equal(t, "takedown", bob.JSON["resolution"].(map[string]any)["action"])
+		assert.Equal(t, []string{rOther}, ids(w.Req("GET", "/v1/admin/reports", nil, w.op.Token)))
+		assert.Equal(t, false, bob.JSON["target"].(map[string]any)["exists"])
+	})
+
+	t.Run("audited once; a second resolution is 409", func(t *testing.T) {
+		assertTakenDownEntry(t, w, rAnn, "Spoilers without warning.")
+		assert.Empty(t, auditOn(t, w, "report", rBob), "the other report was resolved by the same entry's action")
+		res := w.Req("POST", "/v1/admin/reports/"+rBob+"/resolve", map[string]any{"action": "takedown", "reason": "Again."}, w.op.Token)
+		assert.Equal(t, http.StatusConflict, res.Status, res.String())
+	})
+
+	t.Run("no new report of it", func(t *testing.T) {
+		res := w.Req("POST", "/v1/reports", map[string]any{"targetType": "line", "targetId": w.line, "reason": "Late."}, w.op.Token)
+		assert.Equal(t, http.StatusNotFound, res.Status, res.String())
+	})
+}
+
+// TestTakedown_Review: a review taken down leaves the book's statistics
+// (count, average, distribution) and both lists, and stays its author's.
+func TestTakedown_Review(t *testing.T) {
+	w := newModWorld(t)
+	five := w.created(t, "POST", "/v1/reviews", map[string]any{"bookId": w.book, "rating": 5, "content": "Lovely."}, w.ann.Token)
+	rReview := w.report(t, w.bob, map[string]any{"targetType": "review", "targetId": w.review, "reason": "Rude."})
+	require.Equal(t, map[string]any{"totalLines": 1.0, "totalReviews": 2.0, "averageRating": 3.0}, w.bookCounters(t))
+
+	w.takeDown(t, rReview, "Abusive language.")
+
+	assert.Equal(t, map[string]any{"totalLines": 1.0, "totalReviews": 1.0, "averageRating": 5.0}, w.bookCounters(t))
+	page := w.Req("GET", "/v1/books/"+w.book+"/reviews", nil, "")
+	require.Equal(t, http.StatusOK, page.Status)
+	assert.EqualValues(t, 1, page.JSON["totalReviews"])
+	assert.Equal(t, map[string]any{"1": 0.0, "2": 0.0, "3": 0.0, "4": 0.0, "5": 1.0}, page.JSON["ratingDistribution"])
+	assert.Equal(t, []string{five}, listed(t, w, "/v1/books/"+w.book+"/reviews?sort=rating", "items", ""))
+	assert.Empty(t, listed(t, w, "/v1/users/author/reviews", "items", ""))
+
+	assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/reviews/"+w.review, nil, w.bob.Token).Status)
+	assert.Equal(t, http.StatusNotFound, w.Req("POST", "/v1/reviews/"+w.review+"/like", nil, w.bob.Token).Status)
+	res := w.Req("GET", "/v1/reviews/"+w.review, nil, w.author.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, "Rude words.", res.JSON["content"])
+	assert.Equal(t, "Abusive language.", res.JSON["takenDown"].(map[string]any)["reason"])
+	assertTakenDownEntry(t, w, rReview, "Abusive language.")
+	// A review read by someone else carries no takenDown field at all.
+	other := w.Req("GET", "/v1/reviews/"+five, nil, w.author.Token)
+	require.Equal(t, http.StatusOK, other.Status)
+	assert.NotContains(t, other.JSON, "takenDown")
+}
+
+// TestTakedown_Reply: a reply taken down leaves its line's list and
+// replyCount.
+func TestTakedown_Reply(t *testing.T) {
+	w := newModWorld(t)
+	kept := w.created(t, "POST", "/v1/lines/"+w.line+"/replies", map[string]any{"content": "Agreed."}, w.ann.Token)
+	rReply := w.report(t, w.ann, map[string]any{"targetType": "reply", "targetId": w.reply, "lineId": w.line, "reason": "Spam."})
+
+	w.takeDown(t, rReply, "Spam link.")
+
+	assert.Equal(t, []string{kept}, listed(t, w, "/v1/lines/"+w.line+"/replies", "items", w.author.Token))
+	line := w.Req("GET", "/v1/lines/"+w.line, nil, w.ann.Token)
+	require.Equal(t, http.StatusOK, line.Status)
+	assert.EqualValues(t, 1, line.JSON["replyCount"])
+	assert.Equal(t, http.StatusNotFound, w.Req("DELETE", "/v1/lines/"+w.line+"/replies/"+w.reply, nil, w.author.Token).Status)
+	kept2 := w.Item(t, dynamo.TakedownKey(reports.Target{Type: reports.TargetReply, ID: w.reply, LineID: w.line}))
+	require.NotNil(t, kept2, "the reply is kept for its author")
+	assert.Equal(t, "Spam link.", kept2["reason"])
+	assertTakenDownEntry(t, w, rReply, "Spam link.")
+}
+
+// TestTakedown_Club: a club taken down leaves the directory and its
+// count, its members' lists, and answers 404 to everyone but its host.
+func TestTakedown_Club(t *testing.T) {
+	w := newModWorld(t)
+	w.SetTier(t, w.author, users.TierPremium)
+	club := w.created(t, "POST", "/v1/clubs", map[string]any{"name": "Shady deals", "isPublic": true}, w.author.Token)
+	require.Equal(t, http.StatusCreated, w.Req("POST", "/v1/clubs/"+club+"/join", nil, w.ann.Token).Status)
+	before := w.Req("GET", "/v1/clubs", nil, "")
+	require.Equal(t, http.StatusOK, before.Status)
+	rClub := w.report(t, w.bob, map[string]any{"targetType": "club", "targetId": club, "reason": "Scam."})
+
+	w.takeDown(t, rClub, "A scam.")
+
+	after := w.Req("GET", "/v1/clubs", nil, "")
+	require.Equal(t, http.StatusOK, after.Status)
+	assert.Equal(t, before.JSON["total"].(float64)-1, after.JSON["total"])
+	assert.NotContains(t, listed(t, w, "/v1/clubs", "clubs", ""), club)
+	assert.Empty(t, listed(t, w, "/v1/clubs/me/joined", "clubs", w.ann.Token))
+	for who, token := range map[string]string{"member": w.ann.Token, "reader": w.bob.Token, "no token": ""} {
+		assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/clubs/"+club, nil, token).Status, who)
+	}
+	assert.Equal(t, http.StatusNotFound, w.Req("POST", "/v1/clubs/"+club+"/join", nil, w.bob.Token).Status)
+	res := w.Req("GET", "/v1/clubs/"+club, nil, w.author.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, "Shady deals", res.JSON["name"])
+	assert.Equal(t, "A scam.", res.JSON["takenDown"].(map[string]any)["reason"])
+	assertTakenDownEntry(t, w, rClub, "A scam.")
+}
+
+// TestTakedown_TargetGone: a takedown of content its author deleted
+// since is 409 and changes nothing: the report stays open to be
+// dismissed, and no audit entry is written.
+func TestTakedown_TargetGone(t *testing.T) {
+	w := newModWorld(t)
+	rLine := w.report(t, w.ann, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoils the ending."})
+	require.Equal(t, http.StatusOK, w.Req("DELETE", "/v1/lines/"+w.line, nil, w.author.Token).Status)
+
+	res := w.Req("POST", "/v1/admin/reports/"+rLine+"/resolve", map[string]any{"action": "takedown", "reason": "Spoilers."}, w.op.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, res.String())
+	assert.Equal(t, "open", w.Req("GET", "/v1/admin/reports/"+rLine, nil, w.op.Token).JSON["status"])
+	assert.Empty(t, auditOn(t, w, "report", rLine))
+	assert.Nil(t, w.Item(t, dynamo.TakedownKey(reports.Target{Type: reports.TargetLine, ID: w.line})))
+	// The author's own line is simply gone, for them too.
+	assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/lines/"+w.line, nil, w.author.Token).Status)
+}
