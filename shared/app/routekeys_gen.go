@@ -101,6 +101,7 @@ var routeKeys = []RouteKey{
 	{Method: "PUT", Path: "/v1/notes/{id}"},
 	{Method: "DELETE", Path: "/v1/notes/{id}"},
 	{Method: "POST", Path: "/v1/reports"},
+	{Method: "GET", Path: "/v1/users/me/taken-down"},
 	{Method: "GET", Path: "/v1/stores"},
 	{Method: "POST", Path: "/v1/stores"},
 	{Method: "GET", Path: "/v1/stores/my"},

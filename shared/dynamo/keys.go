@@ -519,6 +519,12 @@ func TakedownKey(t reports.Target) Key {
 	return Key{"TAKENDOWN#" + target + t.ID, "TAKENDOWN"}
 }
 
+// takenDownBy is an author's content taken down, most recent first
+// (GSI1).
+func takenDownBy(authorID string) list {
+	return list{index: GSI1, pk: "TAKENDOWNBY#" + authorID, desc: true}
+}
+
 // reportQueue is the moderation queue of reports of one status, newest
 // first (GSI1): the back office's reports queue.
 func reportQueue(status string) list {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/reviews"
@@ -26,10 +27,13 @@ import (
 
 // takedownItem is content an operator took down, kept for its author
 // (TakedownKey): the item as it was when taken down, under the
-// attribute of its type, and the takedown.
+// attribute of its type, and the takedown; listed on GSI1 under its
+// author, most recent first (takenDownBy).
 type takedownItem struct {
 	PK         string      `dynamo:"PK"`
 	SK         string      `dynamo:"SK"`
+	GSI1PK     string      `dynamo:"GSI1PK"`
+	GSI1SK     string      `dynamo:"GSI1SK"`
 	Type       string      `dynamo:"type"`
 	TargetType string      `dynamo:"targetType"`
 	TargetID   string      `dynamo:"targetId"`
@@ -102,6 +106,30 @@ func (s *Clubs) TakenDownClub(ctx context.Context, id string) (*clubs.Club, *pos
 	return it.Club.toClub(), it.marker(), nil
 }
 
+// ListTakenDown reads a page of authorID's content taken down, most
+// recent first (GSI1).
+func (s *Reports) ListTakenDown(ctx context.Context, authorID string, c page.Cursor) (page.Page[reports.TakenDown], error) {
+	return queryMapped(ctx, s.t, takenDownBy(authorID), c, takedownItem.toTakenDown)
+}
+
+func (it takedownItem) toTakenDown() reports.TakenDown {
+	out := reports.TakenDown{
+		Target: reports.Target{Type: reports.TargetType(it.TargetType), ID: it.TargetID, LineID: it.LineID},
+		Reason: it.Reason, At: it.At,
+	}
+	switch {
+	case it.Line != nil:
+		out.BookID, out.Content = it.Line.BookID, it.Line.Content
+	case it.Reply != nil:
+		out.Content = it.Reply.Content
+	case it.Review != nil:
+		out.BookID, out.Content = it.Review.BookID, it.Review.Content
+	case it.Club != nil:
+		out.Content = it.Club.Name
+	}
+	return out
+}
+
 // TakeDown takes the target of the open report q down and resolves q
 // and the target's other open reports (reports.QueueStorer):
 //
@@ -135,6 +163,7 @@ func (s *Reports) TakeDown(ctx context.Context, q *reports.Queued, res reports.R
 	keep.PK, keep.SK, keep.Type = k.PK, k.SK, typeTakedown
 	keep.TargetType, keep.TargetID, keep.LineID = string(tgt.Type), tgt.ID, tgt.LineID
 	keep.ReportID, keep.Reason, keep.By, keep.At = q.ID, res.Reason, res.ResolvedBy, res.ResolvedAt.UTC()
+	keep.GSI1PK, keep.GSI1SK = takenDownBy(keep.AuthorID).pk, timeIDKey(keep.At, tgt.ID)
 
 	x := s.t.tx()
 	switch {

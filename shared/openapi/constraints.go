@@ -36,6 +36,7 @@ var notUUID = map[string]bool{
 	"Report.targetId":                true, // a reply's id when the target is a reply
 	"ReportCreateRequest.targetId":   true,
 	"AdminReportTarget.id":           true, // a reply's id when the target is a reply
+	"ReportTakenDown.id":             true, // a reply's id when it is a reply
 	"*.externalItemId":               true, // the external point-of-sale system's id
 	"ExtPosSyncError.externalItemId": true, // the point-of-sale system's own id
 	"*.checkoutSessionId":            true, // the payment provider's session (pi_...)
@@ -83,6 +84,7 @@ var enums = map[string][]string{
 	"Report.status":                    strs(reports.StatusOpen),
 	"AdminReport.status":               reports.Statuses,
 	"AdminReportTarget.type":           strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
+	"ReportTakenDown.type":             strs(reports.TargetLine, reports.TargetReply, reports.TargetReview, reports.TargetClub),
 	"AdminReportResolution.action":     reports.Resolutions,
 	"AdminResolveReportRequest.action": reports.Resolutions,
 	"StoreDomainStatusResponse.status": strs(stores.DomainNone, stores.DomainPending, stores.DomainVerified, stores.DomainActive),

@@ -16,6 +16,7 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/text"
 	"golang.org/x/sync/errgroup"
 )
@@ -85,6 +86,19 @@ type Storer interface {
 	// reviews.ErrNotFound, clubs.ErrNotFound), ErrOwnContent,
 	// ErrAlreadyReported.
 	CreateReport(ctx context.Context, r *Report) error
+	// ListTakenDown reads a page of authorID's content that operators
+	// took down, most recent first. Errors: page.ErrInvalidCursor.
+	ListTakenDown(ctx context.Context, authorID string, c page.Cursor) (page.Page[TakenDown], error)
+}
+
+// TakenDown is content of its author's that an operator took down from
+// a report: what it was, why and when. Its author reads their own.
+type TakenDown struct {
+	Target  Target
+	BookID  string // a line's or a review's book
+	Content string // the text (a club: its name)
+	Reason  string
+	At      time.Time
 }
 
 // Lines applies the lines domain's own visibility rule to a line
@@ -120,6 +134,12 @@ func NewService(d Deps) *Service {
 		d.Now = time.Now
 	}
 	return &Service{d: d}
+}
+
+// TakenDown reads a page of callerID's own content that operators took
+// down, most recent first. Errors: page.ErrInvalidCursor.
+func (s *Service) TakenDown(ctx context.Context, callerID string, c page.Cursor) (page.Page[TakenDown], error) {
+	return s.d.Store.ListTakenDown(ctx, callerID, c)
 }
 
 // Create stores callerID's report of a target. A target the caller may

@@ -95,6 +95,19 @@ func TestTakedown_Line(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, w.Req("DELETE", "/v1/lines/"+w.line, nil, w.author.Token).Status)
 	})
 
+	t.Run("listed for its author alone", func(t *testing.T) {
+		res := w.Req("GET", "/v1/users/me/taken-down", nil, w.author.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		items := res.JSON["items"].([]any)
+		require.Len(t, items, 1)
+		it := items[0].(map[string]any)
+		at := it["takenDownAt"]
+		assert.NotEmpty(t, at)
+		assert.Equal(t, map[string]any{"type": "line", "id": w.line, "lineId": nil, "bookId": w.book,
+			"content": "Spoilers ahead.", "reason": "Spoilers without warning.", "takenDownAt": at}, it)
+		assert.Empty(t, listed(t, w, "/v1/users/me/taken-down", "items", w.ann.Token))
+	})
+
 	t.Run("its likes and replies went with it", func(t *testing.T) {
 		assert.Nil(t, w.Item(t, dynamo.ReplyKey(w.line, w.reply)))
 		assert.Nil(t, w.Item(t, dynamo.LikeKey(dynamo.LineKey(w.line), w.ann.ID)))
@@ -171,6 +184,18 @@ func TestTakedown_Reply(t *testing.T) {
 	require.NotNil(t, kept2, "the reply is kept for its author")
 	assert.Equal(t, "Spam link.", kept2["reason"])
 	assertTakenDownEntry(t, w, rReply, "Spam link.")
+
+	// A reply has no route of its own: its author finds it in their list.
+	rReview := w.report(t, w.ann, map[string]any{"targetType": "review", "targetId": w.review, "reason": "Rude."})
+	w.takeDown(t, rReview, "Abusive language.")
+	pages := w.ReadPages(t, "/v1/users/me/taken-down?limit=1", w.author.Token)
+	require.Len(t, pages, 2)
+	assert.Equal(t, []string{w.review}, ids(pages[0]), "most recent first")
+	assert.Equal(t, []string{w.reply}, ids(pages[1]))
+	reply := pages[1].JSON["items"].([]any)[0].(map[string]any)
+	assert.Equal(t, w.line, reply["lineId"])
+	assert.Equal(t, "Buy cheap pills.", reply["content"])
+	assert.Equal(t, "reply", reply["type"])
 }
 
 // TestTakedown_Club: a club taken down leaves the directory and its

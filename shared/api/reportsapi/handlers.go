@@ -34,10 +34,7 @@ func newReport(r *reports.Report) report {
 		ID: r.ID, TargetType: string(r.Target.Type), TargetID: r.Target.ID, Reason: r.Reason,
 		Status: r.Status, CreatedAt: userjson.Time(r.CreatedAt),
 	}
-	if r.Target.LineID != "" {
-		id := r.Target.LineID
-		out.LineID = &id
-	}
+	out.LineID = nullable(r.Target.LineID)
 	return out
 }
 
@@ -56,4 +53,44 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusCreated, newReport(rep))
+}
+
+// takenDown is one of the caller's own lines, replies, reviews or clubs
+// that an operator took down.
+type takenDown struct {
+	Type    string  `json:"type" doc:"line, reply, review or club."`
+	ID      string  `json:"id"`
+	LineID  *string `json:"lineId" doc:"A reply's line; null for any other type."`
+	BookID  *string `json:"bookId" doc:"The book of a line or a review; null otherwise."`
+	Content string  `json:"content" doc:"Its text as it was (a club: its name)."`
+	Reason  string  `json:"reason" doc:"Why an operator took it down."`
+	At      string  `json:"takenDownAt"`
+}
+
+func newTakenDown(td reports.TakenDown) takenDown {
+	return takenDown{
+		Type: string(td.Target.Type), ID: td.Target.ID, LineID: nullable(td.Target.LineID), BookID: nullable(td.BookID),
+		Content: td.Content, Reason: td.Reason, At: userjson.Time(td.At),
+	}
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// takenDown serves GET /v1/users/me/taken-down: the caller's own content
+// taken down, most recent first, cursor-paged.
+func (h *handler) takenDown(w http.ResponseWriter, r *http.Request) error {
+	c, err := httpapi.CursorPage(r)
+	if err != nil {
+		return err
+	}
+	p, err := h.reports.TakenDown(r.Context(), httpapi.CallerOf(r).ID, c)
+	if err != nil {
+		return err
+	}
+	return httpapi.JSON(w, http.StatusOK, httpapi.NewCursorBody(r, p, newTakenDown))
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/reports"
 )
 
@@ -26,7 +27,8 @@ type handler struct {
 // its target (parts: PutItem, ConditionCheckItem); GetItem of the target
 // when that check fails, to tell a missing target from one's own. The
 // lines service is built on the lines and clubs stores alone: reports
-// uses only its visibility rule (lines.Service.Readable).
+// uses only its visibility rule (lines.Service.Readable). One's content
+// taken down is a Query of GSI1.
 func Group(d api.Deps) api.Group {
 	clubStore := dynamo.NewClubs(d.Table)
 	h := &handler{reports: reports.NewService(reports.Deps{
@@ -37,11 +39,18 @@ func Group(d api.Deps) api.Group {
 	})}
 	return api.Group{
 		Name:  "reports",
-		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem"},
+		Table: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:ConditionCheckItem", "dynamodb:Query"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/reports"), Auth: httpapi.AuthBearer, Actions: []string{"report"}, Idempotent: true, Handler: h.create,
 				Doc: httpapi.Doc{Summary: "Report a line, a reply, a review or a club to moderation", Body: createRequest{}, Response: report{}, Status: http.StatusCreated, Errors: []int{400, 404, 409},
 					Why: map[int]string{404: "no such line, reply, review or club, or one the caller may not see (a private club's).", 409: "the caller has already reported this target."}}},
+			{Method: http.MethodGet, Path: httpapi.V1("/users/me/taken-down"), Auth: httpapi.AuthBearer, Handler: h.takenDown,
+				Doc: httpapi.Doc{Summary: "The caller's lines, replies, reviews and clubs that operators took down from a report, most recent first, each with what it was and the operator's reason",
+					Query: []httpapi.Param{
+						{Name: "cursor", Type: "string", About: "nextCursor of the previous page"},
+						httpapi.LimitParam(page.DefaultLimit, page.MaxLimit),
+					},
+					Response: httpapi.CursorBody[takenDown]{}, Errors: []int{400}, Why: map[int]string{400: "a bad limit or cursor."}}},
 		},
 	}
 }

@@ -28,9 +28,18 @@ func Facts() apitest.Facts {
 			{Stage: apitest.Report, Route: "POST /v1/reports", Note: "one's own, keyed", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Keyed("bench-report-2").Do("POST", "/v1/reports", map[string]any{"targetType": "review", "targetId": s.ReviewID, "reason": "Mine."}, s.Token)
 			}},
+			// The converted guest's line an operator took down in the Report
+			// stage (adminapitest) is listed for its author.
+			{Stage: apitest.Tidy, Route: "GET /v1/users/me/taken-down", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/users/me/taken-down", nil, s.MigratedToken)
+			}},
+			{Stage: apitest.Tidy, Route: "GET /v1/users/me/taken-down", Note: "a bad cursor", Want: 400, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				return c.Do("GET", "/v1/users/me/taken-down?cursor=nope", nil, s.MigratedToken)
+			}},
 		},
 		Actions: map[string][]string{
-			"POST /v1/reports": {"report"},
+			"GET /v1/users/me/taken-down": nil,
+			"POST /v1/reports":            {"report"},
 		},
 	}
 }
