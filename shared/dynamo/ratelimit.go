@@ -174,8 +174,18 @@ func keyAttrs(k Key) map[string]types.AttributeValue {
 // action are removed, or the whole item. One read, then one transaction
 // that also requires the account to exist (the audit entry rides it, and
 // an unknown user is users.ErrNotFound). It returns how many windows had
-// a count. Access pattern: "clear a user's rate-limit counters".
+// a count. The bucket can go between the read and the transaction (its
+// hour ended, or another operator's reset of all deleted it): nothing is
+// left to clear then, and the reset runs again without it (the check of
+// the account, with the audit entry, alone), answering 0 cleared.
+// Access pattern: "clear a user's rate-limit counters".
 func (s *Counters) ResetUser(ctx context.Context, userID, action string, now time.Time) (int, error) {
+	return s.resetUser(ctx, userID, action, now, nil)
+}
+
+// resetUser is ResetUser; between, when not nil, runs between the read
+// and the transaction (the tests' hook, to remove the bucket there).
+func (s *Counters) resetUser(ctx context.Context, userID, action string, now time.Time, between func()) (int, error) {
 	k := RateBucketKey("user:"+userID, now.Truncate(ratelimit.Bucket))
 	var item map[string]any
 	err := s.t.get(k).Consistent(true).One(ctx, &item)
@@ -192,6 +202,20 @@ func (s *Counters) ResetUser(ctx context.Context, userID, action string, now tim
 			attrs = append(attrs, a)
 		}
 	}
+	if between != nil {
+		between()
+	}
+	n, err := s.reset(ctx, userID, k, action, attrs)
+	if errors.Is(err, errRateBucketGone) {
+		// The counts read are gone with their bucket: the reset is
+		// the account's check alone (the audit entry rides it).
+		n, err = s.reset(ctx, userID, k, action, nil)
+	}
+	return n, err
+}
+
+// reset is ResetUser's transaction over the windows read (attrs).
+func (s *Counters) reset(ctx context.Context, userID string, k Key, action string, attrs []string) (int, error) {
 	x := s.t.tx().check(s.t.check(UserKey(userID)).If("attribute_exists(PK)"), users.ErrNotFound)
 	switch {
 	case action == "":
@@ -212,6 +236,7 @@ func (s *Counters) ResetUser(ctx context.Context, userID, action string, now tim
 	return len(attrs), nil
 }
 
-// errRateBucketGone: the bucket expired between the read and the reset
-// (its hour ended): the counts are gone anyway; retry.
+// errRateBucketGone: the bucket went between the read and the reset
+// (its hour ended, or a reset of all deleted it): the counts are gone
+// anyway; ResetUser runs again without it.
 var errRateBucketGone = errors.New("rate bucket gone during reset")

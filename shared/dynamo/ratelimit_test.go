@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/audit"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -84,4 +87,39 @@ func TestCounters_OneItemPerHour(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, []int64{1, 1, 1}, counts)
+}
+
+// A limit reset whose bucket goes between its read and its transaction
+// (its hour ended, or another operator's reset of all deleted it) has
+// nothing left to clear: it succeeds, with 0 cleared and its audit entry
+// in its transaction, instead of failing.
+func TestCounters_ResetUserBucketGone(t *testing.T) {
+	env := testenv.New(t)
+	c := dynamo.NewCounters(env.App.Table)
+	mia := env.Signup(t, "mia")
+	now := time.Date(2026, 3, 2, 9, 30, 10, 0, time.UTC)
+	scope := "user:" + mia.ID
+	ws := ratelimit.WindowsAt([]ratelimit.Rule{ratelimit.Actions["create_line"]}, now)
+	_, ok, err := c.Count(t.Context(), scope, ws)
+	require.NoError(t, err)
+	require.True(t, ok)
+	bucket := dynamo.RateBucketKey(scope, now.Truncate(ratelimit.Bucket))
+
+	ctx, rec := audit.With(t.Context(), audit.Entry{ActorID: "op-1", Action: audit.ActionRateLimitsReset,
+		TargetType: audit.TargetUser, TargetID: mia.ID}, now, ids.New)
+	n, err := c.ResetUserBetween(ctx, mia.ID, "create_line", now, func() { env.DeleteItem(t, bucket) })
+	require.NoError(t, err)
+	assert.Equal(t, 0, n, "nothing was left to clear")
+	assert.True(t, rec.Written(), "the entry rode the reset's transaction")
+	assert.Empty(t, env.Item(t, bucket), "no item made by the reset")
+
+	// Counted again, the next reset clears it as ever.
+	_, _, err = c.Count(t.Context(), scope, ws)
+	require.NoError(t, err)
+	n, err = c.ResetUserBetween(t.Context(), mia.ID, "create_line", now, nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	// An unknown account is still not found, bucket or none.
+	_, err = c.ResetUserBetween(t.Context(), "0193a8c4-2f6e-7d1a-9b3c-5e7f9a1b3c5d", "create_line", now, nil)
+	assert.ErrorIs(t, err, users.ErrNotFound)
 }
