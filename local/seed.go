@@ -111,6 +111,14 @@ func profile(f map[string]string, lat, lng, tax float64, hours stores.Hours) sto
 // purpose) except for its tier, which the demo relies on. Running it on
 // every start is therefore safe.
 func seedDemo(ctx context.Context, a *app.App) error {
+	// A data directory from before the working operators' count gets it
+	// first (the demo operator of an earlier run is counted), so the
+	// count is right before the demo operator is granted.
+	if n, err := dynamo.NewUsers(a.Table).RecountOperators(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		a.Logger.Info("operators counted", "operators", n)
+	}
 	for _, d := range demoAccounts {
 		u, err := dynamo.NewUsers(a.Table).GetUserByEmail(ctx, d.Email)
 		if errors.Is(err, users.ErrNotFound) {
@@ -138,7 +146,7 @@ func seedDemo(ctx context.Context, a *app.App) error {
 				TargetType: audit.TargetUser, TargetID: u.ID, Reason: "the demo operator",
 				Detail: map[string]string{"operator": "true"},
 			}, time.Now(), ids.New)
-			if err := dynamo.NewUsers(a.Table).SetOperator(octx, u.ID, true, time.Now()); err != nil {
+			if err := dynamo.NewUsers(a.Table).SetOperator(octx, u, true, time.Now()); err != nil {
 				return fmt.Errorf("demo account %s: operator: %w", d.Email, err)
 			}
 		}

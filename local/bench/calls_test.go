@@ -401,7 +401,7 @@ func seedOperator(t *testing.T, a *app.App) (id, token string) {
 	if err != nil {
 		t.Fatalf("operator: %v", err)
 	}
-	if err := dynamo.NewUsers(a.Table).SetOperator(t.Context(), res.User.ID, true, time.Now()); err != nil {
+	if err := dynamo.NewUsers(a.Table).SetOperator(t.Context(), res.User, true, time.Now()); err != nil {
 		t.Fatalf("operator role: %v", err)
 	}
 	return res.User.ID, res.AccessToken

@@ -6,6 +6,7 @@
 //
 //	go run ./local/operator grant -email x@example.com [-reason TEXT]
 //	go run ./local/operator revoke -email x@example.com [-reason TEXT]
+//	go run ./local/operator recount
 //
 // The account is found by its email; the role and its audit entry
 // (action user.operator, actor "cli:" and the caller's name: $USER, or
@@ -13,6 +14,12 @@
 // shows who made every operator, this command included. The table:
 // local/tabletarget (the running `make run`'s, an endpoint's, or with
 // -aws the one in AWS with the caller's own AWS credentials).
+//
+// Like the back office's, the command keeps the count of working
+// operators (the role, not suspended) in the role's transaction, and a
+// revoke that would leave none is refused. recount writes that count on
+// a table made before it was kept (one Scan of the table; nothing when
+// the count exists): until then such a table refuses every revoke.
 // Exit status 1 when it failed, 2 for wrong usage.
 package main
 
@@ -43,10 +50,11 @@ func main() {
 	os.Exit(code)
 }
 
-const usage = "usage: go run ./local/operator (grant | revoke) -email EMAIL [-reason TEXT] [-table NAME] [-aws]"
+const usage = "usage: go run ./local/operator (grant | revoke) -email EMAIL [-reason TEXT] [-table NAME] [-aws]\n" +
+	"       go run ./local/operator recount [-table NAME] [-aws]"
 
 func run(args []string, stdout, stderr io.Writer) (int, error) {
-	if len(args) == 0 || (args[0] != "grant" && args[0] != "revoke") {
+	if len(args) == 0 || (args[0] != "grant" && args[0] != "revoke" && args[0] != "recount") {
 		fmt.Fprintln(stderr, usage)
 		return 2, nil
 	}
@@ -57,7 +65,8 @@ func run(args []string, stdout, stderr io.Writer) (int, error) {
 	reason := fs.String("reason", "", "why, kept on the audit entry")
 	table := fs.String("table", "", "DynamoDB table (default: TABLE_NAME, or the local run's table)")
 	useAWS := fs.Bool("aws", false, "with no endpoint set and no local run, work on the table in AWS")
-	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || strings.TrimSpace(*email) == "" {
+	recount := args[0] == "recount"
+	if err := fs.Parse(args[1:]); err != nil || fs.NArg() > 0 || (strings.TrimSpace(*email) == "") != recount {
 		fmt.Fprintln(stderr, usage)
 		return 2, nil
 	}
@@ -72,6 +81,21 @@ func run(args []string, stdout, stderr io.Writer) (int, error) {
 		return 1, err
 	}
 	store := dynamo.NewUsers(h)
+	if recount {
+		n, err := store.RecountOperators(ctx)
+		if err != nil {
+			return 1, err
+		}
+		if n < 0 {
+			if n, err = store.OperatorCount(ctx); err != nil {
+				return 1, err
+			}
+			fmt.Fprintf(stdout, "the table counts its operators already: %d working (table %s, %s)\n", n, dest.Table, dest.Where)
+			return 0, nil
+		}
+		fmt.Fprintf(stdout, "%d working operators counted (table %s, %s)\n", n, dest.Table, dest.Where)
+		return 0, nil
+	}
 	u, err := store.GetUserByEmail(ctx, strings.TrimSpace(*email))
 	if err != nil {
 		return 1, fmt.Errorf("account %s: %w", *email, err)
@@ -84,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) (int, error) {
 		TargetType: audit.TargetUser, TargetID: u.ID, Reason: strings.TrimSpace(*reason),
 		Detail: map[string]string{"operator": strconv.FormatBool(on)},
 	}, now, ids.New)
-	if err := store.SetOperator(actx, u.ID, on, now); err != nil {
+	if err := store.SetOperator(actx, u, on, now); err != nil {
 		return 1, err
 	}
 	state := "now an operator"

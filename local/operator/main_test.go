@@ -64,6 +64,18 @@ func TestGrantRevoke(t *testing.T) {
 	assert.Equal(t, map[string]string{"operator": "true"}, e.Detail)
 	assert.False(t, e.Apart)
 
+	// The platform's last working operator keeps the role.
+	code, out, err = runCmd(t, "revoke", "-email", acct.Email)
+	assert.Equal(t, 1, code)
+	assert.ErrorIs(t, err, users.ErrLastOperator)
+	second := env.Signup(t, "second_op")
+	code, out, err = runCmd(t, "grant", "-email", second.Email)
+	require.NoError(t, err, out)
+	require.Equal(t, 0, code)
+	n, err := store.OperatorCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+
 	code, out, err = runCmd(t, "revoke", "-email", acct.Email)
 	require.NoError(t, err, out)
 	assert.Equal(t, 0, code)
@@ -75,17 +87,26 @@ func TestGrantRevoke(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, res.Status, "%s", res)
 	p, err = log.ListAudit(ctx, dynamo.AuditFilter{ActorID: audit.ActorCLI + "alice"}, page.Cursor{Limit: 10})
 	require.NoError(t, err)
-	require.Len(t, p.Items, 2)
+	require.Len(t, p.Items, 3)
 	assert.Equal(t, map[string]string{"operator": "false"}, p.Items[0].Detail)
+	n, err = store.OperatorCount(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
 
 	code, _, err = runCmd(t, "grant", "-email", "nobody@example.com")
 	assert.Equal(t, 1, code)
 	assert.ErrorIs(t, err, users.ErrNotFound)
 	p, err = log.ListAudit(ctx, dynamo.AuditFilter{ActorID: audit.ActorCLI + "alice"}, page.Cursor{Limit: 10})
 	require.NoError(t, err)
-	assert.Len(t, p.Items, 2)
+	assert.Len(t, p.Items, 3)
 
-	for _, args := range [][]string{{}, {"promote", "-email", acct.Email}, {"grant"}, {"revoke", "-email", " "}, {"grant", "-email", acct.Email, "extra"}} {
+	// recount leaves a count that is kept as it is.
+	code, out, err = runCmd(t, "recount")
+	require.NoError(t, err, out)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "counts its operators already: 1 working")
+
+	for _, args := range [][]string{{}, {"promote", "-email", acct.Email}, {"grant"}, {"revoke", "-email", " "}, {"grant", "-email", acct.Email, "extra"}, {"recount", "-email", acct.Email}} {
 		code, _, _ := runCmd(t, args...)
 		assert.Equal(t, 2, code, "%v", args)
 	}

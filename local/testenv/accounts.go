@@ -65,7 +65,12 @@ func (e *Env) SetTier(tb testing.TB, a Account, tier users.Tier) {
 // operator's command does (no route grants it to someone who has none).
 func (e *Env) MakeOperator(tb testing.TB, a Account) {
 	tb.Helper()
-	if err := dynamo.NewUsers(e.App.Table).SetOperator(context.Background(), a.ID, true, time.Now()); err != nil {
+	store := dynamo.NewUsers(e.App.Table)
+	u, err := store.GetUser(context.Background(), a.ID)
+	if err == nil {
+		err = store.SetOperator(context.Background(), u, true, time.Now())
+	}
+	if err != nil {
 		tb.Fatalf("testenv: make %s an operator: %v", a.Username, err)
 	}
 }

@@ -3,6 +3,8 @@
 // or storage.
 package auth
 
+import "time"
+
 // Claims are the verified contents of an access token. Tier is carried for
 // clients' convenience only; the server reads the tier from stored data.
 type Claims struct {
@@ -10,4 +12,9 @@ type Claims struct {
 	IsGuest   bool
 	Tier      string
 	SessionID string // refresh-token family the token was issued with
+	// IssuedAt is the token's iat, in whole seconds as a JWT carries it;
+	// zero when the token has none. The router refuses a token issued
+	// before its account's users.User.SessionsValidAfter (a suspension
+	// ends every session issued before it).
+	IssuedAt time.Time
 }

@@ -116,7 +116,11 @@ func (t *Tokens) Verify(token string) (Claims, error) {
 	if err != nil || !parsed.Valid || c.UserID == "" || c.Subject != c.UserID {
 		return Claims{}, ErrInvalidToken
 	}
-	return Claims{UserID: c.UserID, IsGuest: c.IsGuest, Tier: c.Tier, SessionID: c.SessionID}, nil
+	out := Claims{UserID: c.UserID, IsGuest: c.IsGuest, Tier: c.Tier, SessionID: c.SessionID}
+	if c.IssuedAt != nil {
+		out.IssuedAt = c.IssuedAt.UTC()
+	}
+	return out, nil
 }
 
 // Keyfunc finds the key a token names among the keys held now; a token

@@ -33,14 +33,16 @@ func signed(t *testing.T, key []byte, claims jwt.MapClaims) string {
 }
 
 func TestTokens_IssueAndVerify(t *testing.T) {
-	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 11, 21, 12, 0, 0, 700_000_000, time.UTC)
 	tk := NewTokens(keySet(t, secret), 15*time.Minute, func() time.Time { return now })
 	tok, err := tk.Issue(Claims{UserID: "u1", IsGuest: true, Tier: "free", SessionID: "s1"})
 	require.NoError(t, err)
 
 	c, err := tk.Verify(tok)
 	require.NoError(t, err)
-	assert.Equal(t, Claims{UserID: "u1", IsGuest: true, Tier: "free", SessionID: "s1"}, c)
+	// The issue time comes back in whole seconds (iat), as the router
+	// compares it with an account's SessionsValidAfter.
+	assert.Equal(t, Claims{UserID: "u1", IsGuest: true, Tier: "free", SessionID: "s1", IssuedAt: now.Truncate(time.Second)}, c)
 
 	// The spec's claims are all there, with numeric iat and exp.
 	var raw jwt.MapClaims

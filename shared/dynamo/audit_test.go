@@ -26,7 +26,7 @@ func TestAudit_EntryRidesTheActionsTransaction(t *testing.T) {
 	}
 
 	ctx, rec := audit.With(t.Context(), entry(a.ID), now, ids.New)
-	require.NoError(t, store.SetOperator(ctx, a.ID, true, now))
+	require.NoError(t, store.SetOperator(ctx, &users.User{ID: a.ID}, true, now))
 	assert.True(t, rec.Written())
 	item := env.Item(t, dynamo.AuditKey(rec.Entry.At, rec.Entry.ID))
 	assert.Equal(t, "op-1", item["actorId"])
@@ -35,13 +35,13 @@ func TestAudit_EntryRidesTheActionsTransaction(t *testing.T) {
 	assert.Nil(t, item["apart"])
 	// A second transaction with the same context adds nothing.
 	assert.Nil(t, audit.Pending(ctx))
-	require.NoError(t, store.SetOperator(ctx, a.ID, false, now))
+	require.NoError(t, store.SetOperator(ctx, &users.User{ID: a.ID, Operator: true}, true, now))
 
 	// A refused action stores no entry.
 	missing := "0193a8c4-2f6e-7d1a-9b3c-5e7f9a1b3c5d"
 	ctx, rec = audit.With(t.Context(), entry(missing), now, ids.New)
-	err := store.SetOperator(ctx, missing, true, now)
-	assert.True(t, errors.Is(err, users.ErrNotFound), "%v", err)
+	err := store.SetOperator(ctx, &users.User{ID: missing}, true, now)
+	assert.True(t, errors.Is(err, users.ErrChanged), "%v", err)
 	assert.False(t, rec.Written())
 	assert.Empty(t, env.Item(t, dynamo.AuditKey(rec.Entry.At, rec.Entry.ID)))
 }

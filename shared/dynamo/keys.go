@@ -63,10 +63,17 @@ const (
 	typeHomeOf        = "HomeStoreOf"
 	typeDomainClaim   = "StoreDomainClaim"
 	typeOutboxEvent   = "OutboxEvent"
+	typeOperatorCount = "OperatorCount"
 )
 
 // UserKey is a user's profile item.
 func UserKey(id string) Key { return Key{"USER#" + id, "PROFILE"} }
+
+// OperatorCountKey holds the number of the platform's working operators
+// (the role, not suspended): it changes in the transactions that grant
+// or revoke the role and that suspend or restore an operator, each
+// conditional on leaving at least one (users.go).
+func OperatorCountKey() Key { return Key{"OPERATORS", "COUNT"} }
 
 // EmailClaimKey claims an email, case-insensitively.
 func EmailClaimKey(email string) Key { return Key{"EMAIL#" + strings.ToLower(email), "EMAIL"} }

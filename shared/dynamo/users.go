@@ -37,17 +37,20 @@ type userItem struct {
 	// operator, suspendedAt and suspendReason are the back office's
 	// (users.User.Operator, SuspendedAt): absent on most accounts, and,
 	// like storeId and staffAt, never written by a profile update.
-	Operator       bool       `dynamo:"operator,omitempty"`
-	SuspendedAt    *time.Time `dynamo:"suspendedAt,omitempty"`
-	SuspendReason  string     `dynamo:"suspendReason,omitempty"`
-	FollowerCount  int        `dynamo:"followerCount"`
-	FollowingCount int        `dynamo:"followingCount"`
-	WishlistCount  int        `dynamo:"wishlistCount"`
-	QuotaMonth     string     `dynamo:"quotaMonth"`
-	MonthlyPosts   int        `dynamo:"monthlyPosts"`
-	MonthlyReviews int        `dynamo:"monthlyReviews"`
-	CreatedAt      time.Time  `dynamo:"createdAt"`
-	UpdatedAt      time.Time  `dynamo:"updatedAt"`
+	Operator      bool       `dynamo:"operator,omitempty"`
+	SuspendedAt   *time.Time `dynamo:"suspendedAt,omitempty"`
+	SuspendReason string     `dynamo:"suspendReason,omitempty"`
+	// sessionsValidAfter is users.User.SessionsValidAfter, whole
+	// seconds: written by a suspension and a restore only.
+	SessionsValidAfter *time.Time `dynamo:"sessionsValidAfter,omitempty"`
+	FollowerCount      int        `dynamo:"followerCount"`
+	FollowingCount     int        `dynamo:"followingCount"`
+	WishlistCount      int        `dynamo:"wishlistCount"`
+	QuotaMonth         string     `dynamo:"quotaMonth"`
+	MonthlyPosts       int        `dynamo:"monthlyPosts"`
+	MonthlyReviews     int        `dynamo:"monthlyReviews"`
+	CreatedAt          time.Time  `dynamo:"createdAt"`
+	UpdatedAt          time.Time  `dynamo:"updatedAt"`
 }
 
 // claimItem reserves a unique value (email, username) for a user.
@@ -75,13 +78,17 @@ func toUserItem(u *users.User) userItem {
 }
 
 func (it userItem) toUser() *users.User {
+	var validAfter time.Time
+	if it.SessionsValidAfter != nil {
+		validAfter = *it.SessionsValidAfter
+	}
 	return &users.User{
 		ID: it.ID, Username: it.Username, Email: it.Email, PasswordHash: it.PasswordHash,
 		DisplayName: it.DisplayName, Bio: it.Bio, AvatarURL: it.AvatarURL, Tier: users.Tier(it.Tier),
 		IsGuest: it.IsGuest, HomeStoreID: it.HomeStoreID, StoreID: it.StoreID, StaffStoreIDs: it.StaffStoreIDs,
 		FollowerCount: it.FollowerCount, FollowingCount: it.FollowingCount, WishlistCount: it.WishlistCount,
 		QuotaMonth: it.QuotaMonth, MonthlyPosts: it.MonthlyPosts, MonthlyReviews: it.MonthlyReviews,
-		Operator: it.Operator, SuspendedAt: it.SuspendedAt, SuspendReason: it.SuspendReason,
+		Operator: it.Operator, SuspendedAt: it.SuspendedAt, SuspendReason: it.SuspendReason, SessionsValidAfter: validAfter,
 		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt,
 	}
 }
@@ -220,40 +227,148 @@ func setOrRemove(u *dynamo.Update, attr, v string) *dynamo.Update {
 	return u.Set(attr, v)
 }
 
-// SetOperator grants (on) or revokes the operator role of a user, in one
-// transaction (so the back office's audit entry rides it), conditional
-// on the account existing. Errors: users.ErrNotFound.
-func (s *Users) SetOperator(ctx context.Context, userID string, on bool, at time.Time) error {
-	upd := s.t.update(UserKey(userID)).Set("updatedAt", at.UTC()).If("attribute_exists(PK)")
+// The platform's working operators (operator and not suspended) are
+// counted in one item (OperatorCountKey), changed by one in every
+// transaction that makes or unmakes one: a grant or revoke of the role
+// (SetOperator) and a suspension or restore of an operator
+// (SetSuspension). A change that would take the count below one is
+// refused, so the platform always keeps an operator who can act, even
+// when two operators revoke (or suspend) each other at once: both
+// transactions change the one item, and DynamoDB serializes them. Each
+// change is conditional on the account's operator and suspension state
+// as its caller read it (prev), which is what its delta was computed
+// from; a state that moved since is users.ErrChanged, and the count is
+// never moved twice for one change.
+
+// operatorCountItem is the count of working operators (OperatorCountKey).
+type operatorCountItem struct {
+	Count int `dynamo:"count"`
+}
+
+// workingOperator reports whether an account counts among the working
+// operators: it holds the role and is not suspended.
+func workingOperator(operator, suspended bool) bool { return operator && !suspended }
+
+// stateCondition is the condition that the account exists and holds the
+// role and the suspension state of prev, with its arguments ("operator"
+// is a reserved word: a placeholder).
+func stateCondition(prev *users.User) (string, []any) {
+	c, args := "attribute_exists(PK)", []any{}
+	if prev.Operator {
+		c += " AND $ = ?"
+		args = append(args, "operator", true)
+	} else {
+		c += " AND (attribute_not_exists($) OR $ = ?)"
+		args = append(args, "operator", "operator", false)
+	}
+	if prev.Suspended() {
+		c += " AND attribute_exists(suspendedAt)"
+	} else {
+		c += " AND attribute_not_exists(suspendedAt)"
+	}
+	return c, args
+}
+
+// addOperatorDelta adds to x the change of the working operators' count
+// that turns an account from working operator (was) to is: nothing when
+// they are the same, one more, or one fewer on the condition that one
+// is left (lastErr otherwise). A table whose count was never written
+// holds none: a decrease is refused there until the count is repaired
+// (RecountOperators), never let through.
+func (s *Users) addOperatorDelta(x *tx, was, is bool, lastErr error) {
+	k := OperatorCountKey()
+	switch {
+	case is && !was:
+		x.update(s.t.update(k).Add("count", 1).Set("type", typeOperatorCount), nil)
+	case was && !is:
+		x.update(s.t.update(k).Add("count", -1).If("attribute_exists(PK) AND $ > ?", "count", 1), lastErr)
+	}
+}
+
+// OperatorCount reads the number of working operators (0 when the count
+// was never written).
+func (s *Users) OperatorCount(ctx context.Context) (int, error) {
+	var it operatorCountItem
+	err := s.t.get(OperatorCountKey()).Consistent(true).One(ctx, &it)
+	if err != nil && !errors.Is(err, dynamo.ErrNotFound) {
+		return 0, fmt.Errorf("get operator count: %w", err)
+	}
+	return it.Count, nil
+}
+
+// RecountOperators writes the working operators' count of a table from
+// before the count, if it has none: a Scan of the accounts (a local data
+// directory's few; the local start-up runs it, like Reindex). It returns
+// the count it wrote, or -1 when the table had one already.
+func (s *Users) RecountOperators(ctx context.Context) (int, error) {
+	err := s.t.get(OperatorCountKey()).Consistent(true).One(ctx, &operatorCountItem{})
+	switch {
+	case err == nil:
+		return -1, nil
+	case !errors.Is(err, dynamo.ErrNotFound):
+		return 0, fmt.Errorf("get operator count: %w", err)
+	}
+	var items []userItem
+	err = s.t.table.Scan().Filter("$ = ? AND $ = ? AND attribute_not_exists(suspendedAt)", "type", typeUser, "operator", true).
+		Consistent(true).Project("id").All(ctx, &items)
+	if err != nil {
+		return 0, fmt.Errorf("count operators: %w", err)
+	}
+	k := OperatorCountKey()
+	err = s.t.update(k).Set("count", len(items)).Set("type", typeOperatorCount).If("attribute_not_exists(PK)").Run(ctx)
+	if err != nil && !isConditionFailed(err) {
+		return 0, fmt.Errorf("put operator count: %w", err)
+	}
+	return len(items), nil
+}
+
+// SetOperator grants (on) or revokes the operator role of a user its
+// caller read (prev), in one transaction (so the back office's audit
+// entry rides it) with the working operators' count: a revoke that
+// would leave no working operator is users.ErrLastOperator. Conditional
+// on prev's role and suspension state: users.ErrChanged when they moved
+// (or the account is gone) since the read.
+func (s *Users) SetOperator(ctx context.Context, prev *users.User, on bool, at time.Time) error {
+	cond, args := stateCondition(prev)
+	upd := s.t.update(UserKey(prev.ID)).Set("updatedAt", at.UTC()).If(cond, args...)
 	if on {
 		upd = upd.Set("operator", true)
 	} else {
 		upd = upd.Remove("operator")
 	}
-	if err := s.t.tx().update(upd, users.ErrNotFound).run(ctx); err != nil {
-		return fmt.Errorf("set operator %s: %w", userID, err)
+	x := s.t.tx().update(upd, users.ErrChanged)
+	s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(on, prev.Suspended()), users.ErrLastOperator)
+	if err := x.run(ctx); err != nil {
+		return fmt.Errorf("set operator %s: %w", prev.ID, err)
 	}
 	return nil
 }
 
 // SetSuspension suspends (at non-nil, with reason) or restores (at nil)
-// a user, in one transaction (the audit entry rides it), conditional on
-// the account existing. Errors: users.ErrNotFound.
-func (s *Users) SetSuspension(ctx context.Context, userID string, at *time.Time, reason string, now time.Time) error {
-	upd := s.t.update(UserKey(userID)).Set("updatedAt", now.UTC())
-	// Conditional on the state the operator saw: of two operators
-	// suspending (or restoring) at once, one commits and the other is
-	// refused, with no second audit entry. The account's existence was
-	// read just before; a failed condition is the state having moved.
-	onFail := users.ErrAlreadySuspended
+// a user its caller read (prev), in one transaction (the audit entry
+// rides it). Both set sessionsValidAfter to the second of now
+// (users.SessionCutoff), which ends every access token issued before.
+// A suspended operator is no working operator: the suspension of the
+// last is users.ErrLastOperatorSuspended, and the count moves with the
+// suspension and the restore of an operator. Conditional on prev's
+// suspension and role: of two operators suspending (or restoring) at
+// once, one commits and the other is refused, with no second audit
+// entry. Errors: users.ErrChanged (the state moved since the read).
+func (s *Users) SetSuspension(ctx context.Context, prev *users.User, at *time.Time, reason string, now time.Time) error {
+	cond, args := stateCondition(prev)
+	upd := s.t.update(UserKey(prev.ID)).Set("updatedAt", now.UTC()).Set("sessionsValidAfter", users.SessionCutoff(now)).
+		If(cond, args...)
+	lastErr := error(nil)
 	if at != nil {
-		upd = upd.Set("suspendedAt", at.UTC()).Set("suspendReason", reason).If("attribute_exists(PK) AND attribute_not_exists(suspendedAt)")
+		upd = upd.Set("suspendedAt", at.UTC()).Set("suspendReason", reason)
+		lastErr = users.ErrLastOperatorSuspended
 	} else {
-		upd = upd.Remove("suspendedAt", "suspendReason").If("attribute_exists(PK) AND attribute_exists(suspendedAt)")
-		onFail = users.ErrNotSuspended
+		upd = upd.Remove("suspendedAt", "suspendReason")
 	}
-	if err := s.t.tx().update(upd, onFail).run(ctx); err != nil {
-		return fmt.Errorf("set suspension of %s: %w", userID, err)
+	x := s.t.tx().update(upd, users.ErrChanged)
+	s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(prev.Operator, at != nil), lastErr)
+	if err := x.run(ctx); err != nil {
+		return fmt.Errorf("set suspension of %s: %w", prev.ID, err)
 	}
 	return nil
 }

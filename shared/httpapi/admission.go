@@ -130,6 +130,12 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		// every request with a token reads the stored record here. It
 		// counts nowhere, like a token whose user is gone.
 		a.user, a.err = nil, users.ErrSuspended
+	case a.user != nil && !a.user.SessionValid(claims.IssuedAt):
+		// A token issued before the account's sessions were ended (a
+		// suspension, then its restore): dead for good, though its
+		// signature and expiry hold, answered like a token that does
+		// not verify. The same record read decides it.
+		a.user, a.err = nil, apperr.Unauthorized(MsgInvalidToken)
 	}
 	if a.err != nil {
 		rt.refund(ctx, &a, a.windows, st)

@@ -2,6 +2,7 @@ package users
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,16 @@ const MaxReasonLen = 500
 var (
 	ErrAlreadySuspended = apperr.Conflict("The account is already suspended")
 	ErrNotSuspended     = apperr.Conflict("The account is not suspended")
+)
+
+// ErrLastOperator, ErrLastOperatorSuspended: a revoke or a suspension
+// that would leave the platform with no working operator (one who holds
+// the role and is not suspended). Storage keeps their count in the same
+// transaction as the change, so two operators revoking (or suspending)
+// each other at once cannot both succeed.
+var (
+	ErrLastOperator          = apperr.Conflict("This is the platform's last working operator: grant the role to another account first")
+	ErrLastOperatorSuspended = apperr.Conflict("This is the platform's last working operator and cannot be suspended: grant the role to another account first")
 )
 
 // CheckReason validates an operator's reason; required says whether an
@@ -58,10 +69,12 @@ func (s *Service) FindByUsername(ctx context.Context, username string) (*User, e
 
 // SetOperator grants (on) or revokes the operator role of an account its
 // caller has read (prev) and returns it as stored after, with no second
-// read. Errors: ErrNotFound.
+// read. Errors: ErrLastOperator (a revoke would leave no working
+// operator), ErrChanged (the account's role or suspension moved since
+// prev was read: the caller reads it again).
 func (s *Service) SetOperator(ctx context.Context, prev *User, on bool) (*User, error) {
 	now := s.d.Now().UTC()
-	if err := s.d.Store.SetOperator(ctx, prev.ID, on, now); err != nil {
+	if err := s.d.Store.SetOperator(ctx, prev, on, now); err != nil {
 		return nil, err
 	}
 	u := *prev
@@ -73,9 +86,11 @@ func (s *Service) SetOperator(ctx context.Context, prev *User, on bool) (*User, 
 // refuses it on every route (ErrSuspended), sign-in and refresh refuse
 // it, and its sessions are revoked right after the suspension is stored
 // (the refusal does not wait for them: the router and Refresh read the
-// stored account). Its content is kept (docs/decisions.md, "Suspension
-// keeps the content"). Errors: ValidationError (reason), ErrNotFound,
-// ErrAlreadySuspended.
+// stored account). Every access token issued before it stays dead after
+// a restore (User.SessionsValidAfter). Its content is kept
+// (docs/decisions.md, "Suspension keeps the content"). Errors:
+// ValidationError (reason), ErrNotFound, ErrAlreadySuspended,
+// ErrLastOperatorSuspended, ErrChanged.
 func (s *Service) Suspend(ctx context.Context, userID, reason string) (*User, error) {
 	reason, err := CheckReason(reason, true)
 	if err != nil {
@@ -89,8 +104,8 @@ func (s *Service) Suspend(ctx context.Context, userID, reason string) (*User, er
 		return nil, ErrAlreadySuspended
 	}
 	now := s.d.Now().UTC()
-	if err := s.d.Store.SetSuspension(ctx, userID, &now, reason, now); err != nil {
-		return nil, err
+	if err := s.d.Store.SetSuspension(ctx, u, &now, reason, now); err != nil {
+		return nil, s.suspensionMoved(ctx, userID, err, ErrAlreadySuspended, true)
 	}
 	if s.d.Sessions != nil {
 		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, ""); err != nil {
@@ -99,7 +114,27 @@ func (s *Service) Suspend(ctx context.Context, userID, reason string) (*User, er
 	}
 	out := *u
 	out.SuspendedAt, out.SuspendReason, out.UpdatedAt = &now, reason, now
+	out.SessionsValidAfter = SessionCutoff(now)
 	return &out, nil
+}
+
+// suspensionMoved explains a suspension's or restore's failed write: when
+// the account's state moved since it was read (ErrChanged), it is read
+// again, and a suspension state already as asked (suspended) is
+// already, the answer of two operators acting at once; anything else is
+// err as it was.
+func (s *Service) suspensionMoved(ctx context.Context, userID string, err error, already error, suspended bool) error {
+	if !errors.Is(err, ErrChanged) {
+		return err
+	}
+	u, rerr := s.d.Store.GetUser(ctx, userID)
+	switch {
+	case rerr != nil:
+		return rerr
+	case u.Suspended() == suspended:
+		return already
+	}
+	return err
 }
 
 // Restore lifts an account's suspension. Its sessions are revoked again
@@ -122,10 +157,11 @@ func (s *Service) Restore(ctx context.Context, userID string) (*User, error) {
 		}
 	}
 	now := s.d.Now().UTC()
-	if err := s.d.Store.SetSuspension(ctx, userID, nil, "", now); err != nil {
-		return nil, err
+	if err := s.d.Store.SetSuspension(ctx, u, nil, "", now); err != nil {
+		return nil, s.suspensionMoved(ctx, userID, err, ErrNotSuspended, false)
 	}
 	out := *u
 	out.SuspendedAt, out.SuspendReason, out.UpdatedAt = nil, "", now
+	out.SessionsValidAfter = SessionCutoff(now)
 	return &out, nil
 }

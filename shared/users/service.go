@@ -27,13 +27,17 @@ type Storer interface {
 	// transaction. When prev was a guest it also claims the email.
 	// Errors: ErrUsernameTaken, ErrEmailTaken, ErrChanged.
 	UpdateUser(ctx context.Context, prev, u *User) error
-	// SetOperator grants (on) or revokes the operator role; SetSuspension
-	// suspends the account (at non-nil, with reason) or restores it (at
-	// nil). Each is one transaction, conditional on the account
-	// existing, so the back office's audit entry rides it. Errors:
-	// ErrNotFound.
-	SetOperator(ctx context.Context, userID string, on bool, now time.Time) error
-	SetSuspension(ctx context.Context, userID string, at *time.Time, reason string, now time.Time) error
+	// SetOperator grants (on) or revokes the operator role of the
+	// account read as prev; SetSuspension suspends it (at non-nil, with
+	// reason) or restores it (at nil), setting its SessionsValidAfter to
+	// SessionCutoff(now). Each is one transaction, so the back office's
+	// audit entry rides it, with the count of working operators (the
+	// role, not suspended), which never goes below one, and conditional
+	// on prev's role and suspension state. Errors: ErrChanged (the state
+	// moved or the account is gone), ErrLastOperator (a revoke),
+	// ErrLastOperatorSuspended (a suspension).
+	SetOperator(ctx context.Context, prev *User, on bool, now time.Time) error
+	SetSuspension(ctx context.Context, prev *User, at *time.Time, reason string, now time.Time) error
 }
 
 // SessionStorer keeps refresh-token sessions (families).

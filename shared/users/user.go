@@ -55,10 +55,18 @@ type User struct {
 	// suspended account is refused on every route (the router reads it
 	// with the caller) and at sign-in; its refresh sessions end when it
 	// is suspended. Set and cleared only by the back office.
-	SuspendedAt    *time.Time
-	SuspendReason  string
-	FollowerCount  int
-	FollowingCount int
+	SuspendedAt   *time.Time
+	SuspendReason string
+	// SessionsValidAfter ends every session issued before it: the router
+	// refuses an access token whose issue time (iat, whole seconds) is
+	// before it, so a token from before a suspension stays dead after
+	// the restore. Set by a suspension and by a restore, to the second
+	// they happened in (truncated: a token issued later in that second
+	// has the same iat and is let through; see SessionValid). Zero when
+	// the account was never suspended.
+	SessionsValidAfter time.Time
+	FollowerCount      int
+	FollowingCount     int
 	// WishlistCount is how many wishlists the user keeps: the tier limit
 	// is checked against it in the transaction that creates one.
 	WishlistCount int
@@ -73,6 +81,20 @@ type User struct {
 
 // Suspended reports whether an operator has suspended the account.
 func (u *User) Suspended() bool { return u != nil && u.SuspendedAt != nil }
+
+// SessionValid reports whether an access token issued at issuedAt (its
+// iat, whole seconds) may still act for the account: not when it was
+// issued before the account's SessionsValidAfter. The cutoff is whole
+// seconds too, so a token issued in the very second of a restore (a
+// sign-in right after it) is valid; one issued in an earlier second is
+// not.
+func (u *User) SessionValid(issuedAt time.Time) bool {
+	return !issuedAt.Before(u.SessionsValidAfter)
+}
+
+// SessionCutoff is the SessionsValidAfter that an action at now sets:
+// now truncated to the second (SessionValid).
+func SessionCutoff(now time.Time) time.Time { return now.UTC().Truncate(time.Second) }
 
 // StaffAt reports whether u is staff at the store (the owner is not
 // staff: httpapi's roles grant owners every staff right).

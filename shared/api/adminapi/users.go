@@ -24,10 +24,12 @@ type usersHandler struct {
 
 // userRoutes are the back office's account routes and the table actions
 // their calls make: reads of the account (and of a claim, to find one);
-// the changes' transactions (an UpdateItem of the account, or a
-// ConditionCheckItem of it beside the rate bucket's DeleteItem or
-// UpdateItem) with the audit entry's PutItem; a suspension's Query of
-// the account's sessions and an UpdateItem per live one.
+// the changes' transactions (an UpdateItem of the account, with an
+// UpdateItem of the working operators' count for a change of the role
+// or of an operator's suspension, or a ConditionCheckItem of the account
+// beside the rate bucket's DeleteItem or UpdateItem) with the audit
+// entry's PutItem; a suspension's Query of the account's sessions and
+// an UpdateItem per live one.
 func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 	now := d.Now
 	if now == nil {
@@ -58,16 +60,16 @@ func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 				Doc: httpapi.Doc{Summary: "Grant or revoke the operator role of an account",
 					Body: operatorRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
 					Why: map[int]string{400: "operator is missing, or the reason is too long.", 403: w403, 404: w404,
-						409: "the caller revokes their own role (another operator must)."}}},
+						409: "the caller revokes their own role (another operator must), the revoke would leave the platform no working operator, or the account's role or suspension changed meanwhile."}}},
 			{Method: http.MethodPost, Path: path("/suspend"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.suspend,
-				Doc: httpapi.Doc{Summary: "Suspend an account: from its next request every route refuses its tokens (403), sign-in and refresh refuse it, its sessions are revoked; its content stays",
+				Doc: httpapi.Doc{Summary: "Suspend an account: from its next request every route refuses its tokens (403), sign-in and refresh refuse it, its sessions are revoked, and its access tokens stay refused after a restore (401); its content stays",
 					Body: reasonRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
 					Why: map[int]string{400: "the reason is missing or too long.", 403: w403, 404: w404,
-						409: "the account is already suspended, or it is the caller's own."}}},
+						409: "the account is already suspended, it is the caller's own, it is the platform's last working operator, or its role changed meanwhile."}}},
 			{Method: http.MethodPost, Path: path("/restore"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.restore,
-				Doc: httpapi.Doc{Summary: "Lift an account's suspension; its owner signs in again",
+				Doc: httpapi.Doc{Summary: "Lift an account's suspension; its owner signs in again (the tokens issued before stay refused)",
 					Body: reasonRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
-					Why: map[int]string{400: "the reason is too long.", 403: w403, 404: w404, 409: "the account is not suspended."}}},
+					Why: map[int]string{400: "the reason is too long.", 403: w403, 404: w404, 409: "the account is not suspended, or its role changed meanwhile."}}},
 			{Method: http.MethodDelete, Path: path("/rate-limits"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.resetLimits,
 				Doc: httpapi.Doc{Summary: "Clear an account's rate-limit counts, of one action or all: its next request counts from zero",
 					Query: []httpapi.Param{
@@ -211,7 +213,9 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if !*req.Operator && id == httpapi.CallerOf(r).ID {
-		// So that the last operator cannot leave the platform without one.
+		// An operator leaves the role by another's hand. (The count of
+		// working operators in the transaction is what keeps the
+		// platform one when two revoke each other at once.)
 		return apperr.Conflict("An operator cannot revoke their own role; another operator must")
 	}
 	prev, err := h.users.Get(r.Context(), id)

@@ -14,6 +14,7 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -123,7 +124,7 @@ func TestSuspension_restoreRevokesWhatTheSuspensionLeft(t *testing.T) {
 	op := operator(t, env, "opal")
 	mia := env.Signup(t, "mia")
 	now := time.Now()
-	require.NoError(t, dynamo.NewUsers(env.App.Table).SetSuspension(t.Context(), mia.ID, &now, "Spam.", now)) // no revocation
+	require.NoError(t, dynamo.NewUsers(env.App.Table).SetSuspension(t.Context(), &users.User{ID: mia.ID}, &now, "Spam.", now)) // no revocation
 	require.Equal(t, http.StatusOK, env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{}, op.Token).Status)
 	res := env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
 	assert.Equal(t, http.StatusUnauthorized, res.Status, res.String())
@@ -257,4 +258,157 @@ func TestRateLimitReset(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits?action=nope", nil, op.Token).Status)
 	assert.Equal(t, http.StatusNotFound, env.Do("DELETE", "/v1/admin/users/"+unknownID+"/rate-limits", nil, op.Token).Status)
 	assert.Equal(t, http.StatusForbidden, env.Do("DELETE", "/v1/admin/users/"+mia.ID+"/rate-limits", nil, mia.Token).Status)
+}
+
+// An access token issued before a suspension stays dead after the
+// restore, though its signature and expiry hold: the router answers
+// 401 as for a token that does not verify. A sign-in in the very second
+// of the restore works (iat and the cutoff are whole seconds), and so
+// does a refresh token issued after it.
+func TestSuspension_endsTheTokensIssuedBefore(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 11, 28, 9, 0, 5, 100_000_000, time.UTC))
+	env := testenv.New(t, testenv.WithClock(clock))
+	op := operator(t, env, "opal")
+	mia := env.Signup(t, "mia")
+	// Issued in the suspension's own second, before it.
+	clock.Advance(400 * time.Millisecond)
+	res := env.Do("POST", "/v1/admin/users/"+mia.ID+"/suspend", map[string]any{"reason": "Spam."}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	clock.Advance(time.Second)
+	res = env.Do("POST", "/v1/admin/users/"+mia.ID+"/restore", map[string]any{"reason": "Appealed."}, op.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+
+	for _, path := range []string{"/v1/users/me", "/v1/users/me/clubs"} {
+		res = env.Do("GET", path, nil, mia.Token)
+		testenv.AssertError(t, res, http.StatusUnauthorized, "Unauthorized", "Invalid or expired token")
+	}
+	res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": mia.Refresh}, "")
+	assert.Equal(t, http.StatusUnauthorized, res.Status, res.String())
+
+	clock.Advance(800 * time.Millisecond) // the restore's second still
+	fresh := env.Login(t, mia)
+	res = env.Do("GET", "/v1/users/me", nil, fresh.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	clock.Advance(2 * time.Second)
+	res = env.Do("POST", "/v1/auth/refresh", map[string]any{"refreshToken": fresh.Refresh}, "")
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	res = env.Do("GET", "/v1/users/me", nil, res.JSON["token"].(string))
+	assert.Equal(t, http.StatusOK, res.Status, res.String())
+	// The old token stays dead.
+	assert.Equal(t, http.StatusUnauthorized, env.Do("GET", "/v1/users/me", nil, mia.Token).Status)
+}
+
+// isOperator reads whether an account holds the role, behind the API.
+func isOperator(t *testing.T, env *testenv.Env, id string) bool {
+	t.Helper()
+	u, err := dynamo.NewUsers(env.App.Table).GetUser(t.Context(), id)
+	require.NoError(t, err)
+	return u.Operator && !u.Suspended()
+}
+
+func operatorCount(t *testing.T, env *testenv.Env) int {
+	t.Helper()
+	n, err := dynamo.NewUsers(env.App.Table).OperatorCount(t.Context())
+	require.NoError(t, err)
+	return n
+}
+
+// Two operators revoking each other at once leave the platform one: the
+// transaction that would take the count of working operators below one
+// is refused (409), or the loser's request is no operator's any more
+// (403). Rounds of it, each survivor granting a new second operator.
+func TestOperatorRole_concurrentRevokesKeepOne(t *testing.T) {
+	env := testenv.New(t)
+	survivor := operator(t, env, "op_0")
+	for round := 1; round <= 6; round++ {
+		other := env.Signup(t, fmt.Sprintf("op_%d", round))
+		res := env.Do("PUT", "/v1/admin/users/"+other.ID+"/operator", map[string]any{"operator": true}, survivor.Token)
+		require.Equal(t, http.StatusOK, res.Status, res.String())
+		require.Equal(t, 2, operatorCount(t, env))
+		pair := []testenv.Account{survivor, other}
+		statuses := make([]int, 2)
+		bodies := make([]*testenv.Response, 2)
+		var wg sync.WaitGroup
+		for i, caller := range pair {
+			target := pair[1-i]
+			wg.Go(func() {
+				bodies[i] = env.Do("PUT", "/v1/admin/users/"+target.ID+"/operator", map[string]any{"operator": false}, caller.Token)
+				statuses[i] = bodies[i].Status
+			})
+		}
+		wg.Wait()
+		left := 0
+		for i, a := range pair {
+			if isOperator(t, env, a.ID) {
+				left++
+				survivor = a
+			}
+			if statuses[i] == http.StatusConflict {
+				assert.Contains(t, errMessage(bodies[i]), "last working operator", "round %d", round)
+			}
+		}
+		require.Equal(t, 1, left, "round %d: %v", round, statuses)
+		ok, refused := 0, 0
+		for _, st := range statuses {
+			switch st {
+			case http.StatusOK:
+				ok++
+			case http.StatusConflict, http.StatusForbidden:
+				refused++
+			}
+		}
+		assert.Equal(t, []int{1, 1}, []int{ok, refused}, "round %d: %v", round, statuses)
+		assert.Equal(t, 1, operatorCount(t, env), "round %d", round)
+	}
+}
+
+// The same for two operators suspending each other: a suspended
+// operator is no working operator, and the last is not suspended.
+func TestSuspension_concurrentOperatorsKeepOne(t *testing.T) {
+	env := testenv.New(t)
+	ann, bob := operator(t, env, "ann"), operator(t, env, "bob")
+	pair := []testenv.Account{ann, bob}
+	statuses := make([]int, 2)
+	var wg sync.WaitGroup
+	for i, caller := range pair {
+		target := pair[1-i]
+		wg.Go(func() {
+			statuses[i] = env.Do("POST", "/v1/admin/users/"+target.ID+"/suspend", map[string]any{"reason": "Mutiny."}, caller.Token).Status
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, 1, btoi(isOperator(t, env, ann.ID))+btoi(isOperator(t, env, bob.ID)), "%v", statuses)
+	assert.Contains(t, statuses, http.StatusOK)
+	assert.Equal(t, 1, operatorCount(t, env))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A table whose count of operators was never written (made before it)
+// refuses to revoke or suspend an operator (409, never none left) until
+// the count is recounted.
+func TestOperatorRole_lastOperatorRefused(t *testing.T) {
+	env := testenv.New(t)
+	ann, bob := operator(t, env, "ann"), operator(t, env, "bob")
+	env.DeleteItem(t, dynamo.OperatorCountKey())
+	res := env.Do("PUT", "/v1/admin/users/"+bob.ID+"/operator", map[string]any{"operator": false}, ann.Token)
+	testenv.AssertError(t, res, http.StatusConflict, "Conflict", users.ErrLastOperator.Message)
+	res = env.Do("POST", "/v1/admin/users/"+bob.ID+"/suspend", map[string]any{"reason": "Spam."}, ann.Token)
+	testenv.AssertError(t, res, http.StatusConflict, "Conflict", users.ErrLastOperatorSuspended.Message)
+	assert.True(t, isOperator(t, env, bob.ID))
+	n, err := dynamo.NewUsers(env.App.Table).RecountOperators(t.Context())
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	res = env.Do("POST", "/v1/admin/users/"+bob.ID+"/suspend", map[string]any{"reason": "Spam."}, ann.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, 1, operatorCount(t, env))
+	// bob is suspended: no working operator; his role goes without a change of the count.
+	res = env.Do("PUT", "/v1/admin/users/"+bob.ID+"/operator", map[string]any{"operator": false}, ann.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	assert.Equal(t, 1, operatorCount(t, env))
 }

@@ -10,11 +10,16 @@ import (
 // unknownUser is an id no account has.
 const unknownUser = "0193a8c4-2f6e-7d1a-9b3c-5e7f9a1b3c5d"
 
+// migratedEmail is the converted guest's email (authapitest's
+// migrate-guest step).
+const migratedEmail = "bench.convert@example.com"
+
 // userFacts: the account routes. They run in the Store stage, after
 // every other group: the reader (premium by then) is set to premium
-// again, the converted guest is suspended and restored (its access token
-// works again after the restore; only its refresh sessions stay revoked),
-// and the reader's rate-limit counts are cleared.
+// again, the converted guest is suspended and restored (its tokens from
+// before stay refused after the restore, access and refresh alike, so it
+// signs in again for the steps after), and the reader's rate-limit
+// counts are cleared.
 func userFacts() apitest.Facts {
 	user := func(id string) string { return "/v1/admin/users/" + id }
 	step := func(route, note string, want int, do func(c *apitest.Client, s *apitest.State) *apitest.Response) apitest.Step {
@@ -104,6 +109,14 @@ func userFacts() apitest.Facts {
 			}),
 			step(restore, "", 200, func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", user(s.MigratedID)+"/restore", map[string]any{"reason": "Appeal upheld."}, s.OperatorToken)
+			}),
+			step("POST /v1/auth/login", "after a restore", 200, func(c *apitest.Client, s *apitest.State) *apitest.Response {
+				res := c.Do("POST", "/v1/auth/login", map[string]any{"email": migratedEmail, "password": apitest.Password}, "")
+				if t, ok := res.JSON["token"].(string); ok {
+					s.MigratedToken = t
+					s.MigratedRefresh, _ = res.JSON["refreshToken"].(string)
+				}
+				return res
 			}),
 			step(restore, "reason too long", 400, func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", user(s.MigratedID)+"/restore", map[string]any{"reason": strings.Repeat("x", 501)}, s.OperatorToken)
