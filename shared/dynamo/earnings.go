@@ -320,12 +320,11 @@ func (e *Earnings) CompletePoolRun(ctx context.Context, run earnings.Run) error 
 	return nil
 }
 
-// MarkCommissionPaid moves the order's pending commission record (the
-// commission, else its reversal) to paid and its amount from the store's
-// pending total to its paid total, in one transaction conditional on the
-// record being as read. Errors: earnings.ErrNotFound (no record),
-// earnings.ErrAlreadyPaid (none pending), earnings.ErrChanged.
-func (e *Earnings) MarkCommissionPaid(ctx context.Context, storeID, orderID, reference string, at time.Time) (earnings.Commission, error) {
+// PayableCommission is the order's commission record an operator marks
+// paid next: the commission while it is pending, else its pending
+// reversal. Errors: earnings.ErrNotFound (no record),
+// earnings.ErrAlreadyPaid (none pending).
+func (e *Earnings) PayableCommission(ctx context.Context, storeID, orderID string) (earnings.Commission, error) {
 	var found *commissionRecord
 	for _, k := range []Key{AffiliateCommissionKey(storeID, orderID), CommissionReversalKey(storeID, orderID)} {
 		var r commissionRecord
@@ -350,20 +349,31 @@ func (e *Earnings) MarkCommissionPaid(ctx context.Context, storeID, orderID, ref
 	case found.Status != string(earnings.Pending):
 		return earnings.Commission{}, fmt.Errorf("commission of order %s: %w", orderID, earnings.ErrAlreadyPaid)
 	}
-	r := *found
+	return found.commission(), nil
+}
+
+// MarkCommissionPaid moves c, a pending record PayableCommission read
+// (the commission or its reversal), to paid and its amount from the
+// store's pending total to its paid total, in one transaction
+// conditional on the record being as read. Errors: earnings.ErrChanged.
+func (e *Earnings) MarkCommissionPaid(ctx context.Context, c earnings.Commission, reference string, at time.Time) (earnings.Commission, error) {
+	k := AffiliateCommissionKey(c.StoreID, c.OrderID)
+	if c.Reversal {
+		k = CommissionReversalKey(c.StoreID, c.OrderID)
+	}
 	at = at.UTC()
 	err := e.t.tx().
-		update(e.t.update(Key{r.PK, r.SK}).
+		update(e.t.update(k).
 			Set("status", string(earnings.Paid)).Set("paidAt", at).Set("paidReference", reference).
-			Set(AttrGSI2PK, storeCommissionsIn(storeID, string(earnings.Paid)).pk).
-			If("$ = ? AND commissionCents = ?", "status", string(earnings.Pending), r.CommissionCents), earnings.ErrChanged).
-		update(e.totals(storeID).Add("affiliatePendingCents", -r.CommissionCents).Add("affiliatePaidCents", r.CommissionCents), nil).
+			Set(AttrGSI2PK, storeCommissionsIn(c.StoreID, string(earnings.Paid)).pk).
+			If("$ = ? AND commissionCents = ?", "status", string(earnings.Pending), c.CommissionCents), earnings.ErrChanged).
+		update(e.totals(c.StoreID).Add("affiliatePendingCents", -c.CommissionCents).Add("affiliatePaidCents", c.CommissionCents), nil).
 		run(ctx)
 	if err != nil {
-		return earnings.Commission{}, fmt.Errorf("mark commission of order %s paid: %w", orderID, err)
+		return earnings.Commission{}, fmt.Errorf("mark commission %s paid: %w", c.ID, err)
 	}
-	r.Status, r.PaidAt, r.PaidReference = string(earnings.Paid), &at, reference
-	return r.commission(), nil
+	c.Status, c.PaidAt, c.PaidReference = earnings.Paid, &at, reference
+	return c, nil
 }
 
 // MarkPoolPayoutPaid moves the store's payout of the month to paid and

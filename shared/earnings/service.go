@@ -35,11 +35,14 @@ type Storer interface {
 	PutPoolPayout(ctx context.Context, p PoolPayout) error
 	// CompletePoolRun records the month's run as done.
 	CompletePoolRun(ctx context.Context, r Run) error
-	// MarkCommissionPaid moves the order's pending record (its
-	// commission, else its reversal) to paid with its store's totals;
-	// MarkPoolPayoutPaid the store's payout of the month. Errors:
-	// ErrNotFound, ErrAlreadyPaid.
-	MarkCommissionPaid(ctx context.Context, storeID, orderID, reference string, at time.Time) (Commission, error)
+	// PayableCommission is the order's pending record (its commission,
+	// else its reversal). Errors: ErrNotFound, ErrAlreadyPaid.
+	PayableCommission(ctx context.Context, storeID, orderID string) (Commission, error)
+	// MarkCommissionPaid moves that record to paid with its store's
+	// totals, if it is still as read (ErrChanged); MarkPoolPayoutPaid
+	// the store's payout of the month. Errors: ErrNotFound,
+	// ErrAlreadyPaid.
+	MarkCommissionPaid(ctx context.Context, c Commission, reference string, at time.Time) (Commission, error)
 	MarkPoolPayoutPaid(ctx context.Context, storeID, month, reference string, at time.Time) (PoolPayout, error)
 }
 
@@ -143,7 +146,25 @@ func (s *Service) split(ctx context.Context, month string) (int64, []Share, erro
 // was paid, its pending reversal) was paid to the store, with the
 // operator's reference (a transfer's id).
 func (s *Service) MarkCommissionPaid(ctx context.Context, storeID, orderID, reference string) (Commission, error) {
-	return s.Store.MarkCommissionPaid(ctx, storeID, orderID, reference, s.Now().UTC())
+	c, err := s.PayableCommission(ctx, storeID, orderID)
+	if err != nil {
+		return Commission{}, err
+	}
+	return s.MarkCommissionPaidOf(ctx, c, reference)
+}
+
+// PayableCommission is the record of the order MarkCommissionPaid would
+// mark paid: the commission while it is pending, else its pending
+// reversal. The back office reads it first, so that its audit entry
+// names the record it marks.
+func (s *Service) PayableCommission(ctx context.Context, storeID, orderID string) (Commission, error) {
+	return s.Store.PayableCommission(ctx, storeID, orderID)
+}
+
+// MarkCommissionPaidOf is MarkCommissionPaid of the record c its caller
+// read with PayableCommission (ErrChanged if it is no longer pending).
+func (s *Service) MarkCommissionPaidOf(ctx context.Context, c Commission, reference string) (Commission, error) {
+	return s.Store.MarkCommissionPaid(ctx, c, reference, s.Now().UTC())
 }
 
 // MarkPoolPayoutPaid records that the store's payout of the month was

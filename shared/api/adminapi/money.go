@@ -162,8 +162,9 @@ func optString(s string) *string {
 }
 
 // commissionPaid serves POST .../payouts/orders/{orderId}/paid. The
-// audit entry's target is the record of the order's commission (its
-// reversal's id when that is what was paid is in the detail).
+// record to mark is read first (the commission while pending, else its
+// reversal), so that the audit entry's target is the record marked paid;
+// the write is conditional on that record being pending still.
 func (h *moneyHandler) commissionPaid(w http.ResponseWriter, r *http.Request) error {
 	var req paidRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
@@ -180,10 +181,17 @@ func (h *moneyHandler) commissionPaid(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionPayoutPaid, TargetType: audit.TargetPayout,
-		TargetID: earnings.CommissionID(orderID), Reason: req.Reason,
-		Detail: map[string]string{"kind": "commission", "storeId": storeID, "orderId": orderID, "reference": req.Reference}})
-	c, err := h.earnings.MarkCommissionPaid(ctx, storeID, orderID, req.Reference)
+	c, err := h.earnings.PayableCommission(r.Context(), storeID, orderID)
+	if err != nil {
+		return err
+	}
+	kind := "commission"
+	if c.Reversal {
+		kind = "reversal"
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionPayoutPaid, TargetType: audit.TargetPayout, TargetID: c.ID, Reason: req.Reason,
+		Detail: map[string]string{"kind": kind, "storeId": storeID, "orderId": orderID, "reference": req.Reference}})
+	c, err = h.earnings.MarkCommissionPaidOf(ctx, c, req.Reference)
 	if err != nil {
 		return err
 	}

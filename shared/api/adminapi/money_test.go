@@ -109,6 +109,26 @@ func TestMoney_PayoutsMarkedPaid(t *testing.T) {
 		assert.Len(t, auditEntries(t, env, "payout", earnings.CommissionID(orderID)), 1, "a refusal writes no entry")
 		assert.Equal(t, earnings.Totals{AffiliatePaidCents: 200, PoolPaidCents: 600}, totals(t, store, w.shop.ID))
 	})
+	t.Run("a reversal marked paid is its own entry's target", func(t *testing.T) {
+		// The paid commission's order is refunded: its reversal is the
+		// pending record, and marking the order paid settles it.
+		require.NoError(t, store.Reverse(ctx, w.shop.ID, orderID, time.Now()))
+		res := env.Do("POST", com, map[string]any{"reference": "tr_back", "reason": "clawed back"}, w.operator.Token)
+		require.Equal(t, http.StatusOK, res.Status, "%s", res)
+		assert.Equal(t, earnings.ReversalID(orderID), res.JSON["id"])
+		assert.Equal(t, true, res.JSON["reversal"])
+		assert.EqualValues(t, -200, res.JSON["commissionCents"])
+		assert.Equal(t, earnings.Totals{PoolPaidCents: 600}, totals(t, store, w.shop.ID))
+
+		assert.Len(t, auditEntries(t, env, "payout", earnings.CommissionID(orderID)), 1, "the commission's entry alone")
+		es := auditEntries(t, env, "payout", earnings.ReversalID(orderID))
+		require.Len(t, es, 1, "the reversal's entry names the reversal")
+		assert.Equal(t, earnings.ReversalID(orderID), es[0]["targetId"])
+		assert.Equal(t, "reversal", es[0]["detail"].(map[string]any)["kind"])
+		assert.Equal(t, "tr_back", es[0]["detail"].(map[string]any)["reference"])
+		assert.Nil(t, es[0]["apart"], "written in the action's transaction")
+		testenv.AssertError(t, env.Do("POST", com, body, w.operator.Token), 400, "ValidationError", "The payout record is paid already")
+	})
 }
 
 func totals(t *testing.T, store *dynamo.Earnings, storeID string) earnings.Totals {
