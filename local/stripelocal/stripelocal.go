@@ -27,11 +27,14 @@
 // in subscription mode, created, read, and paid on the stand-in's hosted
 // page (GET /_local/checkout/{id}?pm=pm_card_visa, its url), which makes
 // the subscription and sends checkout.session.completed and invoice.paid;
-// subscriptions read and cancelled at period end; and
+// subscriptions read, cancelled at period end and cancelled at once;
 // /_local/subscriptions/{id}/end, the end of the current period: a
 // subscription cancelled at period end is deleted
 // (customer.subscription.deleted), another renews (invoice.paid,
-// customer.subscription.updated).
+// customer.subscription.updated); and /_local/subscriptions/{id}/status
+// ?status=past_due|unpaid|paused|active|canceled, a status Stripe moves
+// a subscription to on its own (a renewal's failed payment, its failed
+// retries), with its customer.subscription.updated (.deleted).
 package stripelocal
 
 import (

@@ -30,7 +30,7 @@ type CheckoutSession struct {
 // Subscription is a subscription as tests read it.
 type Subscription struct {
 	ID                 string
-	Status             string // active, canceled
+	Status             string // Stripe's: active, past_due, unpaid, paused, canceled, ...
 	CancelAtPeriodEnd  bool
 	CurrentPeriodStart time.Time
 	CurrentPeriodEnd   time.Time
@@ -71,8 +71,10 @@ func (s *Server) routeSubscriptions(m *http.ServeMux) {
 	m.HandleFunc("GET /v1/checkout/sessions/{id}", s.api(s.retrieveCheckout))
 	m.HandleFunc("GET /v1/subscriptions/{id}", s.api(s.retrieveSubscription))
 	m.HandleFunc("POST /v1/subscriptions/{id}", s.api(s.updateSubscription))
+	m.HandleFunc("DELETE /v1/subscriptions/{id}", s.api(s.cancelSubscription))
 	m.HandleFunc("GET /_local/checkout/{id}", s.localCheckoutPage)
 	m.HandleFunc("POST /_local/subscriptions/{id}/end", s.localEndPeriod)
+	m.HandleFunc("POST /_local/subscriptions/{id}/status", s.localSetStatus)
 }
 
 // Checkout is the checkout session id, and whether there is one.
@@ -194,6 +196,44 @@ func (s *Server) EndPeriod(ctx context.Context, id string) (Delivery, error) {
 	s.mu.Unlock()
 	s.sendObject(ctx, "invoice.paid", id, invoice)
 	return s.sendObject(ctx, "customer.subscription.updated", id, body), nil
+}
+
+// SubscriptionStatuses are the statuses SetStatus takes: Stripe's, of a
+// subscription that exists (incomplete ones are checkout's, never here).
+var SubscriptionStatuses = []string{"active", "trialing", "past_due", "unpaid", "paused", "canceled"}
+
+// SetStatus moves a subscription to status as Stripe does on its own:
+// past_due when a renewal's payment fails (Stripe retries it), unpaid
+// when the retries failed, paused, active again when a retry or the
+// customer pays, canceled (ended now) when the settings cancel after
+// failed retries. It sends customer.subscription.updated
+// (customer.subscription.deleted for canceled) and returns its delivery.
+// A canceled subscription is ErrState.
+func (s *Server) SetStatus(ctx context.Context, id, status string) (Delivery, error) {
+	if !slices.Contains(SubscriptionStatuses, status) {
+		return Delivery{}, fmt.Errorf("stripelocal: no such subscription status %q (one of %v)", status, SubscriptionStatuses)
+	}
+	s.mu.Lock()
+	sub, ok := s.subscriptions[id]
+	switch {
+	case !ok:
+		s.mu.Unlock()
+		return Delivery{}, ErrNoSubscription
+	case sub.Status == "canceled":
+		s.mu.Unlock()
+		return Delivery{}, fmt.Errorf("%w: %s is %s", ErrState, id, sub.Status)
+	}
+	event := "customer.subscription.updated"
+	sub.Status = status
+	if status == "canceled" {
+		event, sub.ended = "customer.subscription.deleted", s.now()
+		if sub.canceled.IsZero() {
+			sub.canceled = sub.ended
+		}
+	}
+	body := s.subscriptionJSON(sub)
+	s.mu.Unlock()
+	return s.sendObject(ctx, event, id, body), nil
 }
 
 // SendSubscription sends the event type about subscription id (its
@@ -330,6 +370,28 @@ func (s *Server) updateSubscription(c call) answer {
 	return ok(s.subscriptionJSON(sub))
 }
 
+// cancelSubscription cancels at once (DELETE /v1/subscriptions/{id}):
+// status canceled, ended now. Like Stripe, a canceled subscription
+// cannot be canceled again (400). The API's changes send no event, as
+// updateSubscription's: a test sends customer.subscription.deleted with
+// SendSubscription.
+func (s *Server) cancelSubscription(c call) answer {
+	sub, nf := s.subscriptionByID(c.id)
+	if nf != nil {
+		return *nf
+	}
+	if sub.Status == "canceled" {
+		return failed(http.StatusBadRequest, apiError{Type: "invalid_request_error",
+			Message: "A canceled subscription can only update its cancellation_details and metadata."})
+	}
+	now := s.now()
+	sub.Status, sub.ended = "canceled", now
+	if sub.canceled.IsZero() {
+		sub.canceled = now
+	}
+	return ok(s.subscriptionJSON(sub))
+}
+
 // checkoutJSON is cs as Stripe's checkout.session object; expand may name
 // subscription. mu held.
 func (s *Server) checkoutJSON(cs *checkoutSession, expand []string) map[string]any {
@@ -412,6 +474,27 @@ func (s *Server) localCheckoutPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.Redirect(w, r, strings.ReplaceAll(cs.SuccessURL, "{CHECKOUT_SESSION_ID}", id), http.StatusSeeOther)
+}
+
+// localSetStatus is SetStatus over HTTP: ?status= (or a form field).
+func (s *Server) localSetStatus(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	d, err := s.SetStatus(r.Context(), id, r.FormValue("status"))
+	switch {
+	case errors.Is(err, ErrNoSubscription):
+		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	case errors.Is(err, ErrState):
+		http.Error(w, err.Error(), http.StatusConflict)
+		return
+	case err != nil:
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	out := map[string]any{"subscription": s.subscriptionJSON(s.subscriptions[id]), "delivery": d}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) localEndPeriod(w http.ResponseWriter, r *http.Request) {

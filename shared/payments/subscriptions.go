@@ -33,6 +33,10 @@ type Subscriptions interface {
 	// says so with customer.subscription.deleted). Errors:
 	// ErrNoSubscription.
 	CancelAtPeriodEnd(ctx context.Context, id string) (Subscription, error)
+	// Cancel ends the subscription now (no proration, no refund): it
+	// charges nothing more. A subscription ended already is answered as
+	// it is. Errors: ErrNoSubscription.
+	Cancel(ctx context.Context, id string) (Subscription, error)
 }
 
 // SubscriptionCheckout asks for a checkout session of one subscription.
@@ -90,6 +94,24 @@ type Subscription struct {
 func (s Subscription) Ended() bool {
 	return s.Status == string(stripe.SubscriptionStatusCanceled) || s.Status == string(stripe.SubscriptionStatusIncompleteExpired)
 }
+
+// Premium reports whether the subscription makes its user premium:
+// active or trialing, or past_due (a renewal's payment failed and the
+// provider is retrying it: premium through the retry window). Unpaid
+// (the retries failed), paused and incomplete are not, nor an ended one
+// (docs/decisions.md, "What a subscription's status means for the
+// tier").
+func (s Subscription) Premium() bool {
+	switch stripe.SubscriptionStatus(s.Status) {
+	case stripe.SubscriptionStatusActive, stripe.SubscriptionStatusTrialing, stripe.SubscriptionStatusPastDue:
+		return true
+	}
+	return false
+}
+
+// PastDue reports whether a renewal's payment failed and the provider
+// is retrying it.
+func (s Subscription) PastDue() bool { return s.Status == string(stripe.SubscriptionStatusPastDue) }
 
 // Errors of the subscriptions.
 var (
@@ -210,6 +232,28 @@ func (p *Stripe) CancelAtPeriodEnd(ctx context.Context, id string) (Subscription
 		return Subscription{}, commonError(err)
 	}
 	return subscription(sub), nil
+}
+
+// Cancel cancels the subscription at once. Stripe refuses to cancel a
+// canceled subscription, so a refusal is answered by the subscription
+// as it stands when it has ended (a repeat, or the provider's own end
+// first).
+func (p *Stripe) Cancel(ctx context.Context, id string) (Subscription, error) {
+	c, err := p.stripeClient(ctx)
+	if err != nil {
+		return Subscription{}, err
+	}
+	sub, err := c.V1Subscriptions.Cancel(ctx, id, &stripe.SubscriptionCancelParams{})
+	if err == nil {
+		return subscription(sub), nil
+	}
+	if missing(err) {
+		return Subscription{}, ErrNoSubscription
+	}
+	if cur, gerr := p.GetSubscription(ctx, id); gerr == nil && cur.Ended() {
+		return cur, nil
+	}
+	return Subscription{}, commonError(err)
 }
 
 // missing reports Stripe's 404 resource_missing.
