@@ -7,7 +7,11 @@
 // upgrade, and the provider charges once per session. Cancelling stops
 // the renewal: the caller stays premium to the end of the paid period,
 // and the provider's customer.subscription.deleted webhook returns them
-// to free (docs/decisions.md, "Premium by subscription").
+// to free (docs/decisions.md, "Premium by subscription"). A renewal whose
+// payment failed (past_due) keeps premium while the provider retries;
+// unpaid (the retries failed) or paused ends the subscription at the
+// provider and returns the user to free ("What a subscription's status
+// means for the tier").
 package billing
 
 import (
@@ -29,6 +33,9 @@ const (
 	None Status = "none"
 	// Active: paid and renewing.
 	Active Status = "active"
+	// PastDue: a renewal's payment failed and the provider is retrying
+	// it; premium meanwhile.
+	PastDue Status = "past_due"
 	// Canceling: paid to CurrentPeriodEnd, not renewing.
 	Canceling Status = "canceling"
 	// Ended: the subscription is over; the user is back to free.
@@ -71,7 +78,8 @@ type Storer interface {
 	// Activate records sub as the user's subscription and, when upgrade,
 	// sets the user's tier to premium, in one transaction conditional on
 	// the record holding another subscription or none
-	// (ErrAlreadyActivated).
+	// (ErrAlreadyActivated) and, when upgrade, on the tier being free
+	// still (ErrTierChanged: an operator set another since it was read).
 	Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error
 	// Update records sub's period and cancellation, if it is still the
 	// user's subscription and not ended (ErrChanged otherwise).
@@ -99,7 +107,13 @@ var (
 	// ErrChanged and ErrAlreadyActivated are the store's refusals.
 	ErrChanged          = errors.New("billing: the record changed")
 	ErrAlreadyActivated = errors.New("billing: the subscription is recorded already")
+	ErrTierChanged      = errors.New("billing: the account's tier is no longer free")
 )
+
+// live reports whether the record's subscription still bills its user:
+// it renews (active, or past_due while the provider retries a payment).
+// A canceling one charges nothing more.
+func (p *Premium) live() bool { return p.Status == Active || p.Status == PastDue }
 
 // Deps are what a Service is built from.
 type Deps struct {
@@ -148,7 +162,7 @@ func (s *Service) Checkout(ctx context.Context, u *users.User) (payments.Checkou
 	if err != nil {
 		return payments.Checkout{}, err
 	}
-	if p.Status == Active || p.Status == Canceling {
+	if p.live() || p.Status == Canceling {
 		return payments.Checkout{}, ErrActive
 	}
 	if p.CheckoutSessionID != "" {
@@ -225,6 +239,11 @@ func (s *Service) CheckoutCompleted(ctx context.Context, ev payments.Checkout) e
 }
 
 // complete records a completed and paid session's subscription, once.
+// The tier moves from free to premium only: an account an operator made
+// premium or bookstore while its checkout was open keeps its tier, and
+// the subscription it paid for is recorded but stops renewing (the
+// period paid is the one charge; docs/decisions.md, "A checkout completed
+// over another tier").
 func (s *Service) complete(ctx context.Context, c payments.Checkout) (*Premium, error) {
 	switch {
 	case c.Status == payments.CheckoutExpired:
@@ -239,21 +258,43 @@ func (s *Service) complete(ctx context.Context, c payments.Checkout) (*Premium, 
 			return nil, err
 		}
 	}
-	if sub.Ended() {
-		// An old checkout's subscription, ended since (a late confirm or
-		// a redelivered webhook): nothing to record, the record is as it
-		// stands.
+	if !sub.Premium() {
+		// An old checkout's subscription, ended (or lapsed) since (a late
+		// confirm or a redelivered webhook): nothing to record, the
+		// record is as it stands.
 		return s.d.Store.GetPremium(ctx, c.UserID)
 	}
-	u, err := s.d.Users.GetUser(ctx, c.UserID)
-	if err != nil {
-		return nil, err
+	for attempt := 0; ; attempt++ {
+		p, err := s.d.Store.GetPremium(ctx, c.UserID)
+		if err != nil {
+			return nil, err
+		}
+		if p.SubscriptionID == sub.ID {
+			return p, nil // recorded already: a repeat, or the other path first
+		}
+		u, err := s.d.Users.GetUser(ctx, c.UserID)
+		if err != nil {
+			return nil, err
+		}
+		upgrade := u.Tier == users.TierFree
+		if !upgrade && !sub.CancelAtPeriodEnd {
+			// Before the record, so that a failure here is retried (the
+			// webhook's redelivery, the client's confirm) while the
+			// record does not hold the subscription yet; a repeat sets
+			// it again.
+			if sub, err = s.d.Provider.CancelAtPeriodEnd(ctx, sub.ID); err != nil {
+				return nil, err
+			}
+		}
+		err = s.d.Store.Activate(ctx, c.UserID, c.ID, sub, upgrade, s.d.Now())
+		if errors.Is(err, ErrTierChanged) && attempt == 0 {
+			continue // an operator set the tier since it was read: again, with the tier as it is
+		}
+		if err != nil && !errors.Is(err, ErrAlreadyActivated) {
+			return nil, err
+		}
+		return s.d.Store.GetPremium(ctx, c.UserID)
 	}
-	err = s.d.Store.Activate(ctx, c.UserID, c.ID, sub, u.Tier == users.TierFree, s.d.Now())
-	if err != nil && !errors.Is(err, ErrAlreadyActivated) {
-		return nil, err
-	}
-	return s.d.Store.GetPremium(ctx, c.UserID)
 }
 
 // Get reads the caller's record.
@@ -272,11 +313,10 @@ func (s *Service) Cancel(ctx context.Context, userID string) (*Premium, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch p.Status {
-	case Canceling:
+	switch {
+	case p.Status == Canceling:
 		return p, nil
-	case Active:
-	default:
+	case !p.live():
 		return nil, ErrNoSubscription
 	}
 	sub, err := s.d.Provider.CancelAtPeriodEnd(ctx, p.SubscriptionID)
@@ -289,20 +329,69 @@ func (s *Service) Cancel(ctx context.Context, userID string) (*Premium, error) {
 	return s.d.Store.GetPremium(ctx, userID)
 }
 
+// StopRenewal is the back office's: before an operator sets the tier of
+// an account whose subscription still bills it, the subscription is
+// cancelled at the end of its paid period (through the provider, so
+// nothing more is charged) and the record says so (canceling); its end
+// later leaves the tier the operator set (End downgrades premium only).
+// It answers the subscription's id when it stopped one, "" when the
+// account has none renewing. Idempotent: a repeat sets
+// cancel_at_period_end again.
+func (s *Service) StopRenewal(ctx context.Context, userID string) (string, error) {
+	p, err := s.d.Store.GetPremium(ctx, userID)
+	if err != nil {
+		return "", err
+	}
+	if !p.live() {
+		return "", nil
+	}
+	if s.d.Provider == nil {
+		return "", payments.ErrNotConfigured
+	}
+	sub, err := s.d.Provider.CancelAtPeriodEnd(ctx, p.SubscriptionID)
+	if err != nil {
+		return "", err
+	}
+	if err := s.d.Store.Update(ctx, userID, sub, s.d.Now()); err != nil && !errors.Is(err, ErrChanged) {
+		return "", err
+	}
+	return sub.ID, nil
+}
+
 // SubscriptionChanged is the provider's customer.subscription.updated or
-// .deleted: a new period or a cancellation is recorded; an ended
-// subscription returns its user to free (if premium). Events of no
-// user's current subscription are ignored.
+// .deleted: a new period, a cancellation or a failed renewal (past_due:
+// premium while the provider retries) is recorded; a subscription no
+// longer premium returns its user to free (if premium). One unpaid (the
+// retries failed), paused or incomplete is first cancelled at the
+// provider, so that it charges nothing more and cannot turn active again
+// behind a free account. Events of no user's current subscription are
+// ignored.
 func (s *Service) SubscriptionChanged(ctx context.Context, sub payments.Subscription) error {
 	if sub.UserID == "" {
 		return nil
 	}
-	if !sub.Ended() {
+	if sub.Premium() {
 		err := s.d.Store.Update(ctx, sub.UserID, sub, s.d.Now())
 		if errors.Is(err, ErrChanged) {
 			return nil
 		}
 		return err
+	}
+	if !sub.Ended() {
+		p, err := s.d.Store.GetPremium(ctx, sub.UserID)
+		if err != nil {
+			return err
+		}
+		if p.SubscriptionID != sub.ID || p.Status == Ended {
+			return nil
+		}
+		if s.d.Provider == nil {
+			return payments.ErrNotConfigured
+		}
+		// A failure answers the webhook 5xx: the provider redelivers it.
+		if _, err := s.d.Provider.Cancel(ctx, sub.ID); err != nil {
+			return err
+		}
 	}
 	u, err := s.d.Users.GetUser(ctx, sub.UserID)
 	if errors.Is(err, users.ErrNotFound) {

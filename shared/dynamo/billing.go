@@ -93,8 +93,11 @@ func (s *Billing) PutCheckout(ctx context.Context, userID, prev string, c paymen
 // Activate records sub, and upgrades the tier when asked, in one
 // transaction conditional on the record holding no subscription, or
 // another one that has ended (so the late completion of an old checkout
-// never replaces a live subscription): of two concurrent completions (the client's confirm and the
-// provider's webhook) one commits, the other is ErrAlreadyActivated.
+// never replaces a live subscription): of two concurrent completions
+// (the client's confirm and the provider's webhook) one commits, the
+// other is ErrAlreadyActivated. The upgrade is conditional on the tier
+// being free still: a tier an operator set since it was read (bookstore,
+// or premium) is never overwritten (billing.ErrTierChanged).
 func (s *Billing) Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error {
 	upd := s.premiumUpdate(userID, at).Set("subscriptionId", sub.ID).Set("status", string(statusOf(sub))).
 		Set("startedAt", at.UTC()).Set("checkoutSessionId", sessionID).Remove("endedAt").
@@ -103,7 +106,7 @@ func (s *Billing) Activate(ctx context.Context, userID, sessionID string, sub pa
 	x := s.t.tx().update(upd, billing.ErrAlreadyActivated)
 	if upgrade {
 		x.update(s.t.update(UserKey(userID)).Set("tier", string(users.TierPremium)).Set("updatedAt", at.UTC()).
-			If("attribute_exists(PK)"), users.ErrNotFound)
+			If("attribute_exists(PK) AND tier = ?", string(users.TierFree)), billing.ErrTierChanged)
 	}
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("activate premium of %s: %w", userID, err)
@@ -145,6 +148,8 @@ func statusOf(sub payments.Subscription) billing.Status {
 		return billing.Ended
 	case sub.CancelAtPeriodEnd:
 		return billing.Canceling
+	case sub.PastDue():
+		return billing.PastDue
 	}
 	return billing.Active
 }

@@ -5,13 +5,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/bookplatform/backend/local/stripelocal"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/billing"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -263,4 +266,134 @@ func TestConfirm_anOldCheckoutDoesNotReplaceTheLiveSubscription(t *testing.T) {
 	assert.Equal(t, "premium", tier(t, env, reader))
 	res = env.Do("POST", "/v1/billing/premium/cancel", nil, reader.Token)
 	assert.Equal(t, http.StatusOK, res.Status, "the live subscription stays cancelable: %s", res)
+}
+
+// subscribe makes a free reader premium through a paid checkout and
+// answers its subscription at the stand-in.
+func subscribe(t *testing.T, env *testenv.Env, a testenv.Account) stripelocal.Subscription {
+	t.Helper()
+	cs := checkout(t, env, a)
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	require.Equal(t, "premium", tier(t, env, a))
+	c, ok := env.Payments.Checkout(cs)
+	require.True(t, ok)
+	for _, sub := range env.Payments.Subscriptions() {
+		if sub.ID == c.SubscriptionID {
+			return sub
+		}
+	}
+	t.Fatalf("no subscription of %s", cs)
+	return stripelocal.Subscription{}
+}
+
+func subscription(t *testing.T, env *testenv.Env, id string) stripelocal.Subscription {
+	t.Helper()
+	for _, sub := range env.Payments.Subscriptions() {
+		if sub.ID == id {
+			return sub
+		}
+	}
+	t.Fatalf("no subscription %s", id)
+	return stripelocal.Subscription{}
+}
+
+// A renewal whose payment fails (past_due) keeps premium while the
+// provider retries; a retry that succeeds makes it active again. When
+// the retries fail (unpaid) the subscription is cancelled at the
+// provider, so it charges nothing more, and the account is free again;
+// it may buy premium anew.
+func TestPremium_pastDueThenUnpaid(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_unpaid")
+	sub := subscribe(t, env, reader)
+
+	d, err := env.Payments.SetStatus(t.Context(), sub.ID, "past_due")
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status, "%+v", d)
+	assert.Equal(t, "premium", tier(t, env, reader), "premium during the provider's retries")
+	res := env.Do("GET", "/v1/billing/premium", nil, reader.Token)
+	assert.Equal(t, "past_due", res.JSON["status"])
+	res = env.Do("POST", "/v1/billing/premium/checkout", nil, reader.Token)
+	assert.Equal(t, http.StatusConflict, res.Status, "the subscription is live: %s", res)
+	_, err = env.Payments.SetStatus(t.Context(), sub.ID, "active")
+	require.NoError(t, err)
+	assert.Equal(t, "active", env.Item(t, dynamo.PremiumKey(reader.ID))["status"], "a retry paid")
+
+	_, err = env.Payments.SetStatus(t.Context(), sub.ID, "past_due")
+	require.NoError(t, err)
+	// The provider's retries fail.
+	r, err := http.Post(env.PaymentsURL+"/_local/subscriptions/"+sub.ID+"/status?status=unpaid", "", nil)
+	require.NoError(t, err)
+	r.Body.Close()
+	require.Equal(t, http.StatusOK, r.StatusCode)
+	assert.Equal(t, "free", tier(t, env, reader), "unpaid ends premium")
+	res = env.Do("GET", "/v1/billing/premium", nil, reader.Token)
+	assert.Equal(t, "ended", res.JSON["status"])
+	assert.NotNil(t, res.JSON["endedAt"])
+	assert.Equal(t, "canceled", subscription(t, env, sub.ID).Status, "cancelled at the provider: it charges nothing more")
+
+	// The provider's deletion event (and a replay of the unpaid one)
+	// change nothing.
+	d, err = env.Payments.SendSubscription(t.Context(), "customer.subscription.deleted", sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status)
+	assert.Equal(t, "free", tier(t, env, reader))
+	assert.Equal(t, 1, env.Payments.Invoices())
+	again := subscribe(t, env, reader)
+	assert.NotEqual(t, sub.ID, again.ID)
+}
+
+// A paused subscription is not premium either.
+func TestPremium_paused(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_paused")
+	sub := subscribe(t, env, reader)
+	_, err := env.Payments.SetStatus(t.Context(), sub.ID, "paused")
+	require.NoError(t, err)
+	assert.Equal(t, "free", tier(t, env, reader))
+	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+	assert.Equal(t, "canceled", subscription(t, env, sub.ID).Status)
+}
+
+// A checkout completed over a tier an operator set while it was open
+// (bookstore) keeps that tier: the subscription is recorded, and stops
+// renewing (the period paid is the one charge); its end leaves the tier.
+func TestPremium_completedOverAnotherTier(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_over")
+	cs := checkout(t, env, reader)
+	env.SetTier(t, reader, users.TierBookstore)
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	assert.Equal(t, "bookstore", tier(t, env, reader), "the operator's tier is kept")
+	rec := env.Item(t, dynamo.PremiumKey(reader.ID))
+	assert.Equal(t, "canceling", rec["status"])
+	sub := env.Payments.Subscriptions()[0]
+	assert.Equal(t, sub.ID, rec["subscriptionId"])
+	assert.True(t, sub.CancelAtPeriodEnd, "it does not renew")
+	res := env.Do("POST", "/v1/billing/premium/confirm", map[string]any{"checkoutSessionId": cs}, reader.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res)
+	assert.Equal(t, "canceling", res.JSON["status"])
+	_, err = env.Payments.EndPeriod(t.Context(), sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, "bookstore", tier(t, env, reader))
+	assert.Equal(t, 1, env.Payments.Invoices())
+}
+
+// The upgrade's tier write is conditional on the tier being free still:
+// a tier set between the read and the write is kept, and nothing is
+// recorded (the service reads again).
+func TestActivate_theTierWriteIsConditional(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewBilling(env.App.Table)
+	for _, to := range []users.Tier{users.TierBookstore, users.TierPremium} {
+		a := env.Signup(t, "act_"+string(to))
+		env.SetTier(t, a, to)
+		sub := payments.Subscription{ID: "sub_act" + string(to), UserID: a.ID, Status: "active", CurrentPeriodEnd: time.Now().AddDate(0, 1, 0)}
+		err := store.Activate(t.Context(), a.ID, "cs_test_activate0000", sub, true, time.Now())
+		require.ErrorIs(t, err, billing.ErrTierChanged, to)
+		assert.Equal(t, string(to), tier(t, env, a))
+		assert.Nil(t, env.Item(t, dynamo.PremiumKey(a.ID)), "nothing recorded")
+	}
 }

@@ -48,7 +48,7 @@ func Group(d api.Deps) api.Group {
 		Table: []string{"dynamodb:GetItem", "dynamodb:UpdateItem"},
 		Routes: []httpapi.Route{
 			{Method: http.MethodGet, Path: httpapi.V1("/billing/premium"), Auth: httpapi.AuthBearer, Handler: h.get,
-				Doc: httpapi.Doc{Summary: "The caller's premium subscription: none, active, canceling (premium to currentPeriodEnd) or ended",
+				Doc: httpapi.Doc{Summary: "The caller's premium subscription: none, active, past_due (premium while the provider retries a failed renewal), canceling (premium to currentPeriodEnd) or ended",
 					Response: premiumJSON{}}},
 			{Method: http.MethodPost, Path: httpapi.V1("/billing/premium/checkout"), Auth: httpapi.AuthBearer, Handler: h.checkout,
 				Doc: httpapi.Doc{Summary: "Start buying premium (a monthly subscription): a checkout session on the payment provider's hosted page (url); a session open already is answered again",
@@ -80,7 +80,7 @@ type checkoutJSON struct {
 
 // premiumJSON is the caller's subscription.
 type premiumJSON struct {
-	Status           string     `json:"status" doc:"none, active, canceling (premium to currentPeriodEnd, not renewing) or ended"`
+	Status           string     `json:"status" doc:"none, active, past_due (a renewal's payment failed and the provider is retrying it: premium meanwhile), canceling (premium to currentPeriodEnd, not renewing) or ended (also when the provider's retries failed: unpaid)"`
 	CurrentPeriodEnd *time.Time `json:"currentPeriodEnd" doc:"the end of the paid period (null: none)"`
 	StartedAt        *time.Time `json:"startedAt"`
 	CanceledAt       *time.Time `json:"canceledAt" doc:"when the renewal was cancelled"`

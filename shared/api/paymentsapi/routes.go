@@ -50,7 +50,8 @@ type webhookBody struct {
 // Updates, a Delete of a pending commission); UpdateItem of postings and
 // the payment's status. The premium subscriptions' events (billing):
 // GetItem of the premium record and the user, UpdateItem of the record
-// alone or in a transaction with the user's tier.
+// alone or in a transaction with the user's tier; an unpaid or paused
+// subscription is cancelled at the provider first.
 func Group(d api.Deps) api.Group {
 	p := ordering.Provider(d, true)
 	h := &handler{orders: ordering.Service(d, p), billing: billingService(d), provider: p}
@@ -61,7 +62,7 @@ func Group(d api.Deps) api.Group {
 		Emits: ordering.Emits,
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/payments/webhook"), Auth: httpapi.AuthNone, Unmetered: true, Handler: h.webhook,
-				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; a premium checkout completed and paid makes its user premium, a subscription ended returns them to free; other events are acknowledged and ignored",
+				Doc: httpapi.Doc{Summary: "The payment provider's webhook (signed with the Stripe-Signature header): a payment completed confirms its order, one failed or canceled cancels its pending order; a premium checkout completed and paid makes its free user premium; a subscription ended, unpaid (its retries failed) or paused returns them to free (one unpaid or paused is cancelled at the provider), past_due keeps premium while the provider retries; other events are acknowledged and ignored",
 					Body: webhookBody{}, Response: received{}, Errors: []int{400, 503},
 					Why: map[int]string{400: "the Stripe-Signature header is missing, does not verify or is older than 5 minutes (nothing changes).",
 						503: "payments are not configured on this deployment."}}},
