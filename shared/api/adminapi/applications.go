@@ -7,6 +7,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/applicationjson"
 	"github.com/bookplatform/backend/shared/applications"
 	"github.com/bookplatform/backend/shared/audit"
+	"github.com/bookplatform/backend/shared/billing"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/page"
@@ -14,8 +15,9 @@ import (
 
 // applicationsHandler serves the bookstore applications' queue.
 type applicationsHandler struct {
-	svc *applications.Service
-	a   *auditor
+	svc     *applications.Service
+	billing *billing.Service
+	a       *auditor
 }
 
 // applicationRoutes are the bookstore applications' routes and the table
@@ -24,9 +26,11 @@ type applicationsHandler struct {
 // then writes one TransactWriteItems: the application and the account's
 // latest copy (UpdateItem each, conditional on pending), for an approval
 // the account's tier (UpdateItem), the event's outbox item and the audit
-// entry (PutItem).
+// entry (PutItem). An approval of an account whose premium subscription
+// renews first stops it at the provider (the premium record's GetItem
+// and UpdateItem), as a tier change does (users.go).
 func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
-	h := &applicationsHandler{svc: applications.NewService(dynamo.NewApplications(d.Table), d.Now), a: a}
+	h := &applicationsHandler{svc: applications.NewService(dynamo.NewApplications(d.Table), d.Now), billing: billingService(d), a: a}
 	base := httpapi.V1("/admin/bookstore-applications")
 	one := base + "/{applicationId}"
 	notFound := "no bookstore application has the id."
@@ -47,10 +51,11 @@ func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 				Response: applicationjson.Admin{}, Errors: []int{403, 404},
 				Why: map[int]string{403: "the caller is not an operator.", 404: notFound}}},
 		{Method: http.MethodPost, Path: one + "/approve", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.approve,
-			Doc: httpapi.Doc{Summary: "Approve a pending bookstore application: the applicant gets the bookstore tier (and may create a store) in the same transaction, and is emailed",
-				Body: decisionRequest{}, OptionalBody: true, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409},
+			Doc: httpapi.Doc{Summary: "Approve a pending bookstore application: the applicant gets the bookstore tier (and may create a store) in the same transaction, and is emailed; a premium subscription of theirs that renews is cancelled at the end of its paid period",
+				Body: decisionRequest{}, OptionalBody: true, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409, 503},
 				Why: map[int]string{400: "a bad reason.", 403: "the caller is not an operator.",
-					404: notFound + " Or the applicant's account no longer exists.", 409: decided}}},
+					404: notFound + " Or the applicant's account no longer exists.", 409: decided,
+					503: "the applicant's premium subscription renews and payments are not configured on this deployment, or the payment provider is unavailable (retry; nothing changed)."}}},
 		{Method: http.MethodPost, Path: one + "/decline", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.decline,
 			Doc: httpapi.Doc{Summary: "Decline a pending bookstore application with a reason, which the applicant is emailed and sees on the application; the account may apply again",
 				Body: decisionRequest{}, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409},
@@ -125,6 +130,15 @@ func (h *applicationsHandler) decide(w http.ResponseWriter, r *http.Request, to 
 	action, detail := audit.ActionApplicationNo, map[string]string{"userId": app.UserID, "status": string(to)}
 	if to == applications.Approved {
 		action, detail["tier"] = audit.ActionApplicationOK, "bookstore"
+		// The bookstore tier replaces premium: a subscription left
+		// renewing would bill the account for it (users.go, tier).
+		sub, err := h.billing.StopRenewal(r.Context(), app.UserID)
+		if err != nil {
+			return err
+		}
+		if sub != "" {
+			detail["subscription"], detail["subscriptionRenewal"] = sub, "canceled at period end"
+		}
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetApplication, TargetID: app.ID, Reason: reason, Detail: detail})
 	operator := httpapi.CallerOf(r).ID

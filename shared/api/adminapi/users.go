@@ -8,9 +8,12 @@ import (
 	"github.com/bookplatform/backend/shared/api/userjson"
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/audit"
+	"github.com/bookplatform/backend/shared/billing"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/payments"
 	"github.com/bookplatform/backend/shared/ratelimit"
+	"github.com/bookplatform/backend/shared/secretsmgr"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -18,6 +21,7 @@ import (
 type usersHandler struct {
 	users    *users.Service
 	counters *dynamo.Counters
+	billing  *billing.Service
 	a        *auditor
 	now      func() time.Time
 }
@@ -29,13 +33,15 @@ type usersHandler struct {
 // or of an operator's suspension, or a ConditionCheckItem of the account
 // beside the rate bucket's DeleteItem or UpdateItem) with the audit
 // entry's PutItem; a suspension's Query of the account's sessions and
-// an UpdateItem per live one.
+// an UpdateItem per live one. A tier change away from premium reads the
+// account's premium record (GetItem) and, when its subscription renews,
+// stops it at the provider and records that (UpdateItem).
 func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 	now := d.Now
 	if now == nil {
 		now = time.Now
 	}
-	h := &usersHandler{users: d.Users, counters: dynamo.NewCounters(d.Table), a: a, now: now}
+	h := &usersHandler{users: d.Users, counters: dynamo.NewCounters(d.Table), billing: billingService(d), a: a, now: now}
 	path := func(p string) string { return httpapi.V1("/admin/users/{userId}" + p) }
 	w403 := "the caller is not an operator."
 	w404 := "no account has the id."
@@ -53,9 +59,10 @@ func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 					Response: adminUser{}, Errors: []int{403, 404},
 					Why: map[int]string{403: w403, 404: w404}}},
 			{Method: http.MethodPut, Path: path("/tier"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.tier,
-				Doc: httpapi.Doc{Summary: "Set an account's tier (free, premium or bookstore); the answer is the account's own profile",
-					Body: tierRequest{}, Response: userjson.Own{}, Errors: []int{400, 403, 404},
-					Why: map[int]string{400: "tier is not free, premium or bookstore, or the reason is too long.", 403: w403, 404: w404}}},
+				Doc: httpapi.Doc{Summary: "Set an account's tier (free, premium or bookstore); the answer is the account's own profile. Setting free or bookstore over a premium subscription that renews cancels it at the end of its paid period (through the payment provider: nothing more is charged; the audit entry names it)",
+					Body: tierRequest{}, Response: userjson.Own{}, Errors: []int{400, 403, 404, 503},
+					Why: map[int]string{400: "tier is not free, premium or bookstore, or the reason is too long.", 403: w403, 404: w404,
+						503: "the account's subscription renews and payments are not configured on this deployment, or the payment provider is unavailable (retry; the tier is unchanged)."}}},
 			{Method: http.MethodPut, Path: path("/operator"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.operator,
 				Doc: httpapi.Doc{Summary: "Grant or revoke the operator role of an account",
 					Body: operatorRequest{}, Response: adminUser{}, Errors: []int{400, 403, 404, 409},
@@ -187,8 +194,21 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason,
-		Detail: map[string]string{"from": string(prev.Tier), "to": string(tier)}})
+	detail := map[string]string{"from": string(prev.Tier), "to": string(tier)}
+	if tier != users.TierPremium {
+		// A subscription left renewing would bill the account for a
+		// tier it no longer has: it stops at the end of the period
+		// paid, before the tier changes (a failure changes nothing the
+		// operator's retry does not do again).
+		sub, err := h.billing.StopRenewal(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		if sub != "" {
+			detail["subscription"], detail["subscriptionRenewal"] = sub, "canceled at period end"
+		}
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason, Detail: detail})
 	u, err := h.users.SetTierOf(ctx, prev, tier)
 	if err != nil {
 		return err
@@ -313,4 +333,17 @@ func (h *usersHandler) resetLimits(w http.ResponseWriter, r *http.Request) error
 		out.Action = &action
 	}
 	return httpapi.JSON(w, http.StatusOK, out)
+}
+
+// billingService is the premium subscriptions' service, as the billing
+// group builds it (provider nil when payments are not configured): built
+// here, not imported from billingapi, so this function links no other
+// group.
+func billingService(d api.Deps) *billing.Service {
+	p, err := payments.SubscriptionsFromEnv(d.Env, payments.Runtime{Secrets: secretsmgr.NewClient(d.AWS), Logger: d.Logger, Now: d.Now})
+	if err != nil {
+		p = nil
+	}
+	return billing.NewService(billing.Deps{Store: dynamo.NewBilling(d.Table), Users: dynamo.NewUsers(d.Table), Provider: p,
+		UpgradeURL: d.Config.UpgradeURL, Now: d.Now})
 }
