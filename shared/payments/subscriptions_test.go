@@ -91,3 +91,53 @@ func TestSubscriptions_checkoutCancelEnd(t *testing.T) {
 	assert.ErrorIs(t, err, payments.ErrNoSubscription)
 	assert.Equal(t, 1, sl.Invoices(), "one charge")
 }
+
+// The statuses Stripe moves a subscription to on its own reach the
+// webhook (past_due is premium, unpaid is not); Cancel ends it at once,
+// and again answers it as it stands.
+func TestSubscriptions_statusAndCancel(t *testing.T) {
+	var bodies [][]byte
+	var headers []http.Header
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies, headers = append(bodies, b), append(headers, r.Header.Clone())
+	}))
+	t.Cleanup(hook.Close)
+	p, sl := newStripe(t, stripelocal.WithWebhook(hook.URL, ""))
+	subs := p.(payments.Subscriptions)
+	c, err := subs.StartCheckout(ctx, payments.SubscriptionCheckout{UserID: "u1", Product: "Premium", AmountCents: 499, Currency: "usd",
+		SuccessURL: "https://app.example/upgrade", CancelURL: "https://app.example/upgrade"})
+	require.NoError(t, err)
+	_, err = sl.PayCheckout(ctx, c.ID, "pm_card_visa")
+	require.NoError(t, err)
+	c, err = subs.GetCheckout(ctx, c.ID)
+	require.NoError(t, err)
+	id := c.Subscription.ID
+	assert.True(t, c.Subscription.Premium())
+
+	for _, status := range []string{"past_due", "unpaid"} {
+		_, err = sl.SetStatus(ctx, id, status)
+		require.NoError(t, err)
+		ev, err := p.ParseWebhook(bodies[len(bodies)-1], headers[len(headers)-1])
+		require.NoError(t, err)
+		assert.Equal(t, "customer.subscription.updated", ev.Type)
+		require.NotNil(t, ev.Subscription)
+		assert.Equal(t, status, ev.Subscription.Status)
+		assert.Equal(t, status == "past_due", ev.Subscription.Premium(), status)
+		assert.False(t, ev.Subscription.Ended())
+	}
+	_, err = sl.SetStatus(ctx, id, "bogus")
+	assert.Error(t, err)
+
+	sub, err := subs.Cancel(ctx, id)
+	require.NoError(t, err)
+	assert.True(t, sub.Ended())
+	again, err := subs.Cancel(ctx, id)
+	require.NoError(t, err, "a repeat answers the ended subscription")
+	assert.Equal(t, "canceled", again.Status)
+	_, err = sl.SetStatus(ctx, id, "active")
+	assert.ErrorIs(t, err, stripelocal.ErrState)
+	_, err = subs.Cancel(ctx, "sub_nosuch")
+	assert.ErrorIs(t, err, payments.ErrNoSubscription)
+	assert.Equal(t, 1, sl.Invoices())
+}
