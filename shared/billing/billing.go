@@ -86,7 +86,8 @@ type Storer interface {
 	Update(ctx context.Context, userID string, sub payments.Subscription, at time.Time) error
 	// End ends sub and, when downgrade, sets the tier back to free if it
 	// is premium, in one transaction conditional on sub being the user's
-	// subscription and not ended (ErrChanged otherwise).
+	// subscription and not ended (ErrChanged otherwise) and, when
+	// downgrade, on the tier being premium still (ErrTierChanged).
 	End(ctx context.Context, userID, subscriptionID string, downgrade bool, at time.Time) error
 }
 
@@ -393,16 +394,21 @@ func (s *Service) SubscriptionChanged(ctx context.Context, sub payments.Subscrip
 			return err
 		}
 	}
-	u, err := s.d.Users.GetUser(ctx, sub.UserID)
-	if errors.Is(err, users.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
+	for attempt := 0; ; attempt++ {
+		u, err := s.d.Users.GetUser(ctx, sub.UserID)
+		if errors.Is(err, users.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = s.d.Store.End(ctx, sub.UserID, sub.ID, u.Tier == users.TierPremium, s.d.Now())
+		switch {
+		case errors.Is(err, ErrTierChanged) && attempt == 0:
+			continue // an operator set the tier since it was read: again, with the tier as it is
+		case errors.Is(err, ErrChanged):
+			return nil // replayed, or not the user's subscription
+		}
 		return err
 	}
-	err = s.d.Store.End(ctx, sub.UserID, sub.ID, u.Tier == users.TierPremium, s.d.Now())
-	if errors.Is(err, ErrChanged) {
-		return nil // replayed, or not the user's subscription
-	}
-	return err
 }

@@ -127,14 +127,16 @@ func (s *Billing) Update(ctx context.Context, userID string, sub payments.Subscr
 }
 
 // End ends sub and, when downgrade, returns a premium tier to free, in
-// one transaction.
+// one transaction; a tier no longer premium (an operator's since it was
+// read) is billing.ErrTierChanged, so that the caller reads it again
+// rather than take the end for a replay.
 func (s *Billing) End(ctx context.Context, userID, subscriptionID string, downgrade bool, at time.Time) error {
 	upd := s.premiumUpdate(userID, at).Set("status", string(billing.Ended)).Set("endedAt", at.UTC()).
 		If("subscriptionId = ? AND $ <> ?", subscriptionID, "status", string(billing.Ended))
 	x := s.t.tx().update(upd, billing.ErrChanged)
 	if downgrade {
 		x.update(s.t.update(UserKey(userID)).Set("tier", string(users.TierFree)).Set("updatedAt", at.UTC()).
-			If("tier = ?", string(users.TierPremium)), billing.ErrChanged)
+			If("tier = ?", string(users.TierPremium)), billing.ErrTierChanged)
 	}
 	if err := x.run(ctx); err != nil {
 		return fmt.Errorf("end premium of %s: %w", userID, err)

@@ -397,3 +397,22 @@ func TestActivate_theTierWriteIsConditional(t *testing.T) {
 		assert.Nil(t, env.Item(t, dynamo.PremiumKey(a.ID)), "nothing recorded")
 	}
 }
+
+// The end's downgrade is conditional on the tier being premium still: a
+// tier set between the read and the write is kept, and the end is not
+// taken for a replay (ErrTierChanged, not ErrChanged: the service reads
+// again).
+func TestEnd_theTierWriteIsConditional(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "end_cond")
+	sub := subscribe(t, env, reader)
+	env.SetTier(t, reader, users.TierBookstore)
+	store := dynamo.NewBilling(env.App.Table)
+	err := store.End(t.Context(), reader.ID, sub.ID, true, time.Now())
+	require.ErrorIs(t, err, billing.ErrTierChanged)
+	assert.Equal(t, "active", env.Item(t, dynamo.PremiumKey(reader.ID))["status"], "nothing written")
+	require.NoError(t, store.End(t.Context(), reader.ID, sub.ID, false, time.Now()))
+	assert.Equal(t, "bookstore", tier(t, env, reader))
+	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+	assert.ErrorIs(t, store.End(t.Context(), reader.ID, sub.ID, false, time.Now()), billing.ErrChanged, "a replay")
+}
