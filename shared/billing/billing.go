@@ -105,10 +105,12 @@ var (
 		map[string]string{"checkoutSessionId": "the payment of this checkout session is not completed"})
 	ErrExpired = apperr.Validation("Checkout session expired",
 		map[string]string{"checkoutSessionId": "this checkout session expired unpaid: start another"})
-	// ErrChanged and ErrAlreadyActivated are the store's refusals.
+	// ErrChanged, ErrAlreadyActivated and ErrTierChanged are the
+	// store's refusals (ErrTierChanged: the account's tier is not the
+	// one the caller read, free for an upgrade, premium for a downgrade).
 	ErrChanged          = errors.New("billing: the record changed")
 	ErrAlreadyActivated = errors.New("billing: the subscription is recorded already")
-	ErrTierChanged      = errors.New("billing: the account's tier is no longer free")
+	ErrTierChanged      = errors.New("billing: the account's tier changed since it was read")
 )
 
 // live reports whether the record's subscription still bills its user:
