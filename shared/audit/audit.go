@@ -113,3 +113,18 @@ func Pending(ctx context.Context) *Record {
 	}
 	return r
 }
+
+// Note adds key: value to the detail of the entry ctx carries while no
+// transaction has stored it yet: what an action learns as it runs (the
+// content a report's takedown removed) is recorded with it. Without a
+// pending entry it does nothing.
+func Note(ctx context.Context, key, value string) {
+	r := Pending(ctx)
+	if r == nil {
+		return
+	}
+	if r.Entry.Detail == nil {
+		r.Entry.Detail = map[string]string{}
+	}
+	r.Entry.Detail[key] = value
+}

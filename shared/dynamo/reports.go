@@ -175,30 +175,27 @@ type targetSummaryItem struct {
 
 // summarize reads the target of each report (one GetItem each, at most a
 // page's worth in flight, each target once) and fills its summary. A
-// target deleted since is marked Missing.
+// target no longer there is marked Missing; if an operator took it down,
+// its kept copy is read (one more GetItem, for such targets alone) and
+// summarized instead, marked TakenDown.
 func (s *Reports) summarize(ctx context.Context, qs []reports.Queued) error {
-	byKey := map[Key]*targetSummaryItem{}
+	byTarget := map[reports.Target]reports.Summary{}
 	for _, q := range qs {
-		k, _, _ := reportedItem(q.Target)
-		byKey[k] = nil
+		byTarget[q.Target] = reports.Summary{}
 	}
 	var (
 		mu sync.Mutex
 		g  errgroup.Group
 	)
 	g.SetLimit(16)
-	for k := range byKey {
+	for tgt := range byTarget {
 		g.Go(func() error {
-			var it targetSummaryItem
-			err := s.t.get(k).Project("userId", "hostId", "bookId", "content", "name").One(ctx, &it)
-			if errors.Is(err, dynamo.ErrNotFound) {
-				return nil
-			}
+			sum, err := s.summaryOf(ctx, tgt)
 			if err != nil {
-				return fmt.Errorf("read reported %s: %w", k.PK, err)
+				return err
 			}
 			mu.Lock()
-			byKey[k] = &it
+			byTarget[tgt] = sum
 			mu.Unlock()
 			return nil
 		})
@@ -207,17 +204,33 @@ func (s *Reports) summarize(ctx context.Context, qs []reports.Queued) error {
 		return err
 	}
 	for i := range qs {
-		k, _, _ := reportedItem(qs[i].Target)
-		it := byKey[k]
-		if it == nil {
-			qs[i].Summary = reports.Summary{Missing: true}
-			continue
-		}
-		sum := reports.Summary{AuthorID: it.UserID, BookID: it.BookID, Excerpt: reports.Excerpt(it.Content)}
-		if qs[i].Target.Type == reports.TargetClub {
-			sum.AuthorID, sum.Excerpt = it.HostID, reports.Excerpt(it.Name)
-		}
-		qs[i].Summary = sum
+		qs[i].Summary = byTarget[qs[i].Target]
 	}
 	return nil
+}
+
+// summaryOf reads what the queue shows of one target.
+func (s *Reports) summaryOf(ctx context.Context, tgt reports.Target) (reports.Summary, error) {
+	k, _, _ := reportedItem(tgt)
+	var it targetSummaryItem
+	err := s.t.get(k).Project("userId", "hostId", "bookId", "content", "name").One(ctx, &it)
+	if errors.Is(err, dynamo.ErrNotFound) {
+		var keep takedownItem
+		err := s.t.get(TakedownKey(tgt)).One(ctx, &keep)
+		if errors.Is(err, dynamo.ErrNotFound) {
+			return reports.Summary{Missing: true}, nil
+		}
+		if err != nil {
+			return reports.Summary{}, fmt.Errorf("read taken-down %s %s: %w", tgt.Type, tgt.ID, err)
+		}
+		return keep.summary(), nil
+	}
+	if err != nil {
+		return reports.Summary{}, fmt.Errorf("read reported %s %s: %w", tgt.Type, tgt.ID, err)
+	}
+	sum := reports.Summary{AuthorID: it.UserID, BookID: it.BookID, Excerpt: reports.Excerpt(it.Content)}
+	if tgt.Type == reports.TargetClub {
+		sum.AuthorID, sum.Excerpt = it.HostID, reports.Excerpt(it.Name)
+	}
+	return sum, nil
 }

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
+	"github.com/bookplatform/backend/shared/audit"
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/lines"
 	"github.com/bookplatform/backend/shared/page"
@@ -133,31 +135,30 @@ func (it takedownItem) toTakenDown() reports.TakenDown {
 // TakeDown takes the target of the open report q down and resolves q
 // and the target's other open reports (reports.QueueStorer):
 //
-//  1. the target is read (consistently) with the target's open reports;
-//  2. one transaction removes the target as its author's delete does,
-//     puts its copy for the author, resolves q (if it is still open) and
-//     as many of the other open reports as the transaction holds, and
-//     carries the audit entry of ctx;
-//  3. then what hangs off the target is removed a page at a time, and
-//     any other open report the transaction had no room for is resolved
-//     on its own.
+//  1. the target is read (consistently);
+//  2. one transaction resolves q (if it is still open: else
+//     reports.ErrResolved, reported before anything else), removes the
+//     target as its author's delete does, puts its copy for the author,
+//     and carries the audit entry of ctx;
+//  3. then (afterTakedown) what hangs off the target is removed a page
+//     at a time, and the target's open reports are read, consistently,
+//     and resolved with the same resolution: read after the commit, so a
+//     report filed while the takedown ran is among them (none can be
+//     filed after: a report requires its target).
 //
-// A failure after the commit leaves records no route shows (children of
-// content that is gone, a report still open on content that is gone,
-// which an operator dismisses); the takedown itself is whole. Errors:
-// reports.ErrResolved, reports.ErrTargetGone, reports.ErrTargetChanged.
-func (s *Reports) TakeDown(ctx context.Context, q *reports.Queued, res reports.Resolution) error {
+// A report resolved with takedown whose target is already taken down (a
+// report left open when step 3 was cut short) resolves as taken down and
+// runs step 3 again, so what a failure leaves is finished by resolving
+// any of the target's remaining reports. Errors: reports.ErrResolved,
+// reports.ErrTargetGone, reports.ErrTargetChanged.
+func (s *Reports) TakeDown(ctx context.Context, q *reports.Queued, res reports.Resolution) (reports.Summary, error) {
 	tgt := q.Target
-	var (
-		keep    takedownItem
-		counted bool
-		others  []reportItem
-		g       errgroup.Group
-	)
-	g.Go(func() (err error) { keep, counted, err = s.readTarget(ctx, tgt); return err })
-	g.Go(func() (err error) { others, err = s.openReportsOf(ctx, tgt, q.ID); return err })
-	if err := g.Wait(); err != nil {
-		return fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
+	keep, counted, err := s.readTarget(ctx, tgt)
+	if errors.Is(err, reports.ErrTargetGone) {
+		return s.takenDownAlready(ctx, q, res)
+	}
+	if err != nil {
+		return reports.Summary{}, fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
 	}
 	k := TakedownKey(tgt)
 	keep.PK, keep.SK, keep.Type = k.PK, k.SK, typeTakedown
@@ -165,38 +166,83 @@ func (s *Reports) TakeDown(ctx context.Context, q *reports.Queued, res reports.R
 	keep.ReportID, keep.Reason, keep.By, keep.At = q.ID, res.Reason, res.ResolvedBy, res.ResolvedAt.UTC()
 	keep.GSI1PK, keep.GSI1SK = takenDownBy(keep.AuthorID).pk, timeIDKey(keep.At, tgt.ID)
 
-	x := s.t.tx()
+	x := s.t.tx().update(s.resolution(q, res), reports.ErrResolved)
 	switch {
 	case keep.Line != nil:
 		lineDeletion(x, keep.Line.toLine(), reports.ErrTargetChanged)
+		// Its likes and replies go with it: the copy counts none.
+		keep.Line.LikeCount, keep.Line.ReplyCount = 0, 0
 	case keep.Reply != nil:
 		// A reply whose line is gone (its author deleted the line while
 		// the replies were being removed) counts nowhere any more.
 		replyDeletion(x, keep.Reply.toReply(), counted, reports.ErrTargetChanged)
 	case keep.Review != nil:
 		reviewDeletion(x, keep.Review.toReview())
+		keep.Review.LikeCount = 0
 	case keep.Club != nil:
 		clubDeletion(x, keep.Club.toClub())
+		keep.Club.MemberCount, keep.Club.BookCount = 0, 0
 	}
 	x.put(s.t.put(keep).If("attribute_not_exists(PK)"), errIDTaken)
-	x.update(s.resolution(q, res), reports.ErrResolved)
-	// Room is kept for the audit entry the transaction carries.
-	inTx := min(len(others), maxTxItems-1-x.len())
-	for _, o := range others[:inTx] {
-		x.update(s.resolution(&reports.Queued{Report: reports.Report{Target: tgt, ReporterID: o.ReporterID}}, res), reports.ErrTargetChanged)
-	}
-	err := x.run(ctx)
+	audit.Note(ctx, "targetType", keep.TargetType)
+	audit.Note(ctx, "targetId", keep.TargetID)
+	err = x.run(ctx)
 	switch {
 	case errors.Is(err, lines.ErrNotFound), errors.Is(err, reviews.ErrChanged), errors.Is(err, clubs.ErrChanged):
 		// Read again: the target changed or went since it was read.
-		return fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, reports.ErrTargetChanged)
+		return reports.Summary{}, fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, reports.ErrTargetChanged)
 	case err != nil:
-		return fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
+		return reports.Summary{}, fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
 	}
-	if err := s.afterTakedown(ctx, keep, others[inTx:], res); err != nil {
-		return fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
+	s.afterTakedown(ctx, keep, res)
+	return keep.summary(), nil
+}
+
+// takenDownAlready answers a takedown whose target is not there: if an
+// earlier takedown kept its copy, q is resolved as taken down (with the
+// audit entry) and the earlier takedown's cleanup runs again; otherwise
+// the content was deleted by its author (reports.ErrTargetGone), unless
+// q itself was resolved meanwhile (reports.ErrResolved: the queue's read
+// of q comes from an index that may trail).
+func (s *Reports) takenDownAlready(ctx context.Context, q *reports.Queued, res reports.Resolution) (reports.Summary, error) {
+	tgt := q.Target
+	var (
+		keep    takedownItem
+		report  reportItem
+		keepErr error
+		g       errgroup.Group
+	)
+	g.Go(func() error { keepErr = s.t.get(TakedownKey(tgt)).Consistent(true).One(ctx, &keep); return nil })
+	g.Go(func() error { return s.t.get(ReportKey(tgt, q.ReporterID)).Consistent(true).One(ctx, &report) })
+	if err := g.Wait(); errors.Is(err, dynamo.ErrNotFound) {
+		return reports.Summary{}, reports.ErrReportNotFound
+	} else if err != nil {
+		return reports.Summary{}, fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, err)
 	}
-	return nil
+	switch {
+	case report.Status != reports.StatusOpen:
+		return reports.Summary{}, reports.ErrResolved
+	case errors.Is(keepErr, dynamo.ErrNotFound):
+		return reports.Summary{}, reports.ErrTargetGone
+	case keepErr != nil:
+		return reports.Summary{}, fmt.Errorf("take down %s %s: %w", tgt.Type, tgt.ID, keepErr)
+	}
+	audit.Note(ctx, "targetType", keep.TargetType)
+	audit.Note(ctx, "targetId", keep.TargetID)
+	audit.Note(ctx, "takenDownBefore", keep.ReportID)
+	if err := s.t.tx().update(s.resolution(q, res), reports.ErrResolved).run(ctx); err != nil {
+		return reports.Summary{}, fmt.Errorf("resolve report %s: %w", q.ID, err)
+	}
+	s.afterTakedown(ctx, keep, res)
+	return keep.summary(), nil
+}
+
+// summary is what the queue shows of content taken down: its copy.
+func (it takedownItem) summary() reports.Summary {
+	out := reports.Summary{AuthorID: it.AuthorID, Missing: true, TakenDown: true}
+	td := it.toTakenDown()
+	out.BookID, out.Excerpt = td.BookID, reports.Excerpt(td.Content)
+	return out
 }
 
 // readTarget reads the reported content into the copy a takedown keeps,
@@ -245,23 +291,16 @@ func (s *Reports) readTarget(ctx context.Context, tgt reports.Target) (keep take
 	return keep, counted, nil
 }
 
-// openReportsOf reads the open reports of a target other than the one
-// with id skip: its partition, consistently (every reporter's report of
-// a target shares it).
-func (s *Reports) openReportsOf(ctx context.Context, tgt reports.Target, skip string) ([]reportItem, error) {
+// openReportsOf reads the open reports of a target: its partition,
+// consistently (every reporter's report of a target shares it).
+func (s *Reports) openReportsOf(ctx context.Context, tgt reports.Target) ([]reportItem, error) {
 	var all []reportItem
 	err := s.t.table.Get(AttrPK, ReportKey(tgt, "").PK).Range(AttrSK, dynamo.BeginsWith, reportByPrefix).
 		Filter("$ = ?", "status", reports.StatusOpen).Consistent(true).All(ctx, &all)
 	if err != nil {
 		return nil, fmt.Errorf("read the open reports of %s %s: %w", tgt.Type, tgt.ID, err)
 	}
-	out := all[:0]
-	for _, it := range all {
-		if it.ID != skip {
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return all, nil
 }
 
 // resolution is the update resolving the open report q with res: it
@@ -276,10 +315,16 @@ func (s *Reports) resolution(q *reports.Queued, res reports.Resolution) *dynamo.
 }
 
 // afterTakedown removes what hangs off content taken down, as its
-// author's delete does afterwards, and resolves the open reports the
-// takedown's transaction had no room for, each on its own (one resolved
-// meanwhile is left as it is).
-func (s *Reports) afterTakedown(ctx context.Context, keep takedownItem, rest []reportItem, res reports.Resolution) error {
+// author's delete does afterwards, and resolves the target's open reports
+// (read now, consistently, in parallel; one resolved meanwhile is left as
+// it is). It runs on after the request's end (its context is not
+// cancelled with the request's) and logs a failure rather than fail the
+// takedown, which is whole: what a failure leaves (children no route
+// shows, reports still open on content taken down) is finished when an
+// operator takes down any remaining report of the target (TakeDown).
+func (s *Reports) afterTakedown(ctx context.Context, keep takedownItem, res reports.Resolution) {
+	ctx = context.WithoutCancel(ctx)
+	tgt := reports.Target{Type: reports.TargetType(keep.TargetType), ID: keep.TargetID, LineID: keep.LineID}
 	var g errgroup.Group
 	switch {
 	case keep.Line != nil:
@@ -292,14 +337,25 @@ func (s *Reports) afterTakedown(ctx context.Context, keep takedownItem, rest []r
 		g.Go(func() error { return (&Clubs{s.t}).PurgeClub(ctx, keep.TargetID) })
 	}
 	g.Go(func() error {
-		tgt := reports.Target{Type: reports.TargetType(keep.TargetType), ID: keep.TargetID, LineID: keep.LineID}
-		for _, o := range rest {
-			q := &reports.Queued{Report: reports.Report{Target: tgt, ReporterID: o.ReporterID}}
-			if err := s.resolution(q, res).Run(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
-				return fmt.Errorf("resolve report %s: %w", o.ID, err)
-			}
+		open, err := s.openReportsOf(ctx, tgt)
+		if err != nil {
+			return err
 		}
-		return nil
+		var rg errgroup.Group
+		rg.SetLimit(8)
+		for _, o := range open {
+			rg.Go(func() error {
+				q := &reports.Queued{Report: reports.Report{Target: tgt, ReporterID: o.ReporterID}}
+				if err := s.resolution(q, res).Run(ctx); err != nil && !dynamo.IsCondCheckFailed(err) {
+					return fmt.Errorf("resolve report %s: %w", o.ID, err)
+				}
+				return nil
+			})
+		}
+		return rg.Wait()
 	})
-	return g.Wait()
+	if err := g.Wait(); err != nil {
+		slog.ErrorContext(ctx, "takedown: its cleanup was cut short; taking down a remaining report of the target finishes it",
+			"targetType", keep.TargetType, "targetId", keep.TargetID, "error", err.Error())
+	}
 }

@@ -57,12 +57,15 @@ type Resolution struct {
 
 // Summary is what moderation is shown of a report's target beside the
 // report: who wrote it and a short excerpt (a club: its name). Missing
-// is a target deleted since it was reported.
+// is a target no longer there: deleted since it was reported, or, with
+// TakenDown, taken down by an operator (the summary is then its kept
+// copy's).
 type Summary struct {
-	AuthorID string
-	Excerpt  string
-	BookID   string
-	Missing  bool
+	AuthorID  string
+	Excerpt   string
+	BookID    string
+	Missing   bool
+	TakenDown bool
 }
 
 // Queued is a report as the queue shows it: the report, its resolution
@@ -114,14 +117,16 @@ type QueueStorer interface {
 	// (the audit entry of ctx rides it). Errors: ErrResolved.
 	Dismiss(ctx context.Context, q *Queued, res Resolution) error
 	// TakeDown resolves the open report q by taking its target down, as
-	// res says: in one transaction the target leaves its lists and
-	// counters (as its author's delete removes it), a copy is kept for
-	// its author with the reason, and q and the target's other open
-	// reports are resolved (the audit entry of ctx rides it); then what
-	// hangs off the target (a line's replies and likes, a review's likes,
-	// a club's members and reading list) is removed. Errors: ErrResolved,
-	// ErrTargetGone, ErrTargetChanged.
-	TakeDown(ctx context.Context, q *Queued, res Resolution) error
+	// res says: in one transaction q is resolved, the target leaves its
+	// lists and counters (as its author's delete removes it) and a copy
+	// is kept for its author with the reason (the audit entry of ctx
+	// rides it); then what hangs off the target (a line's replies and
+	// likes, a review's likes, a club's members and reading list) is
+	// removed and the target's other open reports are resolved alike. A
+	// target taken down already resolves q alike. It returns the summary
+	// of what was taken down. Errors: ErrResolved, ErrTargetGone,
+	// ErrTargetChanged.
+	TakeDown(ctx context.Context, q *Queued, res Resolution) (Summary, error)
 }
 
 // Queue is the operators' side of reports.
@@ -196,10 +201,12 @@ func (q *Queue) Resolve(ctx context.Context, id, actorID, action, reason string)
 		}
 	} else {
 		// Each attempt reads the target afresh (TakeDown).
-		err := optimistic.Retry(maxTakedownAttempts, func(int) error { return q.store.TakeDown(ctx, r, res) }, ErrTargetChanged)
+		var sum Summary
+		err := optimistic.Retry(maxTakedownAttempts, func(int) (err error) { sum, err = q.store.TakeDown(ctx, r, res); return err }, ErrTargetChanged)
 		if err != nil {
 			return nil, fmt.Errorf("take down the target of report %s: %w", id, err)
 		}
+		r.Summary = sum
 	}
 	r.Status, r.Resolution = StatusResolved, &res
 	return r, nil

@@ -71,13 +71,14 @@ type adminReport struct {
 
 // reportTarget is what a report is about, summarized for moderation.
 type reportTarget struct {
-	Type     string  `json:"type" doc:"line, reply, review or club."`
-	ID       string  `json:"id"`
-	LineID   *string `json:"lineId" doc:"A reply's line; null for any other target."`
-	BookID   *string `json:"bookId" doc:"The book of a line or a review; null otherwise."`
-	AuthorID *string `json:"authorId" doc:"Who wrote it (a club: its host); null when it no longer exists."`
-	Excerpt  *string `json:"excerpt" doc:"The start of its text (a club: its name), at most 200 characters; null when it no longer exists."`
-	Exists   bool    `json:"exists" doc:"False when the content was deleted since it was reported."`
+	Type      string  `json:"type" doc:"line, reply, review or club."`
+	ID        string  `json:"id"`
+	LineID    *string `json:"lineId" doc:"A reply's line; null for any other target."`
+	BookID    *string `json:"bookId" doc:"The book of a line or a review; null otherwise."`
+	AuthorID  *string `json:"authorId" doc:"Who wrote it (a club: its host); null when it no longer exists."`
+	Excerpt   *string `json:"excerpt" doc:"The start of its text (a club: its name), at most 200 characters; null when it no longer exists."`
+	Exists    bool    `json:"exists" doc:"False when the content is no longer there: deleted by its author since it was reported, or taken down."`
+	TakenDown bool    `json:"takenDown" doc:"True when an operator took it down: its copy is kept for its author, and authorId, bookId and excerpt are the copy's."`
 }
 
 // reportResolution is a resolved report's resolution.
@@ -98,9 +99,10 @@ func optional(s string) *string {
 func newAdminReport(q reports.Queued) adminReport {
 	out := adminReport{
 		ID: q.ID, ReporterID: q.ReporterID, Reason: q.Reason, Status: q.Status, CreatedAt: userjson.Time(q.CreatedAt),
-		Target: reportTarget{Type: string(q.Target.Type), ID: q.Target.ID, LineID: optional(q.Target.LineID), Exists: !q.Summary.Missing},
+		Target: reportTarget{Type: string(q.Target.Type), ID: q.Target.ID, LineID: optional(q.Target.LineID),
+			Exists: !q.Summary.Missing, TakenDown: q.Summary.TakenDown},
 	}
-	if !q.Summary.Missing {
+	if !q.Summary.Missing || q.Summary.TakenDown {
 		out.Target.BookID, out.Target.AuthorID = optional(q.Summary.BookID), optional(q.Summary.AuthorID)
 		out.Target.Excerpt = &q.Summary.Excerpt
 	}

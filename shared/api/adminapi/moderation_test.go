@@ -98,7 +98,7 @@ func TestModeration_Queue(t *testing.T) {
 		assert.Equal(t, "Rude.", review["reason"])
 		assert.Nil(t, review["resolution"])
 		assert.Equal(t, map[string]any{"type": "review", "id": w.review, "lineId": nil, "bookId": w.book,
-			"authorId": w.author.ID, "excerpt": "Rude words.", "exists": true}, review["target"])
+			"authorId": w.author.ID, "excerpt": "Rude words.", "exists": true, "takenDown": false}, review["target"])
 		reply := items[1].(map[string]any)["target"].(map[string]any)
 		assert.Equal(t, w.line, reply["lineId"])
 		assert.Equal(t, "Buy cheap pills.", reply["excerpt"])
@@ -176,7 +176,7 @@ func TestModeration_Queue(t *testing.T) {
 		res := w.Req("GET", "/v1/admin/reports/"+rReview, nil, w.op.Token)
 		require.Equal(t, http.StatusOK, res.Status, res.String())
 		assert.Equal(t, map[string]any{"type": "review", "id": w.review, "lineId": nil, "bookId": nil,
-			"authorId": nil, "excerpt": nil, "exists": false}, res.JSON["target"])
+			"authorId": nil, "excerpt": nil, "exists": false, "takenDown": false}, res.JSON["target"])
 	})
 }
 

@@ -2,8 +2,11 @@ package adminapi_test
 
 import (
 	"net/http"
+	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/reports"
 	"github.com/bookplatform/backend/shared/users"
@@ -42,7 +45,7 @@ func listed(t *testing.T, w *modWorld, path, key, token string) []string {
 
 // assertTakenDownEntry checks the one audit entry of a takedown: by the
 // operator, with the reason, written in the takedown's transaction.
-func assertTakenDownEntry(t *testing.T, w *modWorld, reportID, reason string) {
+func assertTakenDownEntry(t *testing.T, w *modWorld, reportID, reason string) map[string]types.AttributeValue {
 	t.Helper()
 	entries := auditOn(t, w, "report", reportID)
 	require.Len(t, entries, 1)
@@ -50,6 +53,11 @@ func assertTakenDownEntry(t *testing.T, w *modWorld, reportID, reason string) {
 	assert.Equal(t, w.op.ID, str(entries[0]["actorId"]))
 	assert.Equal(t, reason, str(entries[0]["reason"]))
 	assert.Nil(t, entries[0]["apart"], "the entry rode the takedown's transaction")
+	detail, _ := entries[0]["detail"].(*types.AttributeValueMemberM)
+	require.NotNil(t, detail, "the entry names what was taken down")
+	assert.NotEmpty(t, str(detail.Value["targetType"]))
+	assert.NotEmpty(t, str(detail.Value["targetId"]))
+	return detail.Value
 }
 
 // TestTakedown_Line: a line taken down leaves its book's list and count
@@ -68,6 +76,8 @@ func TestTakedown_Line(t *testing.T) {
 	got := w.takeDown(t, rAnn, "Spoilers without warning.")
 	assert.Equal(t, "resolved", got["status"])
 	assert.Equal(t, "takedown", got["resolution"].(map[string]any)["action"])
+	assert.Equal(t, map[string]any{"type": "line", "id": w.line, "lineId": nil, "bookId": w.book, "authorId": w.author.ID,
+		"excerpt": "Spoilers ahead.", "exists": false, "takenDown": true}, got["target"], "the answer summarizes what was taken down")
 
 	t.Run("gone from every list and counter", func(t *testing.T) {
 		assert.EqualValues(t, 0, w.bookCounters(t)["totalLines"])
@@ -120,10 +130,14 @@ func TestTakedown_Line(t *testing.T) {
 		assert.Equal(t, "takedown", bob.JSON["resolution"].(map[string]any)["action"])
 		assert.Equal(t, []string{rOther}, ids(w.Req("GET", "/v1/admin/reports", nil, w.op.Token)))
 		assert.Equal(t, false, bob.JSON["target"].(map[string]any)["exists"])
+		assert.Equal(t, true, bob.JSON["target"].(map[string]any)["takenDown"])
+		assert.Equal(t, "Spoilers ahead.", bob.JSON["target"].(map[string]any)["excerpt"], "the queue shows the kept copy")
 	})
 
 	t.Run("audited once; a second resolution is 409", func(t *testing.T) {
-		assertTakenDownEntry(t, w, rAnn, "Spoilers without warning.")
+		detail := assertTakenDownEntry(t, w, rAnn, "Spoilers without warning.")
+		assert.Equal(t, "line", str(detail["targetType"]))
+		assert.Equal(t, w.line, str(detail["targetId"]))
 		assert.Empty(t, auditOn(t, w, "report", rBob), "the other report was resolved by the same entry's action")
 		res := w.Req("POST", "/v1/admin/reports/"+rBob+"/resolve", map[string]any{"action": "takedown", "reason": "Again."}, w.op.Token)
 		assert.Equal(t, http.StatusConflict, res.Status, res.String())
@@ -242,4 +256,73 @@ func TestTakedown_TargetGone(t *testing.T) {
 	assert.Nil(t, w.Item(t, dynamo.TakedownKey(reports.Target{Type: reports.TargetLine, ID: w.line})))
 	// The author's own line is simply gone, for them too.
 	assert.Equal(t, http.StatusNotFound, w.Req("GET", "/v1/lines/"+w.line, nil, w.author.Token).Status)
+}
+
+// TestTakedown_Concurrent: two operators taking the same line down
+// through two reports at once: one takedown, one copy, both reports
+// resolved as taken down; the other operator is answered 200 or 409
+// "resolved already", never "no longer exists".
+func TestTakedown_Concurrent(t *testing.T) {
+	w := newModWorld(t)
+	op2 := w.Signup(t, "operator2")
+	w.MakeOperator(t, op2)
+	rAnn := w.report(t, w.ann, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoils the ending."})
+	rBob := w.report(t, w.bob, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoilers."})
+
+	answers := make([]*testenv.Response, 2)
+	var wg sync.WaitGroup
+	for i, c := range []struct{ report, token string }{{rAnn, w.op.Token}, {rBob, op2.Token}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = w.Do("POST", "/v1/admin/reports/"+c.report+"/resolve", map[string]any{"action": "takedown", "reason": "Spoilers."}, c.token)
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, res := range answers {
+		switch res.Status {
+		case http.StatusOK:
+			ok++
+		case http.StatusConflict:
+			testenv.AssertError(t, res, http.StatusConflict, "Conflict", "This report is resolved already")
+		default:
+			t.Errorf("unexpected answer %s", res)
+		}
+	}
+	assert.GreaterOrEqual(t, ok, 1)
+	for _, id := range []string{rAnn, rBob} {
+		res := w.Req("GET", "/v1/admin/reports/"+id, nil, w.op.Token)
+		require.Equal(t, http.StatusOK, res.Status)
+		assert.Equal(t, "takedown", res.JSON["resolution"].(map[string]any)["action"], id)
+	}
+	assert.EqualValues(t, 0, w.bookCounters(t)["totalLines"], "removed once")
+}
+
+// TestTakedown_FinishesWhatWasLeft: a report left open on content taken
+// down (its cleanup cut short) is resolved as taken down when an
+// operator takes it down, with its own audit entry naming the first
+// takedown; dismissing it stays possible too.
+func TestTakedown_FinishesWhatWasLeft(t *testing.T) {
+	w := newModWorld(t)
+	rAnn := w.report(t, w.ann, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoils the ending."})
+	rBob := w.report(t, w.bob, map[string]any{"targetType": "line", "targetId": w.line, "reason": "Spoilers."})
+	w.takeDown(t, rAnn, "Spoilers without warning.")
+	// Bob's report as a cut-short cleanup leaves it: still open.
+	k := dynamo.ReportKey(reports.Target{Type: reports.TargetLine, ID: w.line}, w.bob.ID)
+	item := w.Item(t, k)
+	require.NotNil(t, item)
+	item["status"], item["GSI1PK"] = "open", "REPORTQUEUE#open"
+	for _, a := range []string{"resolution", "resolveReason", "resolvedAt", "resolvedBy"} {
+		delete(item, a)
+	}
+	w.PutItem(t, item)
+
+	got := w.takeDown(t, rBob, "Same spoilers.")
+	assert.Equal(t, "takedown", got["resolution"].(map[string]any)["action"])
+	assert.Equal(t, true, got["target"].(map[string]any)["takenDown"])
+	detail := assertTakenDownEntry(t, w, rBob, "Same spoilers.")
+	assert.Equal(t, rAnn, str(detail["takenDownBefore"]))
+	assert.EqualValues(t, 0, w.bookCounters(t)["totalLines"], "nothing removed twice")
+	assert.Empty(t, ids(w.Req("GET", "/v1/admin/reports", nil, w.op.Token)))
 }
