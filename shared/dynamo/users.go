@@ -238,7 +238,10 @@ func setOrRemove(u *dynamo.Update, attr, v string) *dynamo.Update {
 // change is conditional on the account's operator and suspension state
 // as its caller read it (prev), which is what its delta was computed
 // from; a state that moved since is users.ErrChanged, and the count is
-// never moved twice for one change.
+// never moved twice for one change. Every change of the count needs the
+// item: on a table from before the count, the first change finds none,
+// counts the accounts (RecountOperators) and runs again (runCounted), so
+// no table needs a step by hand and the count starts right.
 
 // operatorCountItem is the count of working operators (OperatorCountKey).
 type operatorCountItem struct {
@@ -271,18 +274,43 @@ func stateCondition(prev *users.User) (string, []any) {
 
 // addOperatorDelta adds to x the change of the working operators' count
 // that turns an account from working operator (was) to is: nothing when
-// they are the same, one more, or one fewer on the condition that one
-// is left (lastErr otherwise). A table whose count was never written
-// holds none: a decrease is refused there until the count is repaired
-// (RecountOperators), never let through.
+// they are the same, one more if the count exists (errNoOperatorCount
+// otherwise), or one fewer on the condition that one is left (lastErr
+// otherwise, also when the count does not exist: runCounted tells them
+// apart). A count is never created by a change: an ADD on no item would
+// start it at one whatever the accounts hold.
 func (s *Users) addOperatorDelta(x *tx, was, is bool, lastErr error) {
 	k := OperatorCountKey()
 	switch {
 	case is && !was:
-		x.update(s.t.update(k).Add("count", 1).Set("type", typeOperatorCount), nil)
+		x.update(s.t.update(k).Add("count", 1).If("attribute_exists(PK)"), errNoOperatorCount)
 	case was && !is:
 		x.update(s.t.update(k).Add("count", -1).If("attribute_exists(PK) AND $ > ?", "count", 1), lastErr)
 	}
+}
+
+// errNoOperatorCount is a change of the count on a table that has none.
+var errNoOperatorCount = errors.New("the operator count was never written")
+
+// runCounted runs the transaction build makes (a change of the working
+// operators' count among its parts); when it fails on a count the table
+// does not hold (errNoOperatorCount, or lastErr, which a missing count
+// also answers), the accounts are counted, as they stand before the
+// change, and the transaction runs once more. A lastErr with the count
+// present is the refusal it says.
+func (s *Users) runCounted(ctx context.Context, lastErr error, build func() *tx) error {
+	err := build().run(ctx)
+	if !errors.Is(err, errNoOperatorCount) && (lastErr == nil || !errors.Is(err, lastErr)) {
+		return err
+	}
+	n, rerr := s.RecountOperators(ctx)
+	switch {
+	case rerr != nil:
+		return rerr
+	case n < 0 && !errors.Is(err, errNoOperatorCount):
+		return err // the count was there: the refusal stands
+	}
+	return build().run(ctx)
 }
 
 // OperatorCount reads the number of working operators (0 when the count
@@ -298,8 +326,10 @@ func (s *Users) OperatorCount(ctx context.Context) (int, error) {
 
 // RecountOperators writes the working operators' count of a table from
 // before the count, if it has none: a Scan of the accounts (a local data
-// directory's few; the local start-up runs it, like Reindex). It returns
-// the count it wrote, or -1 when the table had one already.
+// directory's few; the local start-up runs it, like Reindex; a change
+// of the count on a table without one runs it too). It returns the count
+// it wrote, or -1 when the table had one already (also when another
+// wrote it between the read and this write).
 func (s *Users) RecountOperators(ctx context.Context) (int, error) {
 	err := s.t.get(OperatorCountKey()).Consistent(true).One(ctx, &operatorCountItem{})
 	switch {
@@ -316,7 +346,10 @@ func (s *Users) RecountOperators(ctx context.Context) (int, error) {
 	}
 	k := OperatorCountKey()
 	err = s.t.update(k).Set("count", len(items)).Set("type", typeOperatorCount).If("attribute_not_exists(PK)").Run(ctx)
-	if err != nil && !isConditionFailed(err) {
+	switch {
+	case isConditionFailed(err):
+		return -1, nil
+	case err != nil:
 		return 0, fmt.Errorf("put operator count: %w", err)
 	}
 	return len(items), nil
@@ -336,9 +369,12 @@ func (s *Users) SetOperator(ctx context.Context, prev *users.User, on bool, at t
 	} else {
 		upd = upd.Remove("operator")
 	}
-	x := s.t.tx().update(upd, users.ErrChanged)
-	s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(on, prev.Suspended()), users.ErrLastOperator)
-	if err := x.run(ctx); err != nil {
+	err := s.runCounted(ctx, users.ErrLastOperator, func() *tx {
+		x := s.t.tx().update(upd, users.ErrChanged)
+		s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(on, prev.Suspended()), users.ErrLastOperator)
+		return x
+	})
+	if err != nil {
 		return fmt.Errorf("set operator %s: %w", prev.ID, err)
 	}
 	return nil
@@ -365,9 +401,12 @@ func (s *Users) SetSuspension(ctx context.Context, prev *users.User, at *time.Ti
 	} else {
 		upd = upd.Remove("suspendedAt", "suspendReason")
 	}
-	x := s.t.tx().update(upd, users.ErrChanged)
-	s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(prev.Operator, at != nil), lastErr)
-	if err := x.run(ctx); err != nil {
+	err := s.runCounted(ctx, lastErr, func() *tx {
+		x := s.t.tx().update(upd, users.ErrChanged)
+		s.addOperatorDelta(x, workingOperator(prev.Operator, prev.Suspended()), workingOperator(prev.Operator, at != nil), lastErr)
+		return x
+	})
+	if err != nil {
 		return fmt.Errorf("set suspension of %s: %w", prev.ID, err)
 	}
 	return nil
