@@ -250,6 +250,23 @@ func (s *Server) SendSubscription(ctx context.Context, eventType, id string) (De
 	return s.sendObject(ctx, eventType, id, body), nil
 }
 
+// SendSubscriptionAs sends the event type about subscription id with
+// its object as it stands but for its status: a late delivery of an
+// event from before the subscription moved on (an unpaid event that
+// arrives after a retry paid it).
+func (s *Server) SendSubscriptionAs(ctx context.Context, eventType, id, status string) (Delivery, error) {
+	s.mu.Lock()
+	sub, ok := s.subscriptions[id]
+	if !ok {
+		s.mu.Unlock()
+		return Delivery{}, ErrNoSubscription
+	}
+	body := s.subscriptionJSON(sub)
+	body["status"] = status
+	s.mu.Unlock()
+	return s.sendObject(ctx, eventType, id, body), nil
+}
+
 // SendCheckout sends the event type about checkout session id.
 func (s *Server) SendCheckout(ctx context.Context, eventType, id string) (Delivery, error) {
 	s.mu.Lock()

@@ -26,6 +26,7 @@ import (
 	"github.com/bookplatform/backend/shared/events"
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/stores"
+	"github.com/bookplatform/backend/shared/users"
 )
 
 // Status is where an application stands.
@@ -86,10 +87,11 @@ type Storer interface {
 	// Decide records d's decision (its Status, Reason, DecidedBy,
 	// DecidedAt) if the application is still pending, in one
 	// transaction with ev in the outbox and, for an approval, the
-	// account's tier set to bookstore. Errors: ErrDecided (decided
-	// meanwhile), ErrApplicantGone (an approval of an account that no
-	// longer exists).
-	Decide(ctx context.Context, d *Application, ev events.Event) error
+	// account's tier set to bookstore if it is still from, the tier its
+	// caller read. Errors: ErrDecided (decided meanwhile),
+	// users.ErrChanged (an approval of an account whose tier changed
+	// since the read, or that no longer exists).
+	Decide(ctx context.Context, d *Application, from users.Tier, ev events.Event) error
 }
 
 // Errors of applications.

@@ -118,17 +118,18 @@ func (s *Service) List(ctx context.Context, status Status, c page.Cursor) (page.
 }
 
 // Approve gives a's applicant the bookstore tier, by operatorID, with an
-// optional reason. a is the application as read (Get); the decision is
-// recorded only if it is still pending. Errors: a validation error
-// naming reason; ErrDecided; ErrApplicantGone.
-func (s *Service) Approve(ctx context.Context, a *Application, operatorID, reason string) (*Application, error) {
-	return s.decide(ctx, a, Approved, operatorID, reason, false)
+// optional reason. a is the application as read (Get), from the
+// applicant's tier as read; the decision is recorded only if the
+// application is still pending and the tier still from. Errors: a
+// validation error naming reason; ErrDecided; users.ErrChanged.
+func (s *Service) Approve(ctx context.Context, a *Application, from users.Tier, operatorID, reason string) (*Application, error) {
+	return s.decide(ctx, a, Approved, from, operatorID, reason, false)
 }
 
 // Decline declines a, by operatorID, with a reason (required: the
 // applicant is told it). Errors: as Approve's.
 func (s *Service) Decline(ctx context.Context, a *Application, operatorID, reason string) (*Application, error) {
-	return s.decide(ctx, a, Declined, operatorID, reason, true)
+	return s.decide(ctx, a, Declined, "", operatorID, reason, true)
 }
 
 // CheckReason checks a decision's reason: required for a decline.
@@ -145,7 +146,7 @@ func CheckReason(reason string, required bool) (string, error) {
 	return strings.TrimSpace(r), nil
 }
 
-func (s *Service) decide(ctx context.Context, a *Application, to Status, operatorID, reason string, required bool) (*Application, error) {
+func (s *Service) decide(ctx context.Context, a *Application, to Status, from users.Tier, operatorID, reason string, required bool) (*Application, error) {
 	reason, err := CheckReason(reason, required)
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func (s *Service) decide(ctx context.Context, a *Application, to Status, operato
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.Decide(ctx, &d, ev); err != nil {
+	if err := s.store.Decide(ctx, &d, from, ev); err != nil {
 		return nil, err
 	}
 	return &d, nil

@@ -55,6 +55,12 @@ type Premium struct {
 	StartedAt         *time.Time
 	CanceledAt        *time.Time
 	EndedAt           *time.Time
+	// LeavesTier: the subscription's end leaves the account's tier as it
+	// is, because the subscription did not make it premium (it was
+	// completed over a tier an operator set) or an operator's tier
+	// change took the tier over since (StopRenewal). Otherwise its end
+	// returns a premium account to free.
+	LeavesTier bool
 }
 
 // Plan is what premium costs: one price a month.
@@ -80,14 +86,21 @@ type Storer interface {
 	// the record holding another subscription or none
 	// (ErrAlreadyActivated) and, when upgrade, on the tier being free
 	// still (ErrTierChanged: an operator set another since it was read).
+	// A subscription recorded without the upgrade leaves the tier at its
+	// end (LeavesTier).
 	Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error
 	// Update records sub's period and cancellation, if it is still the
 	// user's subscription and not ended (ErrChanged otherwise).
 	Update(ctx context.Context, userID string, sub payments.Subscription, at time.Time) error
+	// Release sets LeavesTier, if subscriptionID is still the user's
+	// subscription and not ended (ErrChanged otherwise).
+	Release(ctx context.Context, userID, subscriptionID string, at time.Time) error
 	// End ends sub and, when downgrade, sets the tier back to free if it
 	// is premium, in one transaction conditional on sub being the user's
 	// subscription and not ended (ErrChanged otherwise) and, when
-	// downgrade, on the tier being premium still (ErrTierChanged).
+	// downgrade, on the tier being premium still and the record not
+	// LeavesTier (ErrTierChanged, also for a sub ended meanwhile: the
+	// caller reads again).
 	End(ctx context.Context, userID, subscriptionID string, downgrade bool, at time.Time) error
 }
 
@@ -332,56 +345,92 @@ func (s *Service) Cancel(ctx context.Context, userID string) (*Premium, error) {
 	return s.d.Store.GetPremium(ctx, userID)
 }
 
+// Stopped is what StopRenewal did to a subscription.
+type Stopped struct {
+	// SubscriptionID is the subscription stopped, "" when the account
+	// had none billing it.
+	SubscriptionID string
+	// AtOnce: it was past_due (its period unpaid, the provider retrying
+	// the invoice) and was cancelled at once, rather than at the end of
+	// a period paid.
+	AtOnce bool
+}
+
 // StopRenewal is the back office's: before an operator sets the tier of
 // an account whose subscription still bills it, the subscription is
-// cancelled at the end of its paid period (through the provider, so
-// nothing more is charged) and the record says so (canceling); its end
-// later leaves the tier the operator set (End downgrades premium only).
-// It answers the subscription's id when it stopped one, "" when the
-// account has none renewing. Idempotent: a repeat sets
-// cancel_at_period_end again.
-func (s *Service) StopRenewal(ctx context.Context, userID string) (string, error) {
+// stopped through the provider, so nothing more is charged: an active
+// one at the end of its paid period (the record says canceling), a
+// past_due one at once (its current period is unpaid and the provider
+// would keep retrying its invoice; the record says ended, and the tier
+// is the operator's to set). Either way the subscription no longer
+// holds the tier (LeavesTier, also for one canceling already): its end
+// leaves the tier the operator set, even premium set again later.
+// Idempotent: a repeat sets cancel_at_period_end again.
+func (s *Service) StopRenewal(ctx context.Context, userID string) (Stopped, error) {
 	p, err := s.d.Store.GetPremium(ctx, userID)
 	if err != nil {
-		return "", err
+		return Stopped{}, err
 	}
-	if !p.live() {
-		return "", nil
-	}
-	if s.d.Provider == nil {
-		return "", payments.ErrNotConfigured
+	switch {
+	case p.Status == Canceling && !p.LeavesTier:
+		return Stopped{}, s.release(ctx, userID, p.SubscriptionID)
+	case !p.live():
+		return Stopped{}, nil
+	case s.d.Provider == nil:
+		return Stopped{}, payments.ErrNotConfigured
+	case p.Status == PastDue:
+		sub, err := s.d.Provider.Cancel(ctx, p.SubscriptionID)
+		if err != nil {
+			return Stopped{}, err
+		}
+		if err := s.d.Store.End(ctx, userID, sub.ID, false, s.d.Now()); err != nil && !errors.Is(err, ErrChanged) {
+			return Stopped{}, err
+		}
+		return Stopped{SubscriptionID: sub.ID, AtOnce: true}, nil
 	}
 	sub, err := s.d.Provider.CancelAtPeriodEnd(ctx, p.SubscriptionID)
 	if err != nil {
-		return "", err
+		return Stopped{}, err
 	}
 	if err := s.d.Store.Update(ctx, userID, sub, s.d.Now()); err != nil && !errors.Is(err, ErrChanged) {
-		return "", err
+		return Stopped{}, err
 	}
-	return sub.ID, nil
+	if !p.LeavesTier {
+		if err := s.release(ctx, userID, sub.ID); err != nil {
+			return Stopped{}, err
+		}
+	}
+	return Stopped{SubscriptionID: sub.ID}, nil
+}
+
+func (s *Service) release(ctx context.Context, userID, subscriptionID string) error {
+	err := s.d.Store.Release(ctx, userID, subscriptionID, s.d.Now())
+	if errors.Is(err, ErrChanged) {
+		return nil // ended meanwhile, or replaced: nothing left to release
+	}
+	return err
 }
 
 // SubscriptionChanged is the provider's customer.subscription.updated or
 // .deleted: a new period, a cancellation or a failed renewal (past_due:
 // premium while the provider retries) is recorded; a subscription no
-// longer premium returns its user to free (if premium). One unpaid (the
-// retries failed), paused or incomplete is first cancelled at the
-// provider, so that it charges nothing more and cannot turn active again
-// behind a free account. Events of no user's current subscription are
-// ignored.
+// longer premium returns its user to free (if premium, and the
+// subscription made them so: not LeavesTier). One unpaid (the retries
+// failed), paused or incomplete is first read again from the provider
+// (the event may be stale: paid since, it is recorded as it stands) and
+// then cancelled at the provider, so that it charges nothing more and
+// cannot turn active again behind a free account. Events of no user's
+// current subscription are ignored.
 func (s *Service) SubscriptionChanged(ctx context.Context, sub payments.Subscription) error {
 	if sub.UserID == "" {
 		return nil
 	}
 	if sub.Premium() {
-		err := s.d.Store.Update(ctx, sub.UserID, sub, s.d.Now())
-		if errors.Is(err, ErrChanged) {
-			return nil
-		}
-		return err
+		return s.update(ctx, sub)
 	}
+	userID := sub.UserID
 	if !sub.Ended() {
-		p, err := s.d.Store.GetPremium(ctx, sub.UserID)
+		p, err := s.d.Store.GetPremium(ctx, userID)
 		if err != nil {
 			return err
 		}
@@ -392,25 +441,50 @@ func (s *Service) SubscriptionChanged(ctx context.Context, sub payments.Subscrip
 			return payments.ErrNotConfigured
 		}
 		// A failure answers the webhook 5xx: the provider redelivers it.
-		if _, err := s.d.Provider.Cancel(ctx, sub.ID); err != nil {
+		if sub, err = s.d.Provider.GetSubscription(ctx, sub.ID); err != nil {
 			return err
+		}
+		switch {
+		case sub.Premium():
+			sub.UserID = userID
+			return s.update(ctx, sub) // paid since the event
+		case !sub.Ended():
+			if _, err := s.d.Provider.Cancel(ctx, sub.ID); err != nil {
+				return err
+			}
 		}
 	}
 	for attempt := 0; ; attempt++ {
-		u, err := s.d.Users.GetUser(ctx, sub.UserID)
+		p, err := s.d.Store.GetPremium(ctx, userID)
+		if err != nil {
+			return err
+		}
+		if p.SubscriptionID != sub.ID || p.Status == Ended {
+			return nil // replayed, or not the user's subscription
+		}
+		u, err := s.d.Users.GetUser(ctx, userID)
 		if errors.Is(err, users.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		err = s.d.Store.End(ctx, sub.UserID, sub.ID, u.Tier == users.TierPremium, s.d.Now())
+		err = s.d.Store.End(ctx, userID, sub.ID, u.Tier == users.TierPremium && !p.LeavesTier, s.d.Now())
 		switch {
 		case errors.Is(err, ErrTierChanged) && attempt == 0:
-			continue // an operator set the tier since it was read: again, with the tier as it is
+			continue // an operator set the tier since it was read, or a replay ended it: again, as they are
 		case errors.Is(err, ErrChanged):
 			return nil // replayed, or not the user's subscription
 		}
 		return err
 	}
+}
+
+// update records a premium subscription's period and cancellation.
+func (s *Service) update(ctx context.Context, sub payments.Subscription) error {
+	err := s.d.Store.Update(ctx, sub.UserID, sub, s.d.Now())
+	if errors.Is(err, ErrChanged) {
+		return nil
+	}
+	return err
 }

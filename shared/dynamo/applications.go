@@ -159,10 +159,12 @@ func (s *Applications) List(ctx context.Context, status applications.Status, c p
 // Decide writes d's decision in one TransactWriteItems: the application
 // (moved to its status's queue) and the account's latest copy, each
 // only if still pending; for an approval the account's tier, set to
-// bookstore only if the account exists; the event's outbox item; and
-// the operator's audit entry, which tx.run adds from ctx. Errors:
-// applications.ErrDecided, applications.ErrApplicantGone.
-func (s *Applications) Decide(ctx context.Context, d *applications.Application, ev events.Event) error {
+// bookstore only if the account exists with the tier its caller read
+// (from: a premium checkout completed since, whose subscription the
+// back office stops first, is never overwritten unseen); the event's
+// outbox item; and the operator's audit entry, which tx.run adds from
+// ctx. Errors: applications.ErrDecided, users.ErrChanged.
+func (s *Applications) Decide(ctx context.Context, d *applications.Application, from users.Tier, ev events.Event) error {
 	if d.DecidedAt == nil || d.Status == applications.Pending {
 		return fmt.Errorf("decide bookstore application %s: no decision", d.ID)
 	}
@@ -183,8 +185,9 @@ func (s *Applications) Decide(ctx context.Context, d *applications.Application, 
 		x.update(u, applications.ErrDecided)
 	}
 	if d.Status == applications.Approved {
+		c, args := tierCondition(from)
 		x.update(s.t.update(UserKey(d.UserID)).Set("tier", string(users.TierBookstore)).Set("updatedAt", it.DecidedAt.UTC()).
-			If("attribute_exists(PK)"), applications.ErrApplicantGone)
+			If("attribute_exists(PK) AND "+c, args...), users.ErrChanged)
 	}
 	if err := x.emit(ev).run(ctx); err != nil {
 		return fmt.Errorf("decide bookstore application %s: %w", d.ID, err)

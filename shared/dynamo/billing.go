@@ -43,6 +43,10 @@ type premiumItem struct {
 	StartedAt         *time.Time `dynamo:"startedAt"`
 	CanceledAt        *time.Time `dynamo:"canceledAt"`
 	EndedAt           *time.Time `dynamo:"endedAt"`
+	// LeavesTier is billing.Premium.LeavesTier: absent on a subscription
+	// that made its account premium, so a record from before the
+	// attribute ends as it did then (downgrading premium).
+	LeavesTier bool `dynamo:"leavesTier,omitempty"`
 }
 
 func (it premiumItem) toPremium() *billing.Premium {
@@ -52,7 +56,7 @@ func (it premiumItem) toPremium() *billing.Premium {
 	}
 	return &billing.Premium{UserID: it.UserID, Status: status, CheckoutSessionID: it.CheckoutSessionID, CheckoutURL: it.CheckoutURL,
 		CheckoutExpiresAt: it.CheckoutExpiresAt, SubscriptionID: it.SubscriptionID, CurrentPeriodEnd: it.CurrentPeriodEnd,
-		StartedAt: it.StartedAt, CanceledAt: it.CanceledAt, EndedAt: it.EndedAt}
+		StartedAt: it.StartedAt, CanceledAt: it.CanceledAt, EndedAt: it.EndedAt, LeavesTier: it.LeavesTier}
 }
 
 // GetPremium reads the record (strongly consistent); none is Status None.
@@ -97,11 +101,18 @@ func (s *Billing) PutCheckout(ctx context.Context, userID, prev string, c paymen
 // (the client's confirm and the provider's webhook) one commits, the
 // other is ErrAlreadyActivated. The upgrade is conditional on the tier
 // being free still: a tier an operator set since it was read (bookstore,
-// or premium) is never overwritten (billing.ErrTierChanged).
+// or premium) is never overwritten (billing.ErrTierChanged). A
+// subscription recorded without the upgrade leaves the tier at its end
+// (leavesTier).
 func (s *Billing) Activate(ctx context.Context, userID, sessionID string, sub payments.Subscription, upgrade bool, at time.Time) error {
 	upd := s.premiumUpdate(userID, at).Set("subscriptionId", sub.ID).Set("status", string(statusOf(sub))).
 		Set("startedAt", at.UTC()).Set("checkoutSessionId", sessionID).Remove("endedAt").
 		If("attribute_not_exists(subscriptionId) OR (subscriptionId <> ? AND $ = ?)", sub.ID, "status", string(billing.Ended))
+	if upgrade {
+		upd = upd.Remove("leavesTier")
+	} else {
+		upd = upd.Set("leavesTier", true)
+	}
 	upd = withPeriod(upd, sub, at)
 	x := s.t.tx().update(upd, billing.ErrAlreadyActivated)
 	if upgrade {
@@ -126,14 +137,32 @@ func (s *Billing) Update(ctx context.Context, userID string, sub payments.Subscr
 	return nil
 }
 
+// Release marks the subscription as leaving the tier at its end (an
+// operator's tier change took the tier over), if it is the user's
+// subscription and not ended.
+func (s *Billing) Release(ctx context.Context, userID, subscriptionID string, at time.Time) error {
+	upd := s.premiumUpdate(userID, at).Set("leavesTier", true).
+		If("subscriptionId = ? AND $ <> ?", subscriptionID, "status", string(billing.Ended))
+	if err := s.t.tx().update(upd, billing.ErrChanged).run(ctx); err != nil {
+		return fmt.Errorf("release premium of %s: %w", userID, err)
+	}
+	return nil
+}
+
 // End ends sub and, when downgrade, returns a premium tier to free, in
 // one transaction; a tier no longer premium (an operator's since it was
-// read) is billing.ErrTierChanged, so that the caller reads it again
-// rather than take the end for a replay.
+// read), or a subscription released since (leavesTier), is
+// billing.ErrTierChanged, so that the caller reads them again rather
+// than take the end for a replay.
 func (s *Billing) End(ctx context.Context, userID, subscriptionID string, downgrade bool, at time.Time) error {
-	upd := s.premiumUpdate(userID, at).Set("status", string(billing.Ended)).Set("endedAt", at.UTC()).
-		If("subscriptionId = ? AND $ <> ?", subscriptionID, "status", string(billing.Ended))
-	x := s.t.tx().update(upd, billing.ErrChanged)
+	upd := s.premiumUpdate(userID, at).Set("status", string(billing.Ended)).Set("endedAt", at.UTC())
+	x := s.t.tx()
+	if downgrade {
+		x.update(upd.If("subscriptionId = ? AND $ <> ? AND attribute_not_exists(leavesTier)", subscriptionID, "status", string(billing.Ended)),
+			billing.ErrTierChanged)
+	} else {
+		x.update(upd.If("subscriptionId = ? AND $ <> ?", subscriptionID, "status", string(billing.Ended)), billing.ErrChanged)
+	}
 	if downgrade {
 		x.update(s.t.update(UserKey(userID)).Set("tier", string(users.TierFree)).Set("updatedAt", at.UTC()).
 			If("tier = ?", string(users.TierPremium)), billing.ErrTierChanged)

@@ -167,20 +167,27 @@ func (s *Users) claimedUserID(ctx context.Context, k Key, consistent bool) (stri
 // username, email or guest state is conditional on prev's username and
 // guest state, so two concurrent renames or migrations cannot both win;
 // a new password on prev's password hash, so that the password the
-// caller proved is still the one replaced. Any other change (a bio, an
+// caller proved is still the one replaced; a new tier on prev's tier,
+// so that a tier another write set since the read (a premium checkout
+// completed, whose subscription the back office stops before a tier
+// change) is never overwritten unseen. Any other change (a bio, an
 // avatar) only needs the account to exist: a concurrent rename does not
 // refuse it. Errors: users.ErrUsernameTaken, users.ErrEmailTaken,
 // users.ErrChanged.
 func (s *Users) UpdateUser(ctx context.Context, prev, u *users.User) error {
 	upd := s.t.update(UserKey(u.ID)).Set("updatedAt", u.UpdatedAt.UTC())
+	cond, args := "attribute_exists(PK)", []any{}
 	switch {
 	case prev.Username != u.Username || prev.Email != u.Email || prev.IsGuest != u.IsGuest:
-		upd = upd.If("attribute_exists(PK) AND username = ? AND isGuest = ?", prev.Username, prev.IsGuest)
+		cond, args = cond+" AND username = ? AND isGuest = ?", append(args, prev.Username, prev.IsGuest)
 	case prev.PasswordHash != u.PasswordHash:
-		upd = upd.If("attribute_exists(PK) AND passwordHash = ?", prev.PasswordHash)
-	default:
-		upd = upd.If("attribute_exists(PK)")
+		cond, args = cond+" AND passwordHash = ?", append(args, prev.PasswordHash)
 	}
+	if prev.Tier != u.Tier {
+		c, a := tierCondition(prev.Tier)
+		cond, args = cond+" AND "+c, append(args, a...)
+	}
+	upd = upd.If(cond, args...)
 	for _, f := range []struct {
 		attr       string
 		old, value string
@@ -218,6 +225,15 @@ func (s *Users) UpdateUser(ctx context.Context, prev, u *users.User) error {
 		return fmt.Errorf("update user %s: %w", u.ID, err)
 	}
 	return nil
+}
+
+// tierCondition is the condition that an account's tier is t (an
+// account stored without one holds "").
+func tierCondition(t users.Tier) (string, []any) {
+	if t == "" {
+		return "attribute_not_exists(tier)", nil
+	}
+	return "tier = ?", []any{string(t)}
 }
 
 func setOrRemove(u *dynamo.Update, attr, v string) *dynamo.Update {

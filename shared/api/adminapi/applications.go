@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/bookplatform/backend/shared/api"
@@ -11,11 +12,13 @@ import (
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/users"
 )
 
 // applicationsHandler serves the bookstore applications' queue.
 type applicationsHandler struct {
 	svc     *applications.Service
+	users   *users.Service
 	billing *billing.Service
 	a       *auditor
 }
@@ -25,12 +28,13 @@ type applicationsHandler struct {
 // application one GetItem; a decision reads the application (GetItem),
 // then writes one TransactWriteItems: the application and the account's
 // latest copy (UpdateItem each, conditional on pending), for an approval
-// the account's tier (UpdateItem), the event's outbox item and the audit
-// entry (PutItem). An approval of an account whose premium subscription
-// renews first stops it at the provider (the premium record's GetItem
-// and UpdateItem), as a tier change does (users.go).
+// the account's tier (UpdateItem, conditional on the tier read), the
+// event's outbox item and the audit entry (PutItem). An approval reads
+// the applicant's account (GetItem) and, when their premium
+// subscription renews, first stops it at the provider (the premium
+// record's GetItem and UpdateItems), as a tier change does (users.go).
 func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
-	h := &applicationsHandler{svc: applications.NewService(dynamo.NewApplications(d.Table), d.Now), billing: billingService(d), a: a}
+	h := &applicationsHandler{svc: applications.NewService(dynamo.NewApplications(d.Table), d.Now), users: d.Users, billing: billingService(d), a: a}
 	base := httpapi.V1("/admin/bookstore-applications")
 	one := base + "/{applicationId}"
 	notFound := "no bookstore application has the id."
@@ -51,10 +55,11 @@ func applicationRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 				Response: applicationjson.Admin{}, Errors: []int{403, 404},
 				Why: map[int]string{403: "the caller is not an operator.", 404: notFound}}},
 		{Method: http.MethodPost, Path: one + "/approve", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.approve,
-			Doc: httpapi.Doc{Summary: "Approve a pending bookstore application: the applicant gets the bookstore tier (and may create a store) in the same transaction, and is emailed; a premium subscription of theirs that renews is cancelled at the end of its paid period",
+			Doc: httpapi.Doc{Summary: "Approve a pending bookstore application: the applicant gets the bookstore tier (and may create a store) in the same transaction, and is emailed; a premium subscription of theirs that renews is cancelled at the end of its paid period (at once when its renewal is unpaid)",
 				Body: decisionRequest{}, OptionalBody: true, Response: applicationjson.Admin{}, Errors: []int{400, 403, 404, 409, 503},
 				Why: map[int]string{400: "a bad reason.", 403: "the caller is not an operator.",
-					404: notFound + " Or the applicant's account no longer exists.", 409: decided,
+					404: notFound + " Or the applicant's account no longer exists.",
+					409: decided + " Or the applicant's tier changed between its read and the write (a premium checkout completed meanwhile): retry, and the retry stops the subscription.",
 					503: "the applicant's premium subscription renews and payments are not configured on this deployment, or the payment provider is unavailable (retry; nothing changed)."}}},
 		{Method: http.MethodPost, Path: one + "/decline", Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.decline,
 			Doc: httpapi.Doc{Summary: "Decline a pending bookstore application with a reason, which the applicant is emailed and sees on the application; the account may apply again",
@@ -128,22 +133,32 @@ func (h *applicationsHandler) decide(w http.ResponseWriter, r *http.Request, to 
 		return applications.ErrDecided
 	}
 	action, detail := audit.ActionApplicationNo, map[string]string{"userId": app.UserID, "status": string(to)}
+	var from users.Tier
 	if to == applications.Approved {
 		action, detail["tier"] = audit.ActionApplicationOK, "bookstore"
-		// The bookstore tier replaces premium: a subscription left
-		// renewing would bill the account for it (users.go, tier).
-		sub, err := h.billing.StopRenewal(r.Context(), app.UserID)
+		applicant, err := h.users.Get(r.Context(), app.UserID)
+		if errors.Is(err, users.ErrNotFound) {
+			return applications.ErrApplicantGone
+		}
 		if err != nil {
 			return err
 		}
-		if sub != "" {
-			detail["subscription"], detail["subscriptionRenewal"] = sub, "canceled at period end"
+		from = applicant.Tier
+		// The bookstore tier replaces premium: a subscription left
+		// renewing would bill the account for it (users.go, tier; the
+		// tier write is conditional on from, as there).
+		stopped, err := h.billing.StopRenewal(r.Context(), app.UserID)
+		if err != nil {
+			return err
+		}
+		if stopped.SubscriptionID != "" {
+			detail["subscription"], detail["subscriptionRenewal"] = stopped.SubscriptionID, renewal(stopped)
 		}
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetApplication, TargetID: app.ID, Reason: reason, Detail: detail})
 	operator := httpapi.CallerOf(r).ID
 	if to == applications.Approved {
-		app, err = h.svc.Approve(ctx, app, operator, reason)
+		app, err = h.svc.Approve(ctx, app, from, operator, reason)
 	} else {
 		app, err = h.svc.Decline(ctx, app, operator, reason)
 	}

@@ -35,7 +35,7 @@ type usersHandler struct {
 // entry's PutItem; a suspension's Query of the account's sessions and
 // an UpdateItem per live one. A tier change away from premium reads the
 // account's premium record (GetItem) and, when its subscription renews,
-// stops it at the provider and records that (UpdateItem).
+// stops it at the provider and records that (UpdateItem each).
 func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 	now := d.Now
 	if now == nil {
@@ -59,9 +59,10 @@ func userRoutes(d api.Deps, a *auditor) ([]httpapi.Route, []string) {
 					Response: adminUser{}, Errors: []int{403, 404},
 					Why: map[int]string{403: w403, 404: w404}}},
 			{Method: http.MethodPut, Path: path("/tier"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.tier,
-				Doc: httpapi.Doc{Summary: "Set an account's tier (free, premium or bookstore); the answer is the account's own profile. Setting free or bookstore over a premium subscription that renews cancels it at the end of its paid period (through the payment provider: nothing more is charged; the audit entry names it)",
-					Body: tierRequest{}, Response: userjson.Own{}, Errors: []int{400, 403, 404, 503},
+				Doc: httpapi.Doc{Summary: "Set an account's tier (free, premium or bookstore); the answer is the account's own profile. Setting free or bookstore over a premium subscription that renews cancels it at the end of its paid period, or at once when its renewal is unpaid (past_due) (through the payment provider: nothing more is charged; the audit entry names it)",
+					Body: tierRequest{}, Response: userjson.Own{}, Errors: []int{400, 403, 404, 409, 503},
 					Why: map[int]string{400: "tier is not free, premium or bookstore, or the reason is too long.", 403: w403, 404: w404,
+						409: "the account's tier changed between its read and the write (a checkout completed meanwhile): retry, and the retry stops the subscription that made it.",
 						503: "the account's subscription renews and payments are not configured on this deployment, or the payment provider is unavailable (retry; the tier is unchanged)."}}},
 			{Method: http.MethodPut, Path: path("/operator"), Auth: httpapi.AuthBearer, Role: httpapi.Operator, Handler: h.operator,
 				Doc: httpapi.Doc{Summary: "Grant or revoke the operator role of an account",
@@ -197,15 +198,18 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	detail := map[string]string{"from": string(prev.Tier), "to": string(tier)}
 	if tier != users.TierPremium {
 		// A subscription left renewing would bill the account for a
-		// tier it no longer has: it stops at the end of the period
-		// paid, before the tier changes (a failure changes nothing the
-		// operator's retry does not do again).
-		sub, err := h.billing.StopRenewal(r.Context(), id)
+		// tier it no longer has: it stops before the tier changes (a
+		// failure changes nothing the operator's retry does not do
+		// again). The tier write is conditional on the tier read: a
+		// checkout completed after StopRenewal read the record made
+		// the account premium, and the write answers 409, so that the
+		// retry sees that subscription and stops it.
+		stopped, err := h.billing.StopRenewal(r.Context(), id)
 		if err != nil {
 			return err
 		}
-		if sub != "" {
-			detail["subscription"], detail["subscriptionRenewal"] = sub, "canceled at period end"
+		if stopped.SubscriptionID != "" {
+			detail["subscription"], detail["subscriptionRenewal"] = stopped.SubscriptionID, renewal(stopped)
 		}
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason, Detail: detail})
@@ -249,6 +253,15 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+}
+
+// renewal is an audit entry's word on a subscription StopRenewal
+// stopped.
+func renewal(s billing.Stopped) string {
+	if s.AtOnce {
+		return "canceled at once (past due)"
+	}
+	return "canceled at period end"
 }
 
 func boolString(b bool) string {

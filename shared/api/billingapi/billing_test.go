@@ -416,3 +416,42 @@ func TestEnd_theTierWriteIsConditional(t *testing.T) {
 	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
 	assert.ErrorIs(t, store.End(t.Context(), reader.ID, sub.ID, false, time.Now()), billing.ErrChanged, "a replay")
 }
+
+// A premium an operator gave while the checkout was open is theirs, not
+// the subscription's: the subscription paid after it is recorded
+// without the upgrade (leavesTier) and stops renewing, and its end
+// leaves the account premium.
+func TestPremium_anOperatorsPremiumOutlivesTheSubscription(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_opgift")
+	cs := checkout(t, env, reader)
+	env.SetTier(t, reader, users.TierPremium)
+	_, err := env.Payments.PayCheckout(t.Context(), cs, "pm_card_visa")
+	require.NoError(t, err)
+	rec := env.Item(t, dynamo.PremiumKey(reader.ID))
+	assert.Equal(t, "canceling", rec["status"])
+	assert.Equal(t, true, rec["leavesTier"])
+	sub := env.Payments.Subscriptions()[0]
+	d, err := env.Payments.EndPeriod(t.Context(), sub.ID)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusOK, d.Status, "%+v", d)
+	assert.Equal(t, "ended", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+	assert.Equal(t, "premium", tier(t, env, reader), "the operator's premium is kept")
+}
+
+// An unpaid (or paused) event delivered after the subscription was paid
+// again is stale: the service reads the subscription from the provider,
+// which says active, and cancels nothing; the account stays premium.
+func TestPremium_aStaleUnpaidEventCancelsNothing(t *testing.T) {
+	env := testenv.New(t)
+	reader := env.Signup(t, "prem_stale")
+	sub := subscribe(t, env, reader)
+	for _, status := range []string{"unpaid", "paused"} {
+		d, err := env.Payments.SendSubscriptionAs(t.Context(), "customer.subscription.updated", sub.ID, status)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusOK, d.Status, "%+v", d)
+		assert.Equal(t, "active", subscription(t, env, sub.ID).Status, "%s: not cancelled at the provider", status)
+		assert.Equal(t, "active", env.Item(t, dynamo.PremiumKey(reader.ID))["status"])
+		assert.Equal(t, "premium", tier(t, env, reader))
+	}
+}
