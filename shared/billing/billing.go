@@ -364,8 +364,10 @@ type Stopped struct {
 // would keep retrying its invoice; the record says ended, and the tier
 // is the operator's to set). Either way the subscription no longer
 // holds the tier (LeavesTier, also for one canceling already): its end
-// leaves the tier the operator set, even premium set again later.
-// Idempotent: a repeat sets cancel_at_period_end again.
+// leaves the tier the operator set, even premium set again later. A
+// past_due one is ended here without a downgrade; the provider's
+// deletion event that follows finds it ended. Idempotent: a repeat
+// finds nothing renewing.
 func (s *Service) StopRenewal(ctx context.Context, userID string) (Stopped, error) {
 	p, err := s.d.Store.GetPremium(ctx, userID)
 	if err != nil {
