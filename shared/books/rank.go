@@ -41,8 +41,8 @@ type collected struct {
 // once, at its first (best) place. The answer is complete only when the
 // lists were read to their end and they were all the lists of the query:
 // a prefix with more than maxCompletions completions has lists unread.
-func (s *Service) collect(ctx context.Context, q query, need int) (collected, error) {
-	src, truncated, err := s.source(ctx, q, need)
+func (x *IndexSearch) collect(ctx context.Context, q query, need int) (collected, error) {
+	src, truncated, err := x.source(ctx, q, need)
 	if err != nil || src == nil {
 		return collected{complete: !truncated}, err
 	}
@@ -61,7 +61,7 @@ func (s *Service) collect(ctx context.Context, q query, need int) (collected, er
 			// Each read at least doubles the last: a query whose other
 			// words rarely match reaches maxScan in a few reads.
 			chunk = min(maxChunk, max(2*chunk, need-len(out.ids)))
-			if err := src.fill(ctx, s.d.Store, chunk); err != nil {
+			if err := src.fill(ctx, x.st, chunk); err != nil {
 				return out, err
 			}
 			continue
@@ -89,12 +89,12 @@ func (s *Service) collect(ctx context.Context, q query, need int) (collected, er
 // truncated reports that it had more (or as many as completionsRead, the
 // most it asks for), whose books the search does not see. It returns nil
 // when there is nothing to read.
-func (s *Service) source(ctx context.Context, q query, need int) (src postingSource, truncated bool, err error) {
+func (x *IndexSearch) source(ctx context.Context, q query, need int) (src postingSource, truncated bool, err error) {
 	pl := q.plan()
 	var words []string
 	switch {
 	case pl.prefix != "":
-		all, err := s.d.Store.Completions(ctx, pl.prefix, completionsRead)
+		all, err := x.st.Completions(ctx, pl.prefix, completionsRead)
 		if err != nil {
 			return nil, false, err
 		}
@@ -114,7 +114,7 @@ func (s *Service) source(ctx context.Context, q query, need int) (src postingSou
 	for i, w := range words {
 		cursors[i] = &cursor{word: w, more: true}
 	}
-	if err := fillAll(ctx, s.d.Store, cursors, first); err != nil {
+	if err := fillAll(ctx, x.st, cursors, first); err != nil {
 		return nil, false, err
 	}
 	if pl.prefix != "" || len(cursors) == 1 {

@@ -2,7 +2,6 @@ package books
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -74,7 +73,10 @@ const (
 // Deps are the service's collaborators.
 type Deps struct {
 	Store Storer
-	Now   func() time.Time
+	// Search is the search engine; nil is the table's own index
+	// (NewIndexSearch of Store).
+	Search Searcher
+	Now    func() time.Time
 	// ImportConcurrency is how many changed books an import updates at
 	// once, each in its own transaction (default 8); new books go in
 	// batches (Storer.CreateBooks), whose parallelism is the store's.
@@ -83,7 +85,8 @@ type Deps struct {
 
 // Service is the catalog: reading books, searching, importing.
 type Service struct {
-	d Deps
+	d      Deps
+	search Searcher
 
 	// words are the index words this service has stored for Completions
 	// (recordWords), so an import writes each word once.
@@ -99,7 +102,11 @@ func NewService(d Deps) *Service {
 	if d.ImportConcurrency <= 0 {
 		d.ImportConcurrency = 8
 	}
-	return &Service{d: d}
+	s := &Service{d: d, search: d.Search}
+	if s.search == nil {
+		s.search = NewIndexSearch(d.Store)
+	}
+	return s
 }
 
 // Get returns a book by id. Errors: ErrNotFound (also for an id that is
@@ -141,14 +148,13 @@ type SearchResult struct {
 }
 
 // Search finds books by title, author or ISBN (docs/decisions.md,
-// "Catalog search" and "Catalog search at size"). A query that is a valid
-// ISBN answers that book only. Otherwise every query word must match a
-// word of the title or authors, case and accents aside, the last one as a
-// prefix; results come in the rank order of the list the search reads:
-// title matches (the title's first word first) before author matches,
-// then popularity, then title, then id. It reads only as much of that list
-// as the page needs, so its cost does not grow with the catalog; Total is
-// exact when the list was read to its end and a lower bound otherwise.
+// "Catalog search", "Catalog search at size" and "Search behind one
+// interface"): it checks the query and asks the configured engine
+// (Deps.Search). A query that is a valid ISBN answers that book only.
+// Otherwise every query word must match a word of the title or authors,
+// case and accents aside, the last one as a prefix; title matches come
+// before author matches, then popularity, ties stable. Total is exact
+// unless TotalIsLowerBound says otherwise.
 // Errors: BadRequest for an empty or over-long q, limit outside 1-50, a
 // negative offset.
 func (s *Service) Search(ctx context.Context, q string, limit, offset int) (SearchResult, error) {
@@ -164,35 +170,5 @@ func (s *Service) Search(ctx context.Context, q string, limit, offset int) (Sear
 		return SearchResult{}, apperr.New(apperr.CodeBadRequest, "offset must be from 0 to %d", page.MaxOffset)
 	}
 
-	if isbn13, _, err := NormalizeISBN(q); err == nil {
-		b, err := s.d.Store.GetBookByISBN(ctx, isbn13)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			return SearchResult{Items: []*Book{}}, nil
-		case err != nil:
-			return SearchResult{}, fmt.Errorf("search ISBN %s: %w", isbn13, err)
-		case offset > 0:
-			return SearchResult{Items: []*Book{}, Total: 1}, nil
-		}
-		return SearchResult{Items: []*Book{b}, Total: 1}, nil
-	}
-
-	qu := parseQuery(q)
-	if len(qu.words) == 0 {
-		return SearchResult{Items: []*Book{}}, nil
-	}
-	found, err := s.collect(ctx, qu, offset+limit)
-	if err != nil {
-		return SearchResult{}, fmt.Errorf("search %q: %w", q, err)
-	}
-	res := SearchResult{Items: []*Book{}, Total: len(found.ids), TotalIsLowerBound: !found.complete}
-	if offset >= len(found.ids) {
-		return res, nil
-	}
-	page, err := s.d.Store.GetBooks(ctx, found.ids[offset:min(offset+limit, len(found.ids))])
-	if err != nil {
-		return SearchResult{}, fmt.Errorf("search %q: read page: %w", q, err)
-	}
-	res.Items = page
-	return res, nil
+	return s.search.Search(ctx, QueryOf(q, limit, offset))
 }
