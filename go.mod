@@ -30,7 +30,9 @@ require (
 	github.com/guregu/dynamo/v2 v2.1.1
 	github.com/johannesboyne/gofakes3 v1.2.0
 	github.com/mmcloughlin/geohash v0.10.0
+	github.com/opensearch-project/opensearch-go/v4 v4.8.1
 	github.com/sirupsen/logrus v1.9.0
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stretchr/testify v1.12.1
 	github.com/stripe/stripe-go/v84 v84.4.1
 	go.etcd.io/bbolt v1.3.5
@@ -81,7 +83,6 @@ require (
 	github.com/oasdiff/yaml3 v0.0.14 // indirect
 	github.com/ryszard/goskiplist v0.0.0-20150312221310-2dfbae5fcf46 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
-	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1 // indirect
 	github.com/yuin/goldmark v1.7.16 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel/metric v1.42.0 // indirect
