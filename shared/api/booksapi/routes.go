@@ -9,6 +9,7 @@ import (
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/bookjson"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/booksearch"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/httpapi"
 )
@@ -19,9 +20,15 @@ type handler struct {
 }
 
 // Group is the books group. It only reads: Query for search postings and
-// for a book by ISBN (GSI1), BatchGetItem for a result page.
+// for a book by ISBN (GSI1), BatchGetItem for a result page. Search is
+// the engine its settings name (booksearch.ReadSettings): the table's own
+// index unless SEARCH_ENGINE is opensearch, whose collection's data
+// access the stack grants when it creates one (infra, -c opensearch=true).
 func Group(d api.Deps) api.Group {
-	h := &handler{books: books.NewService(books.Deps{Store: dynamo.NewBooks(d.Table), Now: d.Now})}
+	store := dynamo.NewBooks(d.Table)
+	search, err := booksearch.New(booksearch.ReadSettings(d.Env), d.AWS, store)
+	d.Env.Fail(err)
+	h := &handler{books: books.NewService(books.Deps{Store: store, Search: search, Now: d.Now})}
 	return api.Group{
 		Name:  "books",
 		Table: []string{"dynamodb:Query", "dynamodb:BatchGetItem"},
