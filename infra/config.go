@@ -31,6 +31,7 @@ const (
 	CtxRouteThrottles      = "routeThrottles"
 	CtxReservedConcurrency = "reservedConcurrency"
 	CtxStoreDomains        = "storeDomains"
+	CtxOpenSearch          = "opensearch"
 )
 
 // OpsProps are the operations settings of the stack. The zero value is a
@@ -74,6 +75,9 @@ type OpsProps struct {
 	// NoStoreDomains (context storeDomains=false) deploys without the
 	// store-domains distribution (storeDomainsPlan).
 	NoStoreDomains bool
+	// OpenSearch (context opensearch=true) makes an OpenSearch Serverless
+	// collection and has the books group search it (search.go).
+	OpenSearch bool
 	// ReservedConcurrency reserves concurrent executions per function, by
 	// name; none by default (a new account cannot reserve any).
 	ReservedConcurrency map[string]int
@@ -157,6 +161,7 @@ func OpsFromContext(node constructs.Node) (OpsProps, error) {
 	}
 	o.NoStoreDomains = !flag(CtxStoreDomains, true)
 	o.WAF = flag(CtxWAF, false)
+	o.OpenSearch = flag(CtxOpenSearch, false)
 	if err := o.check(); err != nil {
 		errs = append(errs, err.Error())
 	}

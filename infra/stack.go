@@ -214,6 +214,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	if storeDomains != nil {
 		groupEnv[storesapi.EnvDistributionID] = storeDomains.Ref()
 	}
+	search := newSearchCollection(stack, ops)
+	maps.Copy(groupEnv, search.env())
 	sealingKey := newSealingKey(stack, functions)
 	issued := newIssuedSecrets(stack, functions, props)
 	mailer := newMail(stack, functions, props)
@@ -273,6 +275,7 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 		alias := newAlias(fn)
 		grant(fn, f, table, bucket, workQueues, storeDomains)
 		grantSealing(fn, f, sealingKey)
+		search.grant(fn, f)
 		grantMail(fn, f, mailer)
 		readIssuedSecrets(fn, f, issued)
 		switch {
@@ -298,6 +301,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			authorizerAlias = alias
 		}
 	}
+
+	search.allowData(stack)
 
 	routeScope := routeStacks(stack)
 	if props.SAM {

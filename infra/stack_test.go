@@ -51,6 +51,7 @@ var (
 		StageThrottle:       Throttle{Rate: 200, Burst: 400},
 		RouteThrottles:      map[string]Throttle{"POST /v1/auth/login": {Rate: 10, Burst: 20}},
 		ReservedConcurrency: map[string]int{"authorizer": 50},
+		OpenSearch:          true,
 	}
 )
 
