@@ -35,8 +35,8 @@ func TestBooks_Search_openSearchEngine(t *testing.T) {
 		searches.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"took":3,"timed_out":false,"_shards":{"total":2,"successful":2,"skipped":0,"failed":0},
-			"hits":{"total":{"value":10000,"relation":"gte"},"max_score":2.0,
-			"hits":[{"_index":"catalog","_id":%q,"_score":2.0,"sort":[2.0,0,%q]}]}}`, id, id)
+			"hits":{"total":{"value":10000,"relation":"gte"},"max_score":3.0,
+			"hits":[{"_index":"catalog","_id":%q,"_score":3.0,"sort":[3.0,0,"the loud orchard",%q]}]}}`, id, id)
 	}))
 	defer srv.Close()
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/opensearch-project/opensearch-go/v4/opensearchapi"
@@ -27,17 +28,23 @@ var (
 	prefixFields = []string{"title.prefix", "authors.prefix"}
 )
 
-// titleBoost is the score of a book whose title holds every query word:
-// scores are constant (a filter decides what matches, a constant_score
+// Scores are constant (a filter decides what matches, constant_score
 // what ranks first), so one query ranks the same on every shard and
-// replica, and a page's neighbours are the same on the next request.
-const titleBoost = 2
+// replica, and a page's neighbours are the same on the next request: a
+// book whose title holds every query word scores titleBoost, one whose
+// title also starts with the query's words (folded, in order) adds
+// titleStartBoost, as the table's index puts a title's first word first.
+const (
+	titleBoost      = 2
+	titleStartBoost = 1
+)
 
 // Search answers q from the index (books.Searcher): an ISBN matches that
 // book's isbn13 only; otherwise every word must match the title or
 // authors, the last as a prefix when q.PrefixLast; books whose title
-// holds every word come first, then by popularity, then by book id, a
-// key unique to the book, so offset pages neither repeat nor skip while
+// holds every word come first (those it starts with before the others),
+// then by popularity, then by title, then by book id, a key unique to the
+// book, so offset pages neither repeat nor skip while
 // the index is unchanged. The page's books are read from the table.
 func (e *Engine) Search(ctx context.Context, q books.Query) (books.SearchResult, error) {
 	if q.ISBN13 == "" && len(q.Words) == 0 {
@@ -81,6 +88,7 @@ func searchBody(q books.Query) obj {
 		"sort": []obj{
 			{"_score": obj{"order": "desc"}},
 			{"popularity": obj{"order": "desc"}},
+			{"title.sort": obj{"order": "asc"}},
 			{"bookId": obj{"order": "asc"}},
 		},
 	}
@@ -99,7 +107,24 @@ func searchBody(q books.Query) obj {
 	}
 	body["query"] = obj{"bool": obj{
 		"filter": all,
-		"should": []obj{{"constant_score": obj{"filter": obj{"bool": obj{"filter": title}}, "boost": titleBoost}}},
+		"should": []obj{
+			{"constant_score": obj{"filter": obj{"bool": obj{"filter": title}}, "boost": titleBoost}},
+			{"constant_score": obj{"filter": titleStart(q), "boost": titleStartBoost}},
+		},
 	}}
 	return body
+}
+
+// titleStart matches a title that starts with q's words: their prefix
+// when the last word is one, else the words whole (the title itself, or
+// followed by a space), so "it" does not count "Italy" as starting with it.
+func titleStart(q books.Query) obj {
+	key := strings.Join(q.Words, " ")
+	if q.PrefixLast {
+		return obj{"prefix": obj{"title.sort": key}}
+	}
+	return obj{"bool": obj{"should": []obj{
+		{"term": obj{"title.sort": key}},
+		{"prefix": obj{"title.sort": key + " "}},
+	}}}
 }
