@@ -153,3 +153,43 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// IndexBooks writes many books' documents with one bulk request (a
+// backfill, local/searchindex), each under its id as Index writes it. A
+// document OpenSearch refuses does not stop the others: the error names
+// how many were refused and the first one's reason.
+func (e *Engine) IndexBooks(ctx context.Context, bs []*books.Book) error {
+	if len(bs) == 0 {
+		return nil
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	for _, b := range bs {
+		if err := enc.Encode(map[string]map[string]string{"index": {"_id": b.ID}}); err != nil {
+			return err
+		}
+		if err := enc.Encode(documentOf(b)); err != nil {
+			return err
+		}
+	}
+	resp, err := e.client.Bulk(ctx, opensearchapi.BulkReq{Index: e.index, Body: &body})
+	if err != nil {
+		return fmt.Errorf("index %d books: %w", len(bs), err)
+	}
+	if !resp.Errors {
+		return nil
+	}
+	var refused int
+	var first string
+	for _, item := range resp.Items {
+		for _, it := range item {
+			if it.Error != nil {
+				if refused == 0 {
+					first = fmt.Sprintf("book %s: %s: %s", it.ID, it.Error.Type, it.Error.Reason)
+				}
+				refused++
+			}
+		}
+	}
+	return fmt.Errorf("index %d books: %d refused, the first %s", len(bs), refused, first)
+}

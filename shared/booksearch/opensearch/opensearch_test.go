@@ -46,9 +46,12 @@ func standIn(t *testing.T, want ...exchange) (url string, headers func() []http.
 		x := want[len(seen)]
 		seen = append(seen, r.Header.Clone())
 		assert.Equal(t, x.method+" "+x.path, r.Method+" "+r.URL.Path)
-		if x.request == "" {
+		switch {
+		case x.request == "":
 			assert.Empty(t, body)
-		} else {
+		case strings.HasSuffix(x.request, ".ndjson"):
+			assert.Equal(t, readTestdata(t, x.request), string(body), "body of %s %s", r.Method, r.URL.Path)
+		default:
 			assert.JSONEq(t, readTestdata(t, x.request), string(body), "body of %s %s", r.Method, r.URL.Path)
 		}
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
@@ -181,4 +184,19 @@ func TestSigned(t *testing.T) {
 	assert.True(t, strings.HasPrefix(h.Get("Authorization"), "AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/"), h.Get("Authorization"))
 	assert.Contains(t, h.Get("Authorization"), "/eu-west-1/aoss/aws4_request")
 	assert.Len(t, h.Get("X-Amz-Content-Sha256"), 64)
+}
+
+// A backfill writes many books in one bulk request, each under its id;
+// a document OpenSearch refuses is reported, by id and reason.
+func TestIndexBooks(t *testing.T) {
+	url, _ := standIn(t,
+		exchange{"POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_answer.json"},
+		exchange{"POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_refused_answer.json"},
+	)
+	e, ctx := engine(t, url), context.Background()
+	require.NoError(t, e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]}))
+	err := e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "1 refused, the first book "+id2+": mapper_parsing_exception")
+	require.NoError(t, e.IndexBooks(ctx, nil))
 }
