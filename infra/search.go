@@ -103,10 +103,12 @@ func (s *searchCollection) grant(fn awslambda.Function, f groups.Function) {
 	s.roles = append(s.roles, fn.Role().RoleArn())
 }
 
-// searchIndexPermissions are what the data access policy allows on the
-// collection's indexes: create and describe the index (its mapping),
-// read for searches, write for the feed and a backfill.
-var searchIndexPermissions = []string{"aoss:CreateIndex", "aoss:DescribeIndex", "aoss:UpdateIndex", "aoss:ReadDocument", "aoss:WriteDocument"}
+// searchIndexPermissions are what the data access policy allows the
+// functions on the collection's indexes: search reads, never writes. The
+// backfill (local/searchindex) runs under an operator's principal, whose
+// own data access policy may create the index and write documents
+// (README).
+var searchIndexPermissions = []string{"aoss:DescribeIndex", "aoss:ReadDocument"}
 
 // allowData makes the data access policy naming the granted roles.
 func (s *searchCollection) allowData(stack awscdk.Stack) {
@@ -116,7 +118,7 @@ func (s *searchCollection) allowData(stack awscdk.Stack) {
 	rules := []jsonObj{{"ResourceType": "index", "Resource": []string{"index/" + s.name + "/*"}, "Permission": searchIndexPermissions}}
 	awsopensearchserverless.NewCfnAccessPolicy(stack, jsii.String("SearchAccessPolicy"), &awsopensearchserverless.CfnAccessPolicyProps{
 		Name: jsii.String(s.name), Type: jsii.String("data"),
-		Description: jsii.String("The functions that search the catalog read and write its indexes"),
+		Description: jsii.String("The functions that search the catalog read its indexes"),
 		// The role ARNs are tokens: ToJsonString resolves them in place.
 		Policy: stack.ToJsonString([]jsonObj{{"Rules": rules, "Principal": s.roles}}, nil),
 	})

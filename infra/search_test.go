@@ -14,7 +14,7 @@ import (
 // collection, after its encryption (AWS-owned key) and network policies;
 // the functions whose group reads OPENSEARCH_ENDPOINT (the books group)
 // are told to search it, granted aoss:APIAccessAll on it alone and named
-// in its data access policy; no other function is. Without it (the
+// in its data access policy, to read only; no other function is. Without it (the
 // default stack) there is none of this.
 func TestSearchCollection(t *testing.T) {
 	for _, r := range []string{"AWS::OpenSearchServerless::Collection", "AWS::OpenSearchServerless::SecurityPolicy", "AWS::OpenSearchServerless::AccessPolicy"} {
@@ -96,7 +96,7 @@ func TestSearchCollection(t *testing.T) {
 	for _, p := range access {
 		props := (*p)["Properties"].(obj)
 		doc := fmt.Sprint(props["Policy"])
-		if props["Type"] != "data" || !strings.Contains(doc, `index/`+name+`/*`) || !strings.Contains(doc, "aoss:ReadDocument") {
+		if props["Type"] != "data" || !strings.Contains(doc, `index/`+name+`/*`) || !strings.Contains(doc, "aoss:ReadDocument") || strings.Contains(doc, "Write") {
 			t.Errorf("data access policy %v", props)
 		}
 		for _, role := range searchers {
