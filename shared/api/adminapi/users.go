@@ -1,6 +1,7 @@
 package adminapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -272,35 +273,26 @@ func boolString(b bool) string {
 }
 
 func (h *usersHandler) suspend(w http.ResponseWriter, r *http.Request) error {
-	var req reasonRequest
-	if err := httpapi.Decode(w, r, &req); err != nil {
-		return err
-	}
-	reason, err := users.CheckReason(req.Reason, true)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(r, "userId", users.ErrNotFound)
-	if err != nil {
-		return err
-	}
-	if id == httpapi.CallerOf(r).ID {
-		return apperr.Conflict("An operator cannot suspend their own account")
-	}
-	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserSuspend, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
-	u, err := h.users.Suspend(ctx, id, reason)
-	if err != nil {
-		return err
-	}
-	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
+	return h.changeAccount(w, r, audit.ActionUserSuspend, true, "An operator cannot suspend their own account", h.users.Suspend)
 }
 
 func (h *usersHandler) restore(w http.ResponseWriter, r *http.Request) error {
+	return h.changeAccount(w, r, audit.ActionUserRestore, false, "", func(ctx context.Context, id, _ string) (*users.User, error) {
+		return h.users.Restore(ctx, id)
+	})
+}
+
+// changeAccount serves a change of one account's state (suspend,
+// restore): the body's reason (required or not), the account's id, a
+// refusal of the operator's own account when self names one, then the
+// audit entry, which rides change's transaction.
+func (h *usersHandler) changeAccount(w http.ResponseWriter, r *http.Request, action string, reasonRequired bool, self string,
+	change func(ctx context.Context, id, reason string) (*users.User, error)) error {
 	var req reasonRequest
 	if err := httpapi.Decode(w, r, &req); err != nil {
 		return err
 	}
-	reason, err := users.CheckReason(req.Reason, false)
+	reason, err := users.CheckReason(req.Reason, reasonRequired)
 	if err != nil {
 		return err
 	}
@@ -308,8 +300,11 @@ func (h *usersHandler) restore(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserRestore, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
-	u, err := h.users.Restore(ctx, id)
+	if self != "" && id == httpapi.CallerOf(r).ID {
+		return apperr.Conflict("%s", self)
+	}
+	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetUser, TargetID: id, Reason: reason})
+	u, err := change(ctx, id, reason)
 	if err != nil {
 		return err
 	}
