@@ -356,9 +356,20 @@ type Stopped struct {
 	AtOnce bool
 }
 
-// StopRenewal is the back office's: before an operator sets the tier of
-// an account whose subscription still bills it, the subscription is
-// stopped through the provider, so nothing more is charged: an active
+// Renewal says what StopRenewal would stop for userID now (the zero
+// Stopped when no subscription renews), so that the audit entry of the
+// tier change that precedes the stop can name it.
+func (s *Service) Renewal(ctx context.Context, userID string) (Stopped, error) {
+	p, err := s.d.Store.GetPremium(ctx, userID)
+	if err != nil || !p.live() {
+		return Stopped{}, err
+	}
+	return Stopped{SubscriptionID: p.SubscriptionID, AtOnce: p.Status == PastDue}, nil
+}
+
+// StopRenewal is the back office's: once an operator set the tier of an
+// account whose subscription still bills it, the subscription is stopped
+// through the provider, so nothing more is charged: an active
 // one at the end of its paid period (the record says canceling), a
 // past_due one at once (its current period is unpaid and the provider
 // would keep retrying its invoice; the record says ended, and the tier

@@ -145,20 +145,20 @@ func (h *applicationsHandler) decide(w http.ResponseWriter, r *http.Request, to 
 		}
 		from = applicant.Tier
 		// The bookstore tier replaces premium: a subscription left
-		// renewing would bill the account for it (users.go, tier; the
-		// tier write is conditional on from, as there).
-		stopped, err := h.billing.StopRenewal(r.Context(), app.UserID)
-		if err != nil {
+		// renewing would bill the account for it. It is stopped after
+		// the decision (users.go, stopRenewal; the tier write is
+		// conditional on from, as there).
+		if err := noteRenewal(r.Context(), h.billing, app.UserID, detail); err != nil {
 			return err
-		}
-		if stopped.SubscriptionID != "" {
-			detail["subscription"], detail["subscriptionRenewal"] = stopped.SubscriptionID, renewal(stopped)
 		}
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: action, TargetType: audit.TargetApplication, TargetID: app.ID, Reason: reason, Detail: detail})
 	operator := httpapi.CallerOf(r).ID
 	if to == applications.Approved {
 		app, err = h.svc.Approve(ctx, app, from, operator, reason)
+		if err == nil {
+			err = stopRenewal(r.Context(), h.billing, app.UserID)
+		}
 	} else {
 		app, err = h.svc.Decline(ctx, app, operator, reason)
 	}

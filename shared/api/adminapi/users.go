@@ -198,25 +198,19 @@ func (h *usersHandler) tier(w http.ResponseWriter, r *http.Request) error {
 	}
 	detail := map[string]string{"from": string(prev.Tier), "to": string(tier)}
 	if tier != users.TierPremium {
-		// A subscription left renewing would bill the account for a
-		// tier it no longer has: it stops before the tier changes (a
-		// failure changes nothing the operator's retry does not do
-		// again). The tier write is conditional on the tier read: a
-		// checkout completed after StopRenewal read the record made
-		// the account premium, and the write answers 409, so that the
-		// retry sees that subscription and stops it.
-		stopped, err := h.billing.StopRenewal(r.Context(), id)
-		if err != nil {
+		if err := noteRenewal(r.Context(), h.billing, id, detail); err != nil {
 			return err
-		}
-		if stopped.SubscriptionID != "" {
-			detail["subscription"], detail["subscriptionRenewal"] = stopped.SubscriptionID, renewal(stopped)
 		}
 	}
 	ctx := h.a.begin(r, audit.Entry{Action: audit.ActionUserTier, TargetType: audit.TargetUser, TargetID: id, Reason: reason, Detail: detail})
 	u, err := h.users.SetTierOf(ctx, prev, tier)
 	if err != nil {
 		return err
+	}
+	if tier != users.TierPremium {
+		if err := stopRenewal(r.Context(), h.billing, id); err != nil {
+			return err
+		}
 	}
 	return httpapi.JSON(w, http.StatusOK, userjson.NewOwn(u))
 }
@@ -256,8 +250,36 @@ func (h *usersHandler) operator(w http.ResponseWriter, r *http.Request) error {
 	return httpapi.JSON(w, http.StatusOK, newAdminUser(u))
 }
 
+// noteRenewal names in detail, for the audit entry of a tier change
+// away from premium, the subscription stopRenewal will stop after it.
+func noteRenewal(ctx context.Context, b *billing.Service, userID string, detail map[string]string) error {
+	plan, err := b.Renewal(ctx, userID)
+	if err != nil {
+		return err
+	}
+	if plan.SubscriptionID != "" {
+		detail["subscription"], detail["subscriptionRenewal"] = plan.SubscriptionID, renewal(plan)
+	}
+	return nil
+}
+
+// stopRenewal stops, once the tier was changed away from premium, a
+// subscription that would bill the account for a tier it no longer has
+// (billing.StopRenewal, idempotent). It runs after the tier write, never
+// before: a stop followed by a refused write (a concurrent decision, a
+// tier changed meanwhile) would leave a premium account that nothing
+// bills, for good. The other way round a failure here (503) leaves a
+// subscription renewing over the new tier until the operator's retry,
+// which finds the tier set and stops it; and the tier write, conditional
+// on the tier read, is 409 when a checkout completed meanwhile made the
+// account premium, so the retry sees that subscription too.
+func stopRenewal(ctx context.Context, b *billing.Service, userID string) error {
+	_, err := b.StopRenewal(ctx, userID)
+	return err
+}
+
 // renewal is an audit entry's word on a subscription StopRenewal
-// stopped.
+// stops.
 func renewal(s billing.Stopped) string {
 	if s.AtOnce {
 		return "canceled at once (past due)"
