@@ -317,9 +317,9 @@ func (s *Reports) resolution(q *reports.Queued, res reports.Resolution) *dynamo.
 // afterTakedown removes what hangs off content taken down, as its
 // author's delete does afterwards, and resolves the target's open reports
 // (read now, consistently, in parallel; one resolved meanwhile is left as
-// it is). It runs on after the request's end (its context is not
-// cancelled with the request's) and logs a failure rather than fail the
-// takedown, which is whole: what a failure leaves (children no route
+// it is). It runs before the answer, on a context a client hanging up
+// does not cancel, and logs a failure rather than fail the takedown,
+// which is whole: what a failure leaves (children no route
 // shows, reports still open on content taken down) is finished when an
 // operator takes down any remaining report of the target (TakeDown).
 func (s *Reports) afterTakedown(ctx context.Context, keep takedownItem, res reports.Resolution) {

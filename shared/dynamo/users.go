@@ -312,19 +312,17 @@ var errNoOperatorCount = errors.New("the operator count was never written")
 // operators' count among its parts); when it fails on a count the table
 // does not hold (errNoOperatorCount, or lastErr, which a missing count
 // also answers), the accounts are counted, as they stand before the
-// change, and the transaction runs once more. A lastErr with the count
-// present is the refusal it says.
+// change, and the transaction runs once more. The second run answers
+// for itself whoever wrote the count (this recount or a concurrent one):
+// with the count present, a lastErr is the refusal it says, at the cost
+// of one more transaction on that rare path.
 func (s *Users) runCounted(ctx context.Context, lastErr error, build func() *tx) error {
 	err := build().run(ctx)
 	if !errors.Is(err, errNoOperatorCount) && (lastErr == nil || !errors.Is(err, lastErr)) {
 		return err
 	}
-	n, rerr := s.RecountOperators(ctx)
-	switch {
-	case rerr != nil:
-		return rerr
-	case n < 0 && !errors.Is(err, errNoOperatorCount):
-		return err // the count was there: the refusal stands
+	if _, err := s.RecountOperators(ctx); err != nil {
+		return err
 	}
 	return build().run(ctx)
 }
