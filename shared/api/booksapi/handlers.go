@@ -14,7 +14,7 @@ type searchPage struct {
 	Items []bookjson.SearchItem `json:"items"`
 	// Total hides OffsetMeta's to describe it: it is exact, or a lower
 	// bound when TotalIsLowerBound says so.
-	Total int `json:"total" doc:"The number of matching books, exact unless totalIsLowerBound is true: then the search stopped reading before the end of its candidates (a common word read only as far as the page needs, or a lone prefix with more than 8 completions), total counts the matches it read (at least offset + limit when there are that many), and more may exist."`
+	Total int `json:"total" doc:"The number of matching books, exact unless totalIsLowerBound is true: then the search stopped reading before the end of its candidates (a common word read only as far as the page needs, or a lone prefix with more than 8 completions; with OpenSearch, more than 10,000 matches), total counts the matches it read (at least offset + limit when there are that many), and more may exist."`
 	httpapi.OffsetMeta
 	// TotalIsLowerBound is present (true) when the search stopped reading
 	// candidates before their end: total counts the matches read and more

@@ -36,7 +36,7 @@ func Group(d api.Deps) api.Group {
 			{Method: http.MethodGet, Path: httpapi.V1("/books"), Auth: httpapi.AuthOptional, Actions: []string{"search"}, Handler: h.search,
 				Doc: httpapi.Doc{Summary: "Search the catalog by title, author or ISBN", Response: searchPage{}, Errors: []int{400},
 					Query: []httpapi.Param{
-						{Name: "q", Type: "string", Required: true, About: "title or author words (the last one a prefix), or an ISBN-10 or ISBN-13. A lone word of 3 or more characters is a prefix completed to at most its 8 shortest indexed words; with more completions the books of the others are left out and totalIsLowerBound is set"},
+						{Name: "q", Type: "string", Required: true, About: "title or author words (the last one a prefix), or an ISBN-10 or ISBN-13. A lone word of 3 or more characters is a prefix completed to at most its 8 shortest indexed words; with more completions the books of the others are left out and totalIsLowerBound is set. Where the platform searches with OpenSearch instead of its table (a deployment setting), a prefix matches every word it begins, whatever the number of completions, and total is exact up to 10,000 matches"},
 						httpapi.LimitParam(books.DefaultSearchLimit, books.MaxSearchLimit),
 						httpapi.OffsetParam(),
 					}}},
