@@ -49,15 +49,28 @@ func newRefreshTokenItem(hash, userID, sessionID string, expires int64) refreshT
 // errSessionIDTaken is a new session's id colliding with a stored one.
 var errSessionIDTaken = errors.New("session id or refresh token already exists")
 
-// CreateSession writes the session and its first token in one transaction.
+// CreateSession writes the session and its first token: two conditional
+// puts at once, not a transaction (which DynamoDB bills at twice the
+// writes), since neither item is of use without the other. A token whose
+// session was not written cannot rotate (rotation requires the session
+// live), and a session without its token is never reached; the sign-in
+// that lost either answers an error and leaves nothing a client holds,
+// and TTL removes what it left.
 func (s *Sessions) CreateSession(ctx context.Context, sess users.Session, tokenHash string) error {
 	exp := sess.ExpiresAt.Unix()
 	k := SessionKey(sess.UserID, sess.ID)
-	err := s.t.tx().
-		put(s.t.put(sessionItem{PK: k.PK, SK: k.SK, Type: typeSession, ID: sess.ID, UserID: sess.UserID, CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: exp}).If("attribute_not_exists(PK)"), errSessionIDTaken).
-		put(s.t.put(newRefreshTokenItem(tokenHash, sess.UserID, sess.ID, exp)).If("attribute_not_exists(PK)"), errSessionIDTaken).
-		run(ctx)
-	if err != nil {
+	var g errgroup.Group
+	g.Go(func() error {
+		return s.t.put(sessionItem{PK: k.PK, SK: k.SK, Type: typeSession, ID: sess.ID, UserID: sess.UserID, CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: exp}).
+			If("attribute_not_exists(PK)").Run(ctx)
+	})
+	g.Go(func() error {
+		return s.t.put(newRefreshTokenItem(tokenHash, sess.UserID, sess.ID, exp)).If("attribute_not_exists(PK)").Run(ctx)
+	})
+	if err := g.Wait(); err != nil {
+		if dynamo.IsCondCheckFailed(err) {
+			err = errSessionIDTaken
+		}
 		return fmt.Errorf("create session %s: %w", sess.ID, err)
 	}
 	return nil
@@ -81,20 +94,45 @@ func (s *Sessions) GetRefreshToken(ctx context.Context, hash string) (users.Refr
 	return rt, nil
 }
 
-// RotateRefreshToken marks the old token used, keeping the time of its
-// first use, and stores the new one in one transaction that also requires
-// the session to be live and extends it. The old token must be unused or
-// first used after reusableSince (the reuse interval). Errors:
-// users.ErrTokenReused, users.ErrSessionEnded.
+// RotateRefreshToken stores the new token and extends the session
+// (conditional on it being live) at once, then marks the old token used,
+// keeping the time of its first use, conditional on it being unused or
+// first used after reusableSince (the reuse interval). Three single-item
+// writes, not a transaction (which DynamoDB bills at twice the writes),
+// ordered so that every failure leaves what a transaction would: the old
+// token is marked last, so a rotation that fails before (a session
+// ended, a storage error) leaves it unused, and its holder may retry at
+// any time rather than only within the reuse interval. A new token
+// written by a rotation that then failed is never handed out and TTL
+// removes it; one of an ended session cannot rotate. Two rotations of one
+// token at once both pass, as within the reuse interval they must.
+// Errors: users.ErrTokenReused, users.ErrSessionEnded.
 func (s *Sessions) RotateRefreshToken(ctx context.Context, tok users.RefreshToken, newHash string, now, reusableSince time.Time, ttl time.Duration) error {
 	exp := now.Add(ttl).Unix()
-	err := s.t.tx().
-		update(s.t.update(RefreshTokenKey(tok.Hash)).Set("used", true).SetIfNotExists("usedAt", now.UnixMilli()).
-			If("used = ? OR usedAt > ?", false, reusableSince.UnixMilli()), users.ErrTokenReused).
-		update(s.t.update(SessionKey(tok.UserID, tok.SessionID)).
-			Set(AttrTTL, exp).If("attribute_exists(PK) AND revoked = ? AND expiresAt > ?", false, now.Unix()), users.ErrSessionEnded).
-		put(s.t.put(newRefreshTokenItem(newHash, tok.UserID, tok.SessionID, exp)).If("attribute_not_exists(PK)"), errSessionIDTaken).
-		run(ctx)
+	var g errgroup.Group
+	g.Go(func() error {
+		err := s.t.update(SessionKey(tok.UserID, tok.SessionID)).Set(AttrTTL, exp).
+			If("attribute_exists(PK) AND revoked = ? AND expiresAt > ?", false, now.Unix()).Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return users.ErrSessionEnded
+		}
+		return err
+	})
+	g.Go(func() error {
+		err := s.t.put(newRefreshTokenItem(newHash, tok.UserID, tok.SessionID, exp)).If("attribute_not_exists(PK)").Run(ctx)
+		if dynamo.IsCondCheckFailed(err) {
+			return errSessionIDTaken
+		}
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("rotate refresh token: %w", err)
+	}
+	err := s.t.update(RefreshTokenKey(tok.Hash)).Set("used", true).SetIfNotExists("usedAt", now.UnixMilli()).
+		If("attribute_exists(PK) AND (used = ? OR usedAt > ?)", false, reusableSince.UnixMilli()).Run(ctx)
+	if dynamo.IsCondCheckFailed(err) {
+		err = users.ErrTokenReused
+	}
 	if err != nil {
 		return fmt.Errorf("rotate refresh token: %w", err)
 	}

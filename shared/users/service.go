@@ -48,9 +48,9 @@ type SessionStorer interface {
 	// Errors: ErrRefreshInvalid for an unknown one.
 	GetRefreshToken(ctx context.Context, hash string) (RefreshToken, error)
 	// RotateRefreshToken marks old used (keeping the time of its first
-	// use) and stores newHash in its session, extending the session, in
-	// one transaction, if old is unused or was first used after
-	// reusableSince. Errors: ErrTokenReused when old was used before
+	// use) and stores newHash in its session, extending the session, if
+	// old is unused or was first used after reusableSince; a rotation
+	// that fails leaves old as it was. Errors: ErrTokenReused when old was used before
 	// reusableSince (also meanwhile), ErrSessionEnded when the session is
 	// revoked or expired.
 	RotateRefreshToken(ctx context.Context, old RefreshToken, newHash string, now, reusableSince time.Time, ttl time.Duration) error

@@ -1,0 +1,52 @@
+package dynamo_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/users"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A rotation is three single-item writes, not a transaction: one that
+// fails (here, its session revoked) must leave the old token unused, as a
+// transaction would, so that its holder is not later taken for a replay;
+// one that succeeds marks it used once, and a token used before the reuse
+// interval is refused.
+func TestSessions_RotationLeavesTheOldTokenAsItWasWhenItFails(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewSessions(env.App.Table)
+	ctx := t.Context()
+	now := time.Now().Truncate(time.Millisecond)
+	userID := env.Signup(t, "rory").ID
+	sess := users.Session{ID: "11111111-2222-4333-8444-555555555555", UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	require.NoError(t, store.CreateSession(ctx, sess, "hash-1"))
+	assert.Error(t, store.CreateSession(ctx, sess, "hash-9"), "a session id is written once")
+
+	tok, err := store.GetRefreshToken(ctx, "hash-1")
+	require.NoError(t, err)
+	require.False(t, tok.Used)
+	require.NoError(t, store.RotateRefreshToken(ctx, tok, "hash-2", now, now.Add(-time.Minute), time.Hour))
+	used, err := store.GetRefreshToken(ctx, "hash-1")
+	require.NoError(t, err)
+	assert.True(t, used.Used)
+	assert.Equal(t, now, used.UsedAt)
+	_, err = store.GetRefreshToken(ctx, "hash-2")
+	require.NoError(t, err, "the new token is stored")
+
+	later := now.Add(2 * time.Minute)
+	err = store.RotateRefreshToken(ctx, used, "hash-3", later, later.Add(-time.Minute), time.Hour)
+	assert.ErrorIs(t, err, users.ErrTokenReused, "used before the reuse interval")
+
+	next, err := store.GetRefreshToken(ctx, "hash-2")
+	require.NoError(t, err)
+	require.NoError(t, store.RevokeSession(ctx, userID, sess.ID))
+	err = store.RotateRefreshToken(ctx, next, "hash-4", later, later.Add(-time.Minute), time.Hour)
+	assert.ErrorIs(t, err, users.ErrSessionEnded)
+	after, err := store.GetRefreshToken(ctx, "hash-2")
+	require.NoError(t, err)
+	assert.False(t, after.Used, "a failed rotation leaves the old token unused")
+}
