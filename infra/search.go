@@ -22,11 +22,14 @@ import (
 // outside a VPC) but only with a SigV4 request from a role the data
 // access policy names, which are the functions whose group reads
 // OPENSEARCH_ENDPOINT. Those functions are told to search it
-// (SEARCH_ENGINE=opensearch) and granted aoss:APIAccessAll on it.
+// (SEARCH_ENGINE=opensearch) and granted aoss:APIAccessAll on it; the
+// relay, whose search feed (shared/booksearch/searchfeed) reads the same
+// settings, writes the books' documents.
 type searchCollection struct {
 	name       string
 	collection awsopensearchserverless.CfnCollection
-	roles      []*string
+	// readers are the searching functions' roles, writers the relay's.
+	readers, writers []*string
 }
 
 // collectionName is the collection's (and its policies') name: the
@@ -89,8 +92,9 @@ func (s *searchCollection) env() map[string]*string {
 	}
 }
 
-// grant lets fn reach the collection's data plane when its group reads
-// the endpoint; allowData then names its role in the data access policy.
+// grant lets fn reach the collection's data plane when its group (or,
+// for the relay, its search feed) reads the endpoint; allowData then
+// names its role in the data access policy, the relay's to write.
 func (s *searchCollection) grant(fn awslambda.Function, f groups.Function) {
 	if s == nil || !slices.Contains(f.Settings, booksearch.EnvOpenSearchEndpoint) {
 		return
@@ -100,27 +104,48 @@ func (s *searchCollection) grant(fn awslambda.Function, f groups.Function) {
 		Actions:   jsii.Strings("aoss:APIAccessAll"),
 		Resources: jsii.Strings(*s.collection.AttrArn()),
 	}))
-	s.roles = append(s.roles, fn.Role().RoleArn())
+	if f.Relay {
+		s.writers = append(s.writers, fn.Role().RoleArn())
+		return
+	}
+	s.readers = append(s.readers, fn.Role().RoleArn())
 }
 
 // searchIndexPermissions are what the data access policy allows the
-// functions on the collection's indexes: search reads, never writes. The
-// backfill (local/searchindex) runs under an operator's principal, whose
-// own data access policy may create the index and write documents
-// (README).
-var searchIndexPermissions = []string{"aoss:DescribeIndex", "aoss:ReadDocument"}
+// searching functions on the collection's indexes: search reads, never
+// writes. searchFeedPermissions are the relay's: its feed writes and
+// deletes documents (bulk and DELETE _doc), nothing else. Neither
+// creates the index: the backfill (local/searchindex) does, under an
+// operator's principal whose own data access policy allows it (README).
+var (
+	searchIndexPermissions = []string{"aoss:DescribeIndex", "aoss:ReadDocument"}
+	searchFeedPermissions  = []string{"aoss:WriteDocument"}
+)
 
-// allowData makes the data access policy naming the granted roles.
+// allowData makes the data access policy naming the granted roles: one
+// rule for the readers, one for the writers.
 func (s *searchCollection) allowData(stack awscdk.Stack) {
-	if s == nil || len(s.roles) == 0 {
+	if s == nil || len(s.readers)+len(s.writers) == 0 {
 		return
 	}
-	rules := []jsonObj{{"ResourceType": "index", "Resource": []string{"index/" + s.name + "/*"}, "Permission": searchIndexPermissions}}
+	indexes := []string{"index/" + s.name + "/*"}
+	var statements []jsonObj
+	for _, st := range []struct {
+		roles       []*string
+		permissions []string
+	}{{s.readers, searchIndexPermissions}, {s.writers, searchFeedPermissions}} {
+		if len(st.roles) > 0 {
+			statements = append(statements, jsonObj{
+				"Rules":     []jsonObj{{"ResourceType": "index", "Resource": indexes, "Permission": st.permissions}},
+				"Principal": st.roles,
+			})
+		}
+	}
 	awsopensearchserverless.NewCfnAccessPolicy(stack, jsii.String("SearchAccessPolicy"), &awsopensearchserverless.CfnAccessPolicyProps{
 		Name: jsii.String(s.name), Type: jsii.String("data"),
-		Description: jsii.String("The functions that search the catalog read its indexes"),
+		Description: jsii.String("The functions that search the catalog read its indexes; the relay's search feed writes their documents"),
 		// The role ARNs are tokens: ToJsonString resolves them in place.
-		Policy: stack.ToJsonString([]jsonObj{{"Rules": rules, "Principal": s.roles}}, nil),
+		Policy: stack.ToJsonString(statements, nil),
 	})
 }
 

@@ -14,8 +14,10 @@ import (
 // collection, after its encryption (AWS-owned key) and network policies;
 // the functions whose group reads OPENSEARCH_ENDPOINT (the books group)
 // are told to search it, granted aoss:APIAccessAll on it alone and named
-// in its data access policy, to read only; no other function is. Without it (the
-// default stack) there is none of this.
+// in its data access policy, to read only; the relay, whose search feed
+// reads the same settings, is told and granted the same and named to
+// write documents only; no other function is. Without it (the default
+// stack) there is none of this.
 func TestSearchCollection(t *testing.T) {
 	for _, r := range []string{"AWS::OpenSearchServerless::Collection", "AWS::OpenSearchServerless::SecurityPolicy", "AWS::OpenSearchServerless::AccessPolicy"} {
 		if n := len(*template.FindResources(jsii.String(r), nil)); n != 0 {
@@ -60,6 +62,7 @@ func TestSearchCollection(t *testing.T) {
 	collArn := fmt.Sprint(obj{"Fn::GetAtt": []any{collID, "Arn"}})
 	endpoint := fmt.Sprint(obj{"Fn::GetAtt": []any{collID, "CollectionEndpoint"}})
 	var searchers []string
+	relayRole := ""
 	for _, f := range functions {
 		fn, sts := functionIn(t, hardened, f.Name)
 		vars := envOf(fn)
@@ -75,8 +78,12 @@ func TestSearchCollection(t *testing.T) {
 			}
 		}
 		reads := slices.Contains(f.Settings, booksearch.EnvOpenSearchEndpoint)
-		if reads {
+		if reads && f.Relay {
+			relayRole = fmt.Sprint(fn["Properties"].(obj)["Role"])
+		} else if reads {
 			searchers = append(searchers, fmt.Sprint(fn["Properties"].(obj)["Role"]))
+		}
+		if reads {
 			if vars[booksearch.EnvEngine] != booksearch.EngineOpenSearch || fmt.Sprint(vars[booksearch.EnvOpenSearchEndpoint]) != endpoint {
 				t.Errorf("%s: %s = %v, %s = %v", f.Name, booksearch.EnvEngine, vars[booksearch.EnvEngine], booksearch.EnvOpenSearchEndpoint, vars[booksearch.EnvOpenSearchEndpoint])
 			}
@@ -85,8 +92,8 @@ func TestSearchCollection(t *testing.T) {
 			t.Errorf("%s: granted the collection %v, reads its endpoint %v", f.Name, granted, reads)
 		}
 	}
-	if len(searchers) == 0 {
-		t.Fatal("no function reads " + booksearch.EnvOpenSearchEndpoint)
+	if len(searchers) == 0 || relayRole == "" {
+		t.Fatalf("searchers %v, relay %q: want the books function and the relay to read %s", searchers, relayRole, booksearch.EnvOpenSearchEndpoint)
 	}
 
 	access := *hardened.FindResources(jsii.String("AWS::OpenSearchServerless::AccessPolicy"), nil)
@@ -96,13 +103,24 @@ func TestSearchCollection(t *testing.T) {
 	for _, p := range access {
 		props := (*p)["Properties"].(obj)
 		doc := fmt.Sprint(props["Policy"])
-		if props["Type"] != "data" || !strings.Contains(doc, `index/`+name+`/*`) || !strings.Contains(doc, "aoss:ReadDocument") || strings.Contains(doc, "Write") {
+		// Two statements (each its principals, then its rules): the
+		// readers' first, the relay's second.
+		stmts := strings.Split(doc, `{"Principal":`)
+		if len(stmts) != 3 {
+			t.Fatalf("data access policy of %d statements, want 2: %s", len(stmts)-1, doc)
+		}
+		reads, writes := stmts[1], stmts[2]
+		if props["Type"] != "data" || strings.Count(doc, `index/`+name+`/*`) != 2 || !strings.Contains(reads, `"aoss:ReadDocument"`) ||
+			strings.Contains(reads, "Write") || !strings.Contains(writes, `"Permission":["aoss:WriteDocument"]`) {
 			t.Errorf("data access policy %v", props)
 		}
 		for _, role := range searchers {
-			if !strings.Contains(doc, role) {
-				t.Errorf("data access policy does not name the role %s: %s", role, doc)
+			if !strings.Contains(reads, role) || strings.Contains(writes, role) {
+				t.Errorf("data access policy does not name the role %s to read only: %s", role, doc)
 			}
+		}
+		if strings.Contains(reads, relayRole) || !strings.Contains(writes, relayRole) {
+			t.Errorf("data access policy does not name the relay's role %s to write only: %s", relayRole, doc)
 		}
 	}
 }

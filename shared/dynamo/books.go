@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/events"
 	"github.com/guregu/dynamo/v2"
 )
 
@@ -130,6 +131,17 @@ func (s *Books) GetBookByISBN(ctx context.Context, isbn13 string) (*books.Book, 
 	return it.toBook(), nil
 }
 
+// GetBooksConsistent is GetBooks with strongly consistent reads (twice
+// the read units): the search feed reads a changed book's state as of
+// its change's event, never an older copy.
+func (s *Books) GetBooksConsistent(ctx context.Context, ids []string) ([]*books.Book, error) {
+	byID, err := s.batchGetBooks(ctx, ids, true)
+	if err != nil {
+		return nil, err
+	}
+	return inOrder(ids, byID), nil
+}
+
 // GetBooks reads books by id with BatchGetItem (100 keys per call,
 // unprocessed keys retried) and returns them in the order of ids, leaving
 // out unknown ones.
@@ -193,12 +205,16 @@ func (s *Books) FindBooksByISBN(ctx context.Context, isbn13s []string) (map[stri
 // errBookIDTaken is a new book's id colliding with a stored one.
 var errBookIDTaken = errors.New("book id already exists")
 
-// CreateBook writes the book (new id), its ISBN claim and its posting
-// items in one TransactWriteItems (books.MaxIndexTokens keeps it within
-// 100 items): a crash or a lost race leaves nothing behind. The claim is
-// conditional on the ISBN being free. Errors: books.ErrChanged (another
-// import claimed the ISBN first).
+// CreateBook writes the book (new id), its ISBN claim, its posting
+// items and its book.changed event in one TransactWriteItems
+// (books.MaxIndexTokens keeps it within 100 items): a crash or a lost
+// race leaves nothing behind. The claim is conditional on the ISBN being
+// free. Errors: books.ErrChanged (another import claimed the ISBN first).
 func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing) error {
+	ev, err := books.Changed(b.CreatedAt, []string{b.ID})
+	if err != nil {
+		return err
+	}
 	claim := ISBNClaimKey(b.ISBN13)
 	x := s.t.tx().
 		put(s.t.put(isbnClaimItem{PK: claim.PK, SK: claim.SK, Type: typeISBNClaim, BookID: b.ID}).If("attribute_not_exists(PK)"), books.ErrChanged).
@@ -206,7 +222,7 @@ func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 	for _, p := range postingItems(b.ID, ix) {
 		x.put(s.t.put(p), nil)
 	}
-	if err := x.run(ctx); err != nil {
+	if err := x.emit(ev).run(ctx); err != nil {
 		return fmt.Errorf("create book %s (ISBN %s): %w", b.ID, b.ISBN13, err)
 	}
 	return nil
@@ -226,6 +242,14 @@ func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 // their book, which FindBooksByISBN treats as absent, so the next import
 // of the ISBN creates the book again. A book found by ISBN with a missing
 // posting would instead read as unchanged and stay out of search.
+//
+// The books' book.changed events (one per books.MaxChangedBooks books)
+// are put once every book item landed (putEvents), never before: an
+// event names only books a consumer can read. A write cut short between
+// the book items and their events leaves books no event names, which the
+// next import finds unchanged; the search feed's backfill
+// (local/searchindex) repairs that (docs/decisions.md, "The search
+// index's feed").
 func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 	var index, bookItems []any
 	for _, nb := range bs {
@@ -243,6 +267,26 @@ func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 	if err := s.t.putItems(ctx, bookItems); err != nil {
 		return fmt.Errorf("create %d books: %w", len(bs), err)
 	}
+	var evs []events.Event
+	for start := 0; start < len(bs); start += books.MaxChangedBooks {
+		chunk := bs[start:min(start+books.MaxChangedBooks, len(bs))]
+		ids := make([]string, len(chunk))
+		at := chunk[0].Book.CreatedAt
+		for i, nb := range chunk {
+			ids[i] = nb.Book.ID
+			if nb.Book.CreatedAt.After(at) {
+				at = nb.Book.CreatedAt
+			}
+		}
+		ev, err := books.Changed(at, ids)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, ev)
+	}
+	if err := s.t.putEvents(ctx, evs); err != nil {
+		return fmt.Errorf("create %d books: events: %w", len(bs), err)
+	}
 	return nil
 }
 
@@ -250,10 +294,16 @@ func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 // its version still being prev's, and, when ix is given, puts the posting
 // items of ix and deletes those of prev's index whose keys changed (a lost
 // word, a new title or rank moves a posting), or all of prev's postings of
-// the first layout, all in one TransactWriteItems. The counters are not in the update expression, so a
-// review or line counted meanwhile is kept. Errors: books.ErrChanged
-// (another import changed the book since prev was read).
+// the first layout, and the book's book.changed event, all in one
+// TransactWriteItems (at most 1 + 2 × books.MaxIndexTokens + 1 items).
+// The counters are not in the update expression, so a review or line
+// counted meanwhile is kept. Errors: books.ErrChanged (another import
+// changed the book since prev was read).
 func (s *Books) UpdateBook(ctx context.Context, prev, next *books.Book, ix *books.Indexing) error {
+	ev, err := books.Changed(next.UpdatedAt, []string{prev.ID})
+	if err != nil {
+		return err
+	}
 	upd := s.t.update(BookKey(prev.ID)).
 		Set("isbn10", next.ISBN10).
 		Set("title", next.Title).
@@ -289,7 +339,7 @@ func (s *Books) UpdateBook(ctx context.Context, prev, next *books.Book, ix *book
 			}
 		}
 	}
-	if err := x.run(ctx); err != nil {
+	if err := x.emit(ev).run(ctx); err != nil {
 		return fmt.Errorf("update book %s: %w", prev.ID, err)
 	}
 	return nil

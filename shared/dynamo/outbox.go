@@ -13,7 +13,8 @@ import (
 )
 
 // The outbox: one item per event (EventKey), put by the transaction of
-// the change it reports (tx.emit). The table's stream carries each
+// the change it reports (tx.emit), or just after a bulk write that is no
+// transaction (putEvents). The table's stream carries each
 // outbox item's INSERT to the relay (shared/relay), which hands the
 // event to its consumers and then marks the item delivered, giving it
 // the TTL (OutboxKeep) that removes it. An item never delivered stays:
@@ -57,6 +58,24 @@ func newOutboxItem(ev events.Event) (outboxItem, error) {
 		PK: k.PK, SK: k.SK, Type: typeOutboxEvent, Event: string(b),
 		EventType: string(ev.Type), EventTime: ev.Time.UTC().Format(time.RFC3339Nano),
 	}, nil
+}
+
+// putEvents puts the outbox items of evs with BatchWriteItem (putItems:
+// 25 a call), unconditionally, outside any transaction. Only a change
+// that is itself no transaction emits this way (Books.CreateBooks, after
+// its batches): the events land after the change, not with it, and the
+// caller says what a crash between the two leaves. Event ids are random
+// UUIDs, so the condition tx.emit puts on an item guards nothing here.
+func (t *table) putEvents(ctx context.Context, evs []events.Event) error {
+	items := make([]any, len(evs))
+	for i, ev := range evs {
+		it, err := newOutboxItem(ev)
+		if err != nil {
+			return err
+		}
+		items[i] = it
+	}
+	return t.putItems(ctx, items)
 }
 
 // IsOutboxKey reports whether a partition key is an outbox item's: the

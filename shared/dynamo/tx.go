@@ -65,7 +65,8 @@ func (x *tx) check(c *dynamo.ConditionCheck, onFail error) *tx {
 // emit records ev in the outbox as part of the transaction: its own item
 // (EventKey), put only if no event has its id, so the event commits if
 // and only if the change does (outbox.go; shared/relay delivers it).
-// Every change that emits an event does it this way and no other.
+// Every change that emits an event does it this way, but for the one
+// change that is no transaction, a bulk creation of books (putEvents).
 func (x *tx) emit(ev events.Event) *tx {
 	it, err := newOutboxItem(ev)
 	if err != nil {

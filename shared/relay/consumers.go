@@ -15,6 +15,9 @@ import (
 // a consumer's constructor links what it calls (the SQS client of the
 // webhooks' fan-out, SES for email), which only the relay function may.
 type Registration struct {
+	// Build makes the consumer; nil when d's settings turn it off (the
+	// search feed with the table's own search index). Its settings are
+	// read either way, so the relay function is configured for both.
 	Build func(d api.Deps) Consumer
 	// Table lists the IAM actions of the consumer's DynamoDB calls, as
 	// api.Group.Table does.

@@ -7,8 +7,11 @@
 package csvimportapi
 
 import (
+	"slices"
+
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/importjob"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/inventory/csvimport"
 	"github.com/bookplatform/backend/shared/queues"
@@ -16,8 +19,8 @@ import (
 
 // Group is the csv-import worker. Its calls: GetItem of the job; GetObject
 // of its file; BatchGetItem of the rows' ISBN claims; the catalog
-// importer's writes for books added by title (BatchWriteItem); each row's
-// StockWriter.Set (as the imports group's inline run; a Query of the
+// importer's writes for books added by title (BatchWriteItem, their
+// book.changed events after them); each row's StockWriter.Set (as the imports group's inline run; a Query of the
 // item's history's newest entry before each creation); UpdateItem of the checkpoint (a TransactWriteItems
 // with the PutItem of its errors when it has any), of the handoff and of
 // a failed job; SendMessage of the next stretch. The file was checked
@@ -31,7 +34,7 @@ func Group(d api.Deps) api.Group {
 		},
 		Media: []string{"s3:GetObject"},
 		Sends: []queues.Name{queues.CSVImport},
-		Emits: inventory.Events,
+		Emits: slices.Concat(inventory.Events, books.Events),
 		// One message at a time: a stretch uses the invocation's time.
 		Worker: &api.Worker{Queue: queues.CSVImport, BatchSize: 1, Handle: run.Handle},
 	}

@@ -9,9 +9,11 @@ package importsapi
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/api/importjob"
+	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/queues"
@@ -31,7 +33,8 @@ type handler struct {
 // to the csv-import queue for a large file (or an inline run that runs out
 // of time); PutItem of the job; and for an inline run what the worker
 // does: BatchGetItem of the rows' ISBN claims, the catalog importer's
-// writes for books added by title (BatchWriteItem), each row's
+// writes for books added by title (BatchWriteItem, and one more for
+// their book.changed events once the books landed), each row's
 // StockWriter.Set (GetItem of the item and of a new item's book, a
 // TransactWriteItems of PutItem, UpdateItem and ConditionCheckItem parts
 // with the inventory.updated event), UpdateItem of the job's checkpoint (a
@@ -49,7 +52,7 @@ func Group(d api.Deps) api.Group {
 		},
 		Media: []string{"s3:PutObject"},
 		Sends: []queues.Name{queues.CSVImport},
-		Emits: inventory.Events,
+		Emits: slices.Concat(inventory.Events, books.Events),
 		Routes: []httpapi.Route{
 			{Method: http.MethodPost, Path: httpapi.V1("/inventory/bulk-import"), Auth: httpapi.AuthBearer, Role: owner, Handler: h.upload,
 				Doc: httpapi.Doc{Summary: "Import the store's inventory from a CSV file: 200 with the final counts for a file of at most 500 data rows (CSV_IMPORT_INLINE_ROWS), applied within the request; 202 with a job to follow at GET /v1/inventory/bulk-import/{jobId} for a larger one (or a run that outlasted the request)",

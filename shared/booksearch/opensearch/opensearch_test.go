@@ -2,76 +2,27 @@ package opensearch
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/booksearch/opensearch/opensearchtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// exchange is one request the adapter must send and the answer the
-// stand-in gives: a recorded answer under testdata, shaped as the
-// OpenSearch documentation shows it (no server runs here to record
-// from; testdata/README.md).
-type exchange struct {
-	method, path string
-	request      string // testdata file of the expected body, "" for none
-	status       int
-	answer       string // testdata file
+// exchange and standIn are the stand-in of a collection
+// (opensearchtest), its answers recorded under testdata.
+func exchange(method, path, request string, status int, answer string) opensearchtest.Exchange {
+	return opensearchtest.Exchange{Method: method, Path: path, Request: request, Status: status, Answer: answer}
 }
 
-// standIn serves the exchanges in order and fails the test on any
-// request that is not the next one.
-func standIn(t *testing.T, want ...exchange) (url string, headers func() []http.Header) {
+func standIn(t *testing.T, want ...opensearchtest.Exchange) (string, func() []http.Header) {
 	t.Helper()
-	var mu sync.Mutex
-	var seen []http.Header
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		if !assert.Less(t, len(seen), len(want), "unexpected request %s %s %s", r.Method, r.URL.Path, body) {
-			w.WriteHeader(http.StatusTeapot)
-			return
-		}
-		x := want[len(seen)]
-		seen = append(seen, r.Header.Clone())
-		assert.Equal(t, x.method+" "+x.path, r.Method+" "+r.URL.Path)
-		switch {
-		case x.request == "":
-			assert.Empty(t, body)
-		case strings.HasSuffix(x.request, ".ndjson"):
-			assert.Equal(t, readTestdata(t, x.request), string(body), "body of %s %s", r.Method, r.URL.Path)
-		default:
-			assert.JSONEq(t, readTestdata(t, x.request), string(body), "body of %s %s", r.Method, r.URL.Path)
-		}
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		w.WriteHeader(x.status)
-		_, _ = io.WriteString(w, readTestdata(t, x.answer))
-	}))
-	t.Cleanup(func() {
-		srv.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		assert.Len(t, seen, len(want), "requests sent")
-	})
-	return srv.URL, func() []http.Header { mu.Lock(); defer mu.Unlock(); return seen }
-}
-
-func readTestdata(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	require.NoError(t, err)
-	return string(b)
+	return opensearchtest.StandIn(t, want...)
 }
 
 // catalog is the table's side: the books a page is read from.
@@ -111,7 +62,7 @@ func engine(t *testing.T, url string) *Engine {
 // popularity and book id; the page's books come from the table in the
 // index's order, the total as OpenSearch counted it.
 func TestSearch_words(t *testing.T) {
-	url, _ := standIn(t, exchange{"POST", "/books/_search", "search_words_request.json", 200, "search_words_answer.json"})
+	url, _ := standIn(t, exchange("POST", "/books/_search", "search_words_request.json", 200, "search_words_answer.json"))
 	res, err := engine(t, url).Search(context.Background(), books.QueryOf("Harry Pót", 10, 20))
 	require.NoError(t, err)
 	assert.Equal(t, books.SearchResult{Items: []*books.Book{shelf[id1], shelf[id2]}, Total: 3}, res)
@@ -119,7 +70,7 @@ func TestSearch_words(t *testing.T) {
 
 // An ISBN matches that book's isbn13 only, as the table's index answers.
 func TestSearch_isbn(t *testing.T) {
-	url, _ := standIn(t, exchange{"POST", "/books/_search", "search_isbn_request.json", 200, "search_empty_answer.json"})
+	url, _ := standIn(t, exchange("POST", "/books/_search", "search_isbn_request.json", 200, "search_empty_answer.json"))
 	res, err := engine(t, url).Search(context.Background(), books.QueryOf("978-0-306-40615-7", 20, 0))
 	require.NoError(t, err)
 	assert.Equal(t, books.SearchResult{Items: []*books.Book{}}, res)
@@ -129,7 +80,7 @@ func TestSearch_isbn(t *testing.T) {
 // index's result window is cut to it, and a total OpenSearch stopped
 // counting is flagged as a lower bound.
 func TestSearch_shortWordDeepPageCappedTotal(t *testing.T) {
-	url, _ := standIn(t, exchange{"POST", "/books/_search", "search_short_word_deep_request.json", 200, "search_capped_answer.json"})
+	url, _ := standIn(t, exchange("POST", "/books/_search", "search_short_word_deep_request.json", 200, "search_capped_answer.json"))
 	res, err := engine(t, url).Search(context.Background(), books.QueryOf("it", 50, 9990))
 	require.NoError(t, err)
 	assert.Equal(t, books.SearchResult{Items: []*books.Book{shelf[id3]}, Total: 10000, TotalIsLowerBound: true}, res)
@@ -145,7 +96,7 @@ func TestSearch_noWords(t *testing.T) {
 
 // OpenSearch's error answer is the search's error, with its reason.
 func TestSearch_error(t *testing.T) {
-	url, _ := standIn(t, exchange{"POST", "/books/_search", "search_words_request.json", 400, "search_bad_request_answer.json"})
+	url, _ := standIn(t, exchange("POST", "/books/_search", "search_words_request.json", 400, "search_bad_request_answer.json"))
 	_, err := engine(t, url).Search(context.Background(), books.QueryOf("Harry Pót", 10, 20))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "search_phase_execution_exception")
@@ -157,11 +108,11 @@ func TestSearch_error(t *testing.T) {
 // that exists.
 func TestWrites(t *testing.T) {
 	url, _ := standIn(t,
-		exchange{"PUT", "/books", "../index.json", 200, "create_index_answer.json"},
-		exchange{"PUT", "/books", "../index.json", 400, "create_index_exists_answer.json"},
-		exchange{"PUT", "/books/_doc/" + id1, "index_book_request.json", 201, "index_created_answer.json"},
-		exchange{"DELETE", "/books/_doc/" + id1, "", 200, "delete_deleted_answer.json"},
-		exchange{"DELETE", "/books/_doc/0b8f7e0a-9d2c-5a8e-8f1b-999999999999", "", 404, "delete_not_found_answer.json"},
+		exchange("PUT", "/books", "../index.json", 200, "create_index_answer.json"),
+		exchange("PUT", "/books", "../index.json", 400, "create_index_exists_answer.json"),
+		exchange("PUT", "/books/_doc/" + id1, "index_book_request.json", 201, "index_created_answer.json"),
+		exchange("DELETE", "/books/_doc/" + id1, "", 200, "delete_deleted_answer.json"),
+		exchange("DELETE", "/books/_doc/0b8f7e0a-9d2c-5a8e-8f1b-999999999999", "", 404, "delete_not_found_answer.json"),
 	)
 	e, ctx := engine(t, url), context.Background()
 	require.NoError(t, e.CreateIndex(ctx))
@@ -174,7 +125,7 @@ func TestWrites(t *testing.T) {
 // Requests are signed with SigV4 for OpenSearch Serverless (service
 // aoss) with the payload's hash, which aoss requires.
 func TestSigned(t *testing.T) {
-	url, headers := standIn(t, exchange{"POST", "/books/_search", "search_isbn_request.json", 200, "search_empty_answer.json"})
+	url, headers := standIn(t, exchange("POST", "/books/_search", "search_isbn_request.json", 200, "search_empty_answer.json"))
 	awsCfg := aws.Config{Region: "eu-west-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDEXAMPLE", "secret", "")}
 	e, err := New(Config{Endpoint: url, Index: "books", AWS: &awsCfg}, shelf)
 	require.NoError(t, err)
@@ -190,8 +141,8 @@ func TestSigned(t *testing.T) {
 // a document OpenSearch refuses is reported, by id and reason.
 func TestIndexBooks(t *testing.T) {
 	url, _ := standIn(t,
-		exchange{"POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_answer.json"},
-		exchange{"POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_refused_answer.json"},
+		exchange("POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_answer.json"),
+		exchange("POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_refused_answer.json"),
 	)
 	e, ctx := engine(t, url), context.Background()
 	require.NoError(t, e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]}))

@@ -10,6 +10,7 @@ package registry
 
 import (
 	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/booksearch/searchfeed"
 	"github.com/bookplatform/backend/shared/mail"
 	"github.com/bookplatform/backend/shared/mail/sesmail"
 	"github.com/bookplatform/backend/shared/notify/notifydeps"
@@ -24,16 +25,20 @@ var registrations = []relay.Registration{
 	{Build: func(d api.Deps) relay.Consumer {
 		return notifydeps.Consumer(d, sesmail.FromConfig(d.AWS, d.Env, d.Logger))
 	}, Table: notifydeps.Table, Mail: mail.Actions},
+	{Build: searchfeed.Consumer, Table: searchfeed.Table},
 }
 
 // Registrations lists every registered consumer.
 func Registrations() []relay.Registration { return registrations }
 
-// Consumers builds every registered consumer from d.
+// Consumers builds every registered consumer from d, leaving out those
+// d's settings turn off (a Build that returns nil).
 func Consumers(d api.Deps) []relay.Consumer {
 	out := make([]relay.Consumer, 0, len(registrations))
 	for _, r := range registrations {
-		out = append(out, r.Build(d))
+		if c := r.Build(d); c != nil {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -1,0 +1,169 @@
+// Package searchfeed keeps a deployment's OpenSearch index of the catalog
+// in step with the table: the relay's consumer of book.changed
+// (books.ChangedEvent; docs/decisions.md, "The search index's feed").
+// For each event it reads the books it names, as they are now, and
+// writes their documents; a book no longer in the table leaves the index.
+// With the table's own index (SEARCH_ENGINE=dynamodb, the default) there
+// is nothing to feed and no consumer is registered (Consumer is nil).
+//
+// It is apart from shared/booksearch, which the books function links, so
+// that only the relay function links the relay's consumers
+// (shared/relay/registry registers it).
+package searchfeed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/bookplatform/backend/shared/api"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/booksearch"
+	"github.com/bookplatform/backend/shared/booksearch/opensearch"
+	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/events"
+	"github.com/bookplatform/backend/shared/relay"
+)
+
+// ConsumerName is the feed's name among the relay's consumers: the key
+// of its dedupe records, so it never changes.
+const ConsumerName = "searchindex"
+
+// Table lists the IAM actions of the feed's own calls: the BatchGetItem
+// of the books an event names (the relay adds its dedupe records' and
+// its UpdateItem).
+var Table = []string{"dynamodb:BatchGetItem"}
+
+// Books reads the books an event names (dynamo.Books).
+type Books interface {
+	// GetBooksConsistent reads books by id with strongly consistent
+	// reads, in the order of ids; unknown ids are left out.
+	GetBooksConsistent(ctx context.Context, ids []string) ([]*books.Book, error)
+}
+
+// Index is the search index the feed writes (opensearch.Engine).
+type Index interface {
+	// IndexBooks writes the books' documents, each replacing its own.
+	IndexBooks(ctx context.Context, bs []*books.Book) error
+	// Delete removes a book's document; one already gone is no error.
+	Delete(ctx context.Context, id string) error
+}
+
+// maxRewrites bounds how often one delivery writes a book that keeps
+// changing while it is written (Consume); past it the event fails and
+// the relay delivers it again.
+const maxRewrites = 3
+
+// Feed is the relay's consumer of book.changed.
+type Feed struct {
+	Books  Books
+	Index  Index
+	Logger *slog.Logger
+}
+
+// Consumer is the feed of the deployment's settings (booksearch
+// ReadSettings, the books group's): nil, no consumer, unless the engine
+// is OpenSearch; with the table's own index there is nothing to feed, and
+// a registered consumer would cost the relay a dedupe record per event
+// for nothing.
+func Consumer(d api.Deps) relay.Consumer {
+	s := booksearch.ReadSettings(d.Env)
+	if s.Engine != booksearch.EngineOpenSearch {
+		return nil
+	}
+	st := dynamo.NewBooks(d.Table)
+	e, err := opensearch.New(opensearch.Config{Endpoint: s.Endpoint, Index: s.Index, AWS: &d.AWS}, st)
+	if err != nil {
+		d.Env.Fail(err)
+		return nil
+	}
+	return &Feed{Books: st, Index: e, Logger: d.Logger}
+}
+
+// Name is ConsumerName.
+func (f *Feed) Name() string { return ConsumerName }
+
+// Consume writes the current documents of the books a book.changed names
+// and ignores every other event. It reads the books (one consistent
+// BatchGetItem), writes the documents of those present (one bulk
+// request) and deletes those absent (the service never deletes a book:
+// only one removed from the table by hand is absent), then reads them
+// again: a book whose version moved meanwhile is written again, so a
+// delivery that read an older version and wrote after a newer one's
+// delivery does not leave the older document (deliveries run in
+// parallel, in no order). An error (a read, a refused write) makes the
+// relay deliver the event again, which writes the same documents.
+func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
+	if ev.Type != books.ChangedEvent.Type {
+		return nil
+	}
+	var d books.ChangedData
+	if err := json.Unmarshal(ev.Data, &d); err != nil {
+		// A malformed event cannot be applied however often it is
+		// retried: it is logged, not retried; the backfill repairs what
+		// it named.
+		f.logger().Error("searchfeed: event not applied", "eventId", ev.ID, "error", err.Error())
+		return nil
+	}
+	ids := slices.Compact(slices.Sorted(slices.Values(d.BookIDs)))
+	if len(ids) == 0 {
+		return nil
+	}
+	// written is the version each book's document was written at, 0
+	// for a book deleted from the index.
+	written := map[string]int{}
+	for round := 0; ; round++ {
+		found, err := f.Books.GetBooksConsistent(ctx, ids)
+		if err != nil {
+			return fmt.Errorf("searchfeed: read %d books: %w", len(ids), err)
+		}
+		now := make(map[string]*books.Book, len(found))
+		for _, b := range found {
+			now[b.ID] = b
+		}
+		var put []*books.Book
+		var gone []string
+		for _, id := range ids {
+			b := now[id]
+			v := 0
+			if b != nil {
+				v = b.Version
+			}
+			if w, ok := written[id]; ok && w == v {
+				continue
+			}
+			if b != nil {
+				put = append(put, b)
+			} else {
+				gone = append(gone, id)
+			}
+		}
+		if len(put) == 0 && len(gone) == 0 {
+			return nil
+		}
+		if round == maxRewrites {
+			return fmt.Errorf("searchfeed: %d of %d books changed again each time they were written", len(put)+len(gone), len(ids))
+		}
+		if err := f.Index.IndexBooks(ctx, put); err != nil {
+			return fmt.Errorf("searchfeed: %w", err)
+		}
+		for _, b := range put {
+			written[b.ID] = b.Version
+		}
+		for _, id := range gone {
+			if err := f.Index.Delete(ctx, id); err != nil {
+				return fmt.Errorf("searchfeed: %w", err)
+			}
+			written[id] = 0
+		}
+	}
+}
+
+func (f *Feed) logger() *slog.Logger {
+	if f.Logger == nil {
+		return slog.Default()
+	}
+	return f.Logger
+}
