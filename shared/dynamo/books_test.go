@@ -1,13 +1,14 @@
 package dynamo_test
 
 import (
+	"encoding/json"
 	"fmt"
-	"github.com/bookplatform/backend/shared/dynamo"
 	"strings"
 	"testing"
 
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,6 +84,7 @@ func TestBooks_CreateBooksWritesTheBookLast(t *testing.T) {
 	require.Error(t, st.CreateBooks(ctx, []books.NewBook{{Book: b, Index: ix}}))
 	_, err := st.GetBook(ctx, b.ID)
 	require.ErrorIs(t, err, books.ErrNotFound, "no book item without its whole index")
+	assert.Empty(t, env.Outbox(t), "no event names a book that did not land")
 
 	res, err := env.App.Books.Import(ctx, []books.Record{{Title: "Paper Moon", Authors: []string{"Ida Ink"}, ISBN: isbn}})
 	require.NoError(t, err)
@@ -93,4 +95,60 @@ func TestBooks_CreateBooksWritesTheBookLast(t *testing.T) {
 	assert.Equal(t, b.ID, found.Items[0].ID)
 	assert.Equal(t, 1, found.Total)
 	assert.False(t, found.TotalIsLowerBound)
+}
+
+// changedEvents are the book.changed events of the outbox, each's ids.
+func changedEvents(t *testing.T, env *testenv.Env) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, it := range env.Outbox(t) {
+		require.Equal(t, books.ChangedEvent.Type, it.Event.Type, "only book.changed in the outbox")
+		var d books.ChangedData
+		require.NoError(t, json.Unmarshal(it.Event.Data, &d))
+		out = append(out, d.BookIDs)
+	}
+	return out
+}
+
+// Every write of a book's catalog fields records a book.changed naming
+// it: a created book's and an updated book's in their transactions, so a
+// refused update records none; a bulk creation's one per 100 books once
+// the books landed, so one cut short before its books records none.
+func TestBooks_WritesEmitBookChanged(t *testing.T) {
+	env := testenv.New(t)
+	st := dynamo.NewBooks(env.App.Table)
+	ctx := t.Context()
+
+	b := &books.Book{ID: books.BookIDOf("9780306406157"), ISBN13: "9780306406157", Title: "Paper Moon", Authors: []string{"Ida Ink"}, Version: 1}
+	require.NoError(t, st.CreateBook(ctx, b, books.IndexingOf(b)))
+	assert.Equal(t, [][]string{{b.ID}}, changedEvents(t, env), "the created book's")
+
+	stored, err := st.GetBook(ctx, b.ID)
+	require.NoError(t, err)
+	next := *stored
+	next.Title, next.Version = "Paper Sun", 2
+	require.NoError(t, st.UpdateBook(ctx, stored, &next, nil))
+	assert.Equal(t, [][]string{{b.ID}, {b.ID}}, changedEvents(t, env), "the updated book's")
+	require.ErrorIs(t, st.UpdateBook(ctx, stored, &next, nil), books.ErrChanged)
+	assert.Len(t, changedEvents(t, env), 2, "a refused update records nothing")
+
+	env2 := testenv.New(t)
+	st2 := dynamo.NewBooks(env2.App.Table)
+	var bulk []books.NewBook
+	var want []string
+	for i := range 250 {
+		isbn := books.CompleteISBN13(fmt.Sprintf("978000%06d", i))
+		nb := &books.Book{ID: books.BookIDOf(isbn), ISBN13: isbn, Title: fmt.Sprintf("Volume %d", i), Version: 1}
+		bulk = append(bulk, books.NewBook{Book: nb, Index: books.IndexingOf(nb)})
+		want = append(want, nb.ID)
+	}
+	require.NoError(t, st2.CreateBooks(ctx, bulk))
+	var got []string
+	var sizes []int
+	for _, ids := range changedEvents(t, env2) {
+		got = append(got, ids...)
+		sizes = append(sizes, len(ids))
+	}
+	assert.ElementsMatch(t, want, got, "every created book named once")
+	assert.ElementsMatch(t, []int{100, 100, 50}, sizes, "one event per 100 books")
 }

@@ -110,8 +110,8 @@ func TestWrites(t *testing.T) {
 	url, _ := standIn(t,
 		exchange("PUT", "/books", "../index.json", 200, "create_index_answer.json"),
 		exchange("PUT", "/books", "../index.json", 400, "create_index_exists_answer.json"),
-		exchange("PUT", "/books/_doc/" + id1, "index_book_request.json", 201, "index_created_answer.json"),
-		exchange("DELETE", "/books/_doc/" + id1, "", 200, "delete_deleted_answer.json"),
+		exchange("PUT", "/books/_doc/"+id1, "index_book_request.json", 201, "index_created_answer.json"),
+		exchange("DELETE", "/books/_doc/"+id1, "", 200, "delete_deleted_answer.json"),
 		exchange("DELETE", "/books/_doc/0b8f7e0a-9d2c-5a8e-8f1b-999999999999", "", 404, "delete_not_found_answer.json"),
 	)
 	e, ctx := engine(t, url), context.Background()
