@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/bookplatform/backend/shared/books"
@@ -62,7 +63,7 @@ type Config struct {
 func New(cfg Config, bs Books) (*Engine, error) {
 	oc := osgo.Config{
 		Addresses: []string{cfg.Endpoint},
-		Transport: cfg.Transport,
+		Transport: noNodeAPIs{next: cfg.Transport},
 		// A Serverless collection is one endpoint behind a load balancer:
 		// there are no nodes to discover or health-check.
 		DiscoverNodesOnStart:  new(false),
@@ -83,6 +84,31 @@ func New(cfg Config, bs Books) (*Engine, error) {
 }
 
 var _ books.Searcher = (*Engine)(nil)
+
+// noNodeAPIs answers the client's own background requests to the
+// cluster's node and health APIs (opensearch-go polls GET
+// /_nodes/_local/stats every 5 seconds from a goroutine for as long as
+// the client lives, with no option of its Config to turn it off) with a
+// 404 of its own instead of sending them: a Serverless collection has no
+// nodes to poll and no such API, so each would be a signed request
+// refused, from every function that searches or feeds the index. The
+// engine itself calls neither.
+type noNodeAPIs struct{ next http.RoundTripper }
+
+func (t noNodeAPIs) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.HasPrefix(r.URL.Path, "/_nodes") || strings.HasPrefix(r.URL.Path, "/_cluster") {
+		if r.Body != nil {
+			_ = r.Body.Close()
+		}
+		return &http.Response{StatusCode: http.StatusNotFound, Status: "404 Not Found", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+	}
+	next := t.next
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	return next.RoundTrip(r)
+}
 
 // indexBody is the index's settings and mapping: title and authors as
 // text folded as books.Tokenize folds (lower case, accents off), each with

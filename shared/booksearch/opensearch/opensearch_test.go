@@ -151,3 +151,20 @@ func TestIndexBooks(t *testing.T) {
 	assert.Contains(t, err.Error(), "1 refused, the first book "+id2+": mapper_parsing_exception")
 	require.NoError(t, e.IndexBooks(ctx, nil))
 }
+
+// The client's background poll of the node APIs (every 5 s) is answered
+// by the engine's transport, never sent to the collection, which has no
+// such API; the engine's own requests go through.
+func TestNoNodeAPIs(t *testing.T) {
+	url, _ := standIn(t, exchange("POST", "/books/_search", "search_isbn_request.json", 200, "search_empty_answer.json"))
+	tr := noNodeAPIs{}
+	for _, path := range []string{"/_nodes/_local/stats/jvm,breaker,thread_pool", "/_cluster/health"} {
+		req, err := http.NewRequest(http.MethodGet, url+path, nil)
+		require.NoError(t, err)
+		resp, err := tr.RoundTrip(req)
+		require.NoError(t, err)
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+	}
+	_, err := engine(t, url).Search(context.Background(), books.QueryOf("9780306406157", 20, 0))
+	require.NoError(t, err)
+}
