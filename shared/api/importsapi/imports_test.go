@@ -20,6 +20,8 @@ import (
 	"github.com/bookplatform/backend/shared/api/importjob"
 	"github.com/bookplatform/backend/shared/api/importsapi/importsapitest"
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/booksearch"
+	"github.com/bookplatform/backend/shared/booksearch/opensearch/opensearchtest"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/inventory"
@@ -27,6 +29,7 @@ import (
 	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/queues/sqsqueue"
+	"github.com/bookplatform/backend/shared/relay/registry"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/bookplatform/backend/shared/worker"
 	"github.com/stretchr/testify/assert"
@@ -587,4 +590,46 @@ func TestWorker_lastReceiptFailsUnreadableJob(t *testing.T) {
 	assert.Equal(t, "failed", a.Status)
 	assert.False(t, a.Success)
 	assert.NotEmpty(t, a.Reason)
+}
+
+// A book a store's import adds by its title is a change of the catalog:
+// the import records a book.changed naming it (after the book, outside
+// the rows' transactions), and where the catalog is searched on
+// OpenSearch the relay's search feed writes its document, through the
+// registered consumers as the relay function builds them. A re-import
+// adds no book and records none.
+func TestBulkImport_addedBookFeedsTheSearchIndex(t *testing.T) {
+	url, _ := opensearchtest.StandIn(t,
+		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_bulk_request.ndjson", Status: 200, Answer: "bulk_answer.json"},
+		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_pride_request.ndjson", Status: 200, Answer: "bulk_answer.json"},
+	)
+	s := newShop(t, testenv.WithStream(), testenv.WithEnv(booksearch.EnvEngine, booksearch.EngineOpenSearch),
+		testenv.WithEnv(booksearch.EnvOpenSearchEndpoint, url))
+	s.StartRelay(registry.Consumers(s.App.Deps())...)
+	s.WaitDelivered(t, len(s.Outbox(t))) // the shop's two books, indexed first
+
+	const file = "isbn,quantity,price,condition,title,author\n9780141439600,2,6.50,new,Pride and Prejudice,Jane Austen\n"
+	res := s.upload(file, s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	require.Equal(t, 1, decode(t, res).Imported)
+	var named [][]string
+	for _, it := range s.WaitDelivered(t, len(s.Outbox(t))) {
+		if it.Event.Type == books.ChangedEvent.Type {
+			var d books.ChangedData
+			require.NoError(t, json.Unmarshal(it.Event.Data, &d))
+			named = append(named, d.BookIDs)
+		}
+	}
+	pride := books.BookIDOf("9780141439600")
+	assert.ElementsMatch(t, [][]string{{s.hobbitID, s.emmaID}, {pride}}, named)
+
+	res = s.upload(file, s.owner.Token)
+	require.Equal(t, http.StatusOK, res.Status, res.String())
+	n := 0
+	for _, it := range s.Outbox(t) {
+		if it.Event.Type == books.ChangedEvent.Type {
+			n++
+		}
+	}
+	assert.Equal(t, 2, n, "the book exists: no event")
 }
