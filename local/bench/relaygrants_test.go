@@ -9,6 +9,9 @@ import (
 
 	awsevents "github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/local/testenv"
+	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/booksearch"
+	"github.com/bookplatform/backend/shared/booksearch/opensearch/opensearchtest"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/events"
@@ -27,10 +30,18 @@ import (
 // recorder through every path its dedupe records take (a consumer that
 // fails and is released, a delivery, a redelivery of a delivered event)
 // with every registered consumer (the webhooks' fan-out of a follow of
-// a store with an endpoint), and the IAM actions its calls needed must
-// be exactly what the relay function is granted, in both directions.
+// a store with an endpoint; the search feed's of a book.changed, the
+// deployment searching OpenSearch, a stand-in of it), and the IAM
+// actions its calls needed must be exactly what the relay function is
+// granted, in both directions.
 func TestCallGrants_relay(t *testing.T) {
-	env := testenv.New(t, testenv.WithQueues())
+	url, _ := opensearchtest.StandIn(t,
+		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_bulk_request.ndjson", Status: 200, Answer: "bulk_answer.json"})
+	env := testenv.New(t, testenv.WithQueues(), testenv.WithEnv(booksearch.EnvEngine, booksearch.EngineOpenSearch),
+		testenv.WithEnv(booksearch.EnvOpenSearchEndpoint, url))
+	bookIDs := env.ImportBooks(t,
+		books.Record{ISBN: "0306406152", Title: "Emma", Authors: []string{"Jane Austen"}},
+		books.Record{ISBN: "9780198534532", Title: "The Hobbit", Authors: []string{"J. R. R. Tolkien"}})
 	consumer := testenv.NewRecorder("bench")
 	r := env.App.Relay(append(registry.Consumers(env.App.Deps()), consumer)...)
 	ctx, rec := callstats.With(context.Background())
@@ -44,13 +55,14 @@ func TestCallGrants_relay(t *testing.T) {
 	}).Run(context.Background()))
 	ev, err := follows.StoreFollowed.New(time.Now(), follows.StoreFollowedData{FollowerID: ids.New(), StoreID: storeID, FollowedAt: time.Now()})
 	require.NoError(t, err)
-	insert := relaytest.InsertEvent(t, ev, "1")
-	batch := awsevents.DynamoDBEvent{Records: []awsevents.DynamoDBEventRecord{insert}}
+	changed, err := books.Changed(time.Now(), bookIDs)
+	require.NoError(t, err)
+	batch := awsevents.DynamoDBEvent{Records: []awsevents.DynamoDBEventRecord{relaytest.InsertEvent(t, ev, "1"), relaytest.InsertEvent(t, changed, "2")}}
 
 	consumer.SetFail(func(events.Event) error { return errors.New("endpoint down") })
 	resp, err := r.Handle(ctx, batch)
 	require.NoError(t, err)
-	require.Len(t, resp.BatchItemFailures, 1, "the failing consumer fails the record")
+	require.Len(t, resp.BatchItemFailures, 2, "the failing consumer fails the records")
 	consumer.SetFail(nil)
 	for range 2 { // delivered, then redelivered
 		resp, err = r.Handle(ctx, batch)
