@@ -17,7 +17,7 @@ import (
 // it (docs/decisions.md, "The search index's feed").
 var ChangedEvent = events.Declaration{
 	Type: "book.changed", Version: 1, Data: ChangedData{},
-	Summary: "Books were added to the catalog or their catalog fields changed (it feeds the search index; no store's webhook endpoint receives it)",
+	Summary: "Books were added to the catalog or their catalog fields changed (it feeds the search index, and no store's webhook endpoint receives it; a bulk addition records it just after its books, not in their transaction)",
 }
 
 // Events are the events the catalog's writes emit (api.Group.Emits of
