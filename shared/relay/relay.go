@@ -44,6 +44,16 @@ type Consumer interface {
 	Consume(ctx context.Context, ev events.Event) error
 }
 
+// Selective is a Consumer that takes some types of event only (the
+// search feed: book.changed). The relay hands it no other and keeps no
+// dedupe record of them for it: the record's two writes would be spent
+// on every event of every other type.
+type Selective interface {
+	Consumer
+	// Takes reports whether the consumer wants events of type t.
+	Takes(t events.Type) bool
+}
+
 // Outbox marks an event delivered (dynamo.Outbox).
 type Outbox interface {
 	Delivered(ctx context.Context, eventID string, at time.Time) error
@@ -161,6 +171,9 @@ func (r *Relay) deliver(ctx context.Context, rec awsevents.DynamoDBEventRecord) 
 	}
 	var errs []error
 	for _, c := range r.d.Consumers {
+		if s, ok := c.(Selective); ok && !s.Takes(ev.Type) {
+			continue
+		}
 		err := r.consumeOnce(ctx, c, ev, rec.EventID)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("consumer %s, event %s (%s): %w", c.Name(), ev.ID, ev.Type, err))

@@ -13,6 +13,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/dynamo"
 	"github.com/bookplatform/backend/shared/events"
+	"github.com/bookplatform/backend/shared/idempotency"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/relay/relaytest"
 	"github.com/stretchr/testify/assert"
@@ -277,4 +278,49 @@ func TestHandle_aConsumerDeadlineLeavesTimeToMark(t *testing.T) {
 	slow.mu.Lock()
 	assert.Equal(t, 1, slow.calls, "not called without the time to mark")
 	slow.mu.Unlock()
+}
+
+// selective takes one type of event (relay.Selective).
+type selective struct {
+	*testenv.Recorder
+	takes events.Type
+}
+
+func (s selective) Takes(t events.Type) bool { return t == s.takes }
+
+// begins counts the dedupe records the relay takes.
+type begins struct {
+	idempotency.Store
+	mu   sync.Mutex
+	keys []string
+}
+
+func (b *begins) Begin(ctx context.Context, key string, rec idempotency.Record, now, expires time.Time) (*idempotency.Record, error) {
+	b.mu.Lock()
+	b.keys = append(b.keys, key)
+	b.mu.Unlock()
+	return b.Store.Begin(ctx, key, rec, now, expires)
+}
+
+// A consumer that takes some types of event only is handed no other, and
+// the relay keeps no dedupe record of those for it; the event is still
+// marked delivered once every other consumer had it.
+func TestHandle_aSelectiveConsumerGetsItsTypesOnly(t *testing.T) {
+	env := testenv.New(t)
+	other := events.Declaration{Type: "test.other", Version: 1, Data: map[string]string{}}
+	sel := selective{Recorder: testenv.NewRecorder("selective"), takes: other.Type}
+	all := testenv.NewRecorder("all")
+	records := &begins{Store: dynamo.NewIdempotency(env.App.Table)}
+	o := &outbox{}
+	r := relay.New(relay.Deps{Consumers: []relay.Consumer{sel, all}, Records: records, Outbox: o, Now: testenv.NewClock(start).Now})
+
+	rec1, ping := insert(t, "1")
+	rec2, oth := relaytest.Insert(t, other, start, "2")
+	resp, err := r.Handle(context.Background(), batch(rec1, rec2))
+	require.NoError(t, err)
+	assert.Empty(t, failed(resp))
+	assert.Equal(t, []string{oth.ID}, ids(sel.Events()), "only the type it takes")
+	assert.Equal(t, []string{ping.ID, oth.ID}, ids(all.Events()))
+	assert.ElementsMatch(t, []string{"relay:all:" + ping.ID, "relay:all:" + oth.ID, "relay:selective:" + oth.ID}, records.keys)
+	assert.ElementsMatch(t, []string{ping.ID, oth.ID}, o.ids())
 }

@@ -85,8 +85,14 @@ func Consumer(d api.Deps) relay.Consumer {
 // Name is ConsumerName.
 func (f *Feed) Name() string { return ConsumerName }
 
+// Takes is book.changed alone (relay.Selective): the relay keeps no
+// dedupe record of the feed's for the events of every other type.
+func (f *Feed) Takes(t events.Type) bool { return t == books.ChangedEvent.Type }
+
+var _ relay.Selective = (*Feed)(nil)
+
 // Consume writes the current documents of the books a book.changed names
-// and ignores every other event. It reads the books (one consistent
+// and ignores every other event (which the relay does not hand it). It reads the books (one consistent
 // BatchGetItem), writes the documents of those present (one bulk
 // request) and deletes those absent (the service never deletes a book:
 // only one removed from the table by hand is absent), then reads them
