@@ -12,7 +12,9 @@ import (
 // MaxIndexTokens bounds the distinct words one book is indexed under, so
 // that the book, its ISBN claim and all its index items are written in one
 // DynamoDB transaction (at most 100 items): an update writes the book, up
-// to 48 index items for its words and deletes up to 48 for words it lost.
+// to 48 index items for its words, deletes up to 48 for words it lost and
+// puts its book.changed event (98; a back-office request's audit entry
+// would make 99).
 // Only a title and authors of more than 48 distinct words lose their
 // last words from the index.
 const MaxIndexTokens = 48
