@@ -65,9 +65,9 @@ type Feed struct {
 
 // Consumer is the feed of the deployment's settings (booksearch
 // ReadSettings, the books group's): nil, no consumer, unless the engine
-// is OpenSearch; with the table's own index there is nothing to feed, and
-// a registered consumer would cost the relay a dedupe record per event
-// for nothing.
+// is OpenSearch; with the table's own index there is nothing to feed,
+// and a registered feed would cost the relay a dedupe record per
+// book.changed for nothing.
 func Consumer(d api.Deps) relay.Consumer {
 	s := booksearch.ReadSettings(d.Env)
 	if s.Engine != booksearch.EngineOpenSearch {
@@ -92,15 +92,16 @@ func (f *Feed) Takes(t events.Type) bool { return t == books.ChangedEvent.Type }
 var _ relay.Selective = (*Feed)(nil)
 
 // Consume writes the current documents of the books a book.changed names
-// and ignores every other event (which the relay does not hand it). It reads the books (one consistent
-// BatchGetItem), writes the documents of those present (one bulk
-// request) and deletes those absent (the service never deletes a book:
-// only one removed from the table by hand is absent), then reads them
-// again: a book whose version moved meanwhile is written again, so a
-// delivery that read an older version and wrote after a newer one's
-// delivery does not leave the older document (deliveries run in
-// parallel, in no order). An error (a read, a refused write) makes the
-// relay deliver the event again, which writes the same documents.
+// and ignores every other event (which the relay does not hand it). It
+// reads the books (one consistent BatchGetItem), writes the documents of
+// those present (one bulk request) and deletes those absent (the service
+// never deletes a book: only one removed from the table by hand is
+// absent), then reads them again: a book whose version moved meanwhile
+// is written again, so a delivery that read an older version and wrote
+// after a newer one's delivery does not leave the older document
+// (deliveries run in parallel, in no order). An error (a read, a refused
+// write) makes the relay deliver the event again, which writes the same
+// documents.
 func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 	if ev.Type != books.ChangedEvent.Type {
 		return nil
