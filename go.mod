@@ -19,6 +19,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/secretsmanager v1.50.9
 	github.com/aws/aws-sdk-go-v2/service/sesv2 v1.79.9
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.52.9
+	github.com/aws/aws-sdk-go-v2/service/xray v1.36.25
 	github.com/aws/constructs-go/constructs/v10 v10.8.1
 	github.com/aws/jsii-runtime-go v1.140.0
 	github.com/aws/smithy-go v1.28.9

@@ -259,9 +259,11 @@ func lambdaEnv(runtimeAddr string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9",
 		"AWS_ENDPOINT_URL_S3=http://127.0.0.1:9",
 		"AWS_ENDPOINT_URL_SQS=http://127.0.0.1:9",
-		// Active tracing: Lambda runs an X-Ray daemon and names it here.
-		// The spans go to a UDP port nobody listens on.
-		tracing.EnvDaemonAddress + "=127.0.0.1:2000",
+		// A kept trace (shared/tracing: a failure, a slow request, the
+		// sampled share) goes to a closed loopback port, like DynamoDB's
+		// calls; the measured request is neither, and its spans stay in
+		// memory as in AWS.
+		tracing.EnvEndpoint + "=http://127.0.0.1:9",
 		"TZ=:UTC",
 		config.EnvTableName + "=bench-table",
 		s3media.EnvBucket + "=bench-media",

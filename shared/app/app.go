@@ -216,11 +216,13 @@ func fromEnv(ctx context.Context) (*App, error) {
 		return nil, err
 	}
 	logger := NewLogger(cfg.LogLevel)
-	if _, err := tracing.SetupFromEnv(); err != nil {
-		return nil, err
-	}
 	awsCfg, err := LoadAWSConfig(ctx)
 	if err != nil {
+		return nil, err
+	}
+	// The X-Ray client is made from the configuration before Instrument:
+	// sending a trace is no span of it.
+	if _, err := tracing.SetupFromEnv(awsCfg, logger); err != nil {
 		return nil, err
 	}
 	tracing.Instrument(&awsCfg)

@@ -27,7 +27,7 @@ import (
 func Start(build api.Build) {
 	a, g := MustFromEnv(build)
 	if w := g.Worker; w != nil {
-		lambda.Start(traced(worker.Lambda(w.Handle, a.idempotency, w.Queue, a.Now, a.Logger)))
+		lambda.Start(traced("worker "+string(w.Queue), worker.Lambda(w.Handle, a.idempotency, w.Queue, a.Now, a.Logger)))
 		return
 	}
 	lambda.Start(HTTPHandler(a, g))
@@ -50,7 +50,7 @@ func StartRelay(consumers func(api.Deps) []relay.Consumer) {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)
 		os.Exit(2)
 	}
-	lambda.Start(traced(a.Relay(cs...).Handle))
+	lambda.Start(traced("relay", a.Relay(cs...).Handle))
 }
 
 // StartJob is the whole of a scheduled job's main (functions/poolpayouts):
@@ -63,13 +63,32 @@ func StartJob[E, R any](job func(a *App) func(context.Context, E) (R, error)) {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)
 		os.Exit(2)
 	}
-	lambda.Start(traced(job(a)))
+	lambda.Start(traced("job", job(a)))
 }
 
-// traced continues the invocation's X-Ray trace in h: its spans (the
-// route's, each AWS call's) hang under the function's segment.
-func traced[E, R any](h func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {
-	return func(ctx context.Context, e E) (R, error) { return h(tracing.FromLambda(ctx), e) }
+// traced makes each invocation of h (a queue's batch, the table stream's,
+// a scheduled job) the root span of its own trace, named name, which is
+// kept when the invocation failed: an error, or records given back for
+// another attempt (a partial batch response). An HTTP function's trace
+// is the router's (httpapi.Router.ServeHTTP).
+func traced[E, R any](name string, h func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {
+	return func(ctx context.Context, e E) (R, error) {
+		ctx, span := tracing.Start(ctx, name)
+		r, err := h(ctx, e)
+		tracing.EndInvocation(ctx, span, err != nil || batchFailures(r) > 0)
+		return r, err
+	}
+}
+
+// batchFailures counts the records a partial batch response gives back.
+func batchFailures(r any) int {
+	switch r := r.(type) {
+	case events.SQSEventResponse:
+		return len(r.BatchItemFailures)
+	case events.DynamoDBEventResponse:
+		return len(r.BatchItemFailures)
+	}
+	return 0
 }
 
 // HTTPHandler is the API Gateway (HTTP API, payload 2.0) handler of group
@@ -85,7 +104,7 @@ func HTTPHandler(a *App, g api.Group) func(context.Context, events.APIGatewayV2H
 		secrets = func() []string { return []string{v} }
 	}
 	h = frontDoor(secrets, a.Logger, h)
-	return traced(httpadapter.NewV2(h).ProxyWithContext)
+	return httpadapter.NewV2(h).ProxyWithContext
 }
 
 // MustFromEnv is FromEnv for a Lambda main: a bad configuration stops the

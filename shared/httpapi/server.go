@@ -194,8 +194,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// method when the route key names it (a HEAD, an OPTIONS or an
 		// unmatched request keeps it); the AWS operations but on a
 		// 5xx, where they are read (dynamoCalls and dynamoDepth stay, a
-		// sampled trace lists every call); the id of a trace X-Ray does
-		// not record.
+		// kept trace lists every call); the id of a trace not kept.
 		attrs := []any{"requestId", st.requestID}
 		if !strings.HasPrefix(route, r.Method+" ") {
 			attrs = append(attrs, "method", r.Method)
@@ -210,11 +209,12 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if st.caller.ID != "" {
 			attrs = append(attrs, "userId", st.caller.ID)
 		}
-		if id := tracing.SampledTraceID(ctx); id != "" {
+		// The trace is kept or dropped as the route's span ends (a 5xx,
+		// a slow request, a draw), and sent before the line is written.
+		if id := tracing.End(ctx, span, route, rt.opts.Group, sw.status); id != "" {
 			attrs = append(attrs, "traceId", id)
 		}
 		attrs = append(attrs, emfMetadata(rt.opts.MetricsNamespace, start))
-		tracing.End(span, route, rt.opts.Group, sw.status)
 		rt.opts.Logger.Info("request", attrs...)
 	}()
 

@@ -1,60 +1,14 @@
 package tracing
 
 import (
-	"context"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-const header = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1;Lineage=a87bd80c:0"
-
-//nolint:staticcheck // aws-lambda-go's key is a plain string.
-func lambdaContext(h string) context.Context {
-	return context.WithValue(context.Background(), lambdaTraceKey, h)
-}
-
-func TestParseHeader(t *testing.T) {
-	sc, ok := parseHeader(header)
-	require.True(t, ok)
-	assert.Equal(t, "5759e988bd862e3fe1be46a994272793", sc.TraceID().String())
-	assert.Equal(t, "53995c3f42cd8ad8", sc.SpanID().String())
-	assert.True(t, sc.IsSampled())
-	assert.True(t, sc.IsRemote())
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", xrayTraceID(sc.TraceID()))
-
-	sc, ok = parseHeader("Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0")
-	require.True(t, ok)
-	assert.False(t, sc.IsSampled())
-
-	for _, bad := range []string{"", "Root=1-5759e988-bd862e3fe1be46a994272793", "Parent=53995c3f42cd8ad8",
-		"Root=2-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8", "Root=1-zz59e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8",
-		"Root=1-5759e988-bd862e3fe1be46a994272793;Parent=5399"} {
-		_, ok := parseHeader(bad)
-		assert.False(t, ok, bad)
-	}
-}
-
-func TestTraceID(t *testing.T) {
-	assert.Equal(t, "", TraceID(context.Background()))
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", TraceID(lambdaContext(header)))
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", TraceID(FromLambda(lambdaContext(header))))
-	assert.Equal(t, context.Background(), FromLambda(context.Background()), "no header, nothing to continue")
-}
-
-// SampledTraceID names a trace X-Ray records and no other, from the
-// header as from the span context continuing it.
-func TestSampledTraceID(t *testing.T) {
-	unsampled := "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=0"
-	assert.Equal(t, "", SampledTraceID(context.Background()))
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", SampledTraceID(lambdaContext(header)))
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", SampledTraceID(FromLambda(lambdaContext(header))))
-	assert.Equal(t, "", SampledTraceID(lambdaContext(unsampled)))
-	assert.Equal(t, "", SampledTraceID(FromLambda(lambdaContext(unsampled))))
-	assert.Equal(t, "1-5759e988-bd862e3fe1be46a994272793", TraceID(lambdaContext(unsampled)), "TraceID names it still")
-}
 
 func TestSegmentName(t *testing.T) {
 	assert.Equal(t, "GET /v1/users/:userId/lines", segmentName("GET /v1/users/{userId}/lines"))
@@ -63,11 +17,54 @@ func TestSegmentName(t *testing.T) {
 	assert.Len(t, segmentName(strings.Repeat("a", 300)), 200)
 }
 
-func TestSetup_OffOutsideLambda(t *testing.T) {
-	on, err := Setup(func(string) string { return "" })
+// Tracing is off outside Lambda unless an X-Ray endpoint is configured;
+// a sampling setting out of range stops the start.
+func TestSetup(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	on, err := Setup(env(nil), aws.Config{}, nil)
 	require.NoError(t, err)
-	assert.False(t, on)
-	on, err = Setup(func(k string) string { return map[string]string{EnvDaemonAddress: "127.0.0.1:2000"}[k] })
+	assert.False(t, on, "the local run")
+
+	for _, bad := range []map[string]string{
+		{envFunctionName: "books", EnvSampleRate: "1.5"},
+		{envFunctionName: "books", EnvSampleRate: "-0.1"},
+		{envFunctionName: "books", EnvSampleRate: "often"},
+		{envFunctionName: "books", EnvSlowMS: "0"},
+		{envFunctionName: "books", EnvSlowMS: "1s"},
+	} {
+		_, err := Setup(env(bad), aws.Config{}, nil)
+		assert.Error(t, err, "%v", bad)
+		assert.Nil(t, current, "%v", bad)
+	}
+
+	on, err = Setup(env(map[string]string{EnvEndpoint: "http://127.0.0.1:9"}), aws.Config{}, nil)
 	require.NoError(t, err)
-	assert.False(t, on, "a daemon address outside Lambda (no function name) is not enough")
+	assert.True(t, on, "an X-Ray endpoint outside Lambda")
+	assert.Equal(t, "bookplatform", current.service)
+	assert.Equal(t, DefaultSampleRate, current.keep.rate)
+	assert.Equal(t, DefaultSlowMS*time.Millisecond, current.keep.slow)
+	require.NoError(t, Shutdown(t.Context()))
+
+	on, err = Setup(env(map[string]string{envFunctionName: "bookplatform-books", EnvSampleRate: "0.25", EnvSlowMS: "300"}), aws.Config{}, nil)
+	require.NoError(t, err)
+	assert.True(t, on, "in Lambda")
+	assert.Equal(t, "bookplatform-books", current.service)
+	assert.Equal(t, 0.25, current.keep.rate)
+	assert.Equal(t, 300*time.Millisecond, current.keep.slow)
+	require.NoError(t, Shutdown(t.Context()))
+}
+
+// The policy keeps every failure and every slow request, and of the rest
+// those whose draw falls under the rate.
+func TestPolicy(t *testing.T) {
+	draw := 0.5
+	p := policy{rate: 0.01, slow: time.Second, draw: func() float64 { return draw }}
+	assert.True(t, p.keeps(true, time.Millisecond))
+	assert.True(t, p.keeps(false, time.Second))
+	assert.False(t, p.keeps(false, 999*time.Millisecond))
+	draw = 0.009
+	assert.True(t, p.keeps(false, time.Millisecond))
+	p.rate = 0
+	draw = 0
+	assert.False(t, p.keeps(false, time.Millisecond), "rate 0 keeps no quick success")
 }

@@ -3,75 +3,115 @@ package tracing
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"net"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/xray"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// exporter sends each span to the X-Ray daemon as a subsegment document:
-// one UDP datagram of the daemon's header line and the JSON document
-// (https://docs.aws.amazon.com/xray/latest/devguide/xray-api-sendingdata.html).
-// In Lambda the invocation's segment is the function's, made by the
-// Lambda service; the route's span hangs under it (parent_id is the
-// header's Parent) and each SDK call's under the route's.
-type exporter struct {
-	mu   sync.Mutex
-	conn net.Conn
-}
+// A kept trace goes to X-Ray as segment documents through the
+// PutTraceSegments API
+// (https://docs.aws.amazon.com/xray/latest/devguide/xray-api-segmentdocuments.html):
+// the root span is the trace's segment, named after the function with
+// Lambda's origin, and every other span a subsegment sent on its own
+// (type "subsegment", its trace id and its parent's id), so that no
+// document nears the 64 KB limit however many calls a request makes.
+// There is no daemon to send to: Lambda runs one only with its own
+// active tracing, which the stack leaves off (tracing.go says why).
 
-// daemonHeader leads every datagram.
-const daemonHeader = `{"format": "json", "version": 1}` + "\n"
+// Limits of PutTraceSegments (X-Ray's quotas): a document is at most
+// 64 KB; a request is kept well under the API's payload limit.
+const (
+	maxDocumentBytes = 64 << 10
+	maxRequestBytes  = 1 << 20
+)
 
-// newExporter dials the daemon: "host:port", or "tcp:host:port
-// udp:host:port" as the daemon address may also be given.
-func newExporter(addr string) (*exporter, error) {
-	for _, part := range strings.Fields(addr) {
-		if a, ok := strings.CutPrefix(part, "udp:"); ok {
-			addr = a
+// lambdaOrigin is the origin of a Lambda function's segment: X-Ray's
+// service map draws it as one.
+const lambdaOrigin = "AWS::Lambda::Function"
+
+// putSegments sends the documents, as few requests as the limits allow.
+// A document X-Ray reports unprocessed makes an error naming it.
+func putSegments(ctx context.Context, client *xray.Client, docs []string) error {
+	var errs []error
+	for len(docs) > 0 {
+		n, size := 0, 0
+		for n < len(docs) && (n == 0 || size+len(docs[n]) <= maxRequestBytes) {
+			size += len(docs[n])
+			n++
 		}
-	}
-	addr = strings.TrimPrefix(addr, "udp:")
-	conn, err := net.Dial("udp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("dial the X-Ray daemon at %s: %w", addr, err)
-	}
-	return &exporter{conn: conn}, nil
-}
-
-// ExportSpans sends the spans. A datagram the daemon does not take is
-// lost, never retried: tracing must not slow a request down.
-func (e *exporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, s := range spans {
-		doc, err := json.Marshal(subsegment(s))
+		out, err := client.PutTraceSegments(ctx, &xray.PutTraceSegmentsInput{TraceSegmentDocuments: docs[:n]})
 		if err != nil {
-			continue
+			return errors.Join(append(errs, err)...)
 		}
-		_, _ = e.conn.Write(append([]byte(daemonHeader), doc...))
+		for _, u := range out.UnprocessedTraceSegments {
+			errs = append(errs, fmt.Errorf("segment %s unprocessed: %s %s", aws.ToString(u.Id), aws.ToString(u.ErrorCode), aws.ToString(u.Message)))
+		}
+		docs = docs[n:]
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
-// Shutdown closes the socket.
-func (e *exporter) Shutdown(context.Context) error { return e.conn.Close() }
+// documents are the segment documents of a kept trace: root's segment
+// first, then its spans' subsegments. A document over the size limit is
+// left out and counted.
+func documents(service, requestID string, root sdktrace.ReadOnlySpan, spans []sdktrace.ReadOnlySpan) (docs []string, skipped int) {
+	seg := document(root)
+	seg.Name, seg.Origin = service, lambdaOrigin
+	if requestID != "" {
+		if seg.AWS == nil {
+			seg.AWS = map[string]any{}
+		}
+		seg.AWS["request_id"] = requestID
+	}
+	if seg.Annotations == nil {
+		seg.Annotations = map[string]any{"invocation": root.Name()}
+	}
+	add := func(d segmentDoc) {
+		b, err := json.Marshal(d)
+		if err != nil || len(b) > maxDocumentBytes {
+			skipped++
+			return
+		}
+		docs = append(docs, string(b))
+	}
+	add(seg)
+	for _, s := range spans {
+		d := document(s)
+		d.Type, d.ParentID = "subsegment", s.Parent().SpanID().String()
+		add(d)
+	}
+	return docs, skipped
+}
 
-// segmentDoc is an X-Ray subsegment document, sent on its own.
+// lambdaRequestID is the invocation's request id, which joins the
+// segment to the function's log lines; "" outside Lambda.
+func lambdaRequestID(ctx context.Context) string {
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		return lc.AwsRequestID
+	}
+	return ""
+}
+
+// segmentDoc is an X-Ray segment document: a trace's segment, or a
+// subsegment sent on its own (Type, ParentID).
 type segmentDoc struct {
 	Name        string         `json:"name"`
 	ID          string         `json:"id"`
 	TraceID     string         `json:"trace_id"`
-	ParentID    string         `json:"parent_id"`
-	Type        string         `json:"type"`
+	ParentID    string         `json:"parent_id,omitempty"`
+	Type        string         `json:"type,omitempty"`
 	StartTime   float64        `json:"start_time"`
 	EndTime     float64        `json:"end_time"`
+	Origin      string         `json:"origin,omitempty"`
 	Namespace   string         `json:"namespace,omitempty"`
 	Error       bool           `json:"error,omitempty"`
 	Throttle    bool           `json:"throttle,omitempty"`
@@ -87,12 +127,12 @@ type httpDoc struct {
 	} `json:"response"`
 }
 
-// subsegment maps an ended span to its document: an AWS SDK call becomes
+// document maps an ended span to its document: an AWS SDK call becomes
 // a subsegment named after its service in the "aws" namespace (X-Ray
 // draws it as that service's node) with its operation, region, request
-// id and table; the route's span becomes a subsegment named after the
-// route with the route and status as annotations.
-func subsegment(s sdktrace.ReadOnlySpan) segmentDoc {
+// id and table; the route's span carries the route, status and group as
+// annotations.
+func document(s sdktrace.ReadOnlySpan) segmentDoc {
 	attrs := map[attribute.Key]attribute.Value{}
 	for _, kv := range s.Attributes() {
 		attrs[kv.Key] = kv.Value
@@ -101,8 +141,6 @@ func subsegment(s sdktrace.ReadOnlySpan) segmentDoc {
 		Name:      segmentName(s.Name()),
 		ID:        s.SpanContext().SpanID().String(),
 		TraceID:   xrayTraceID(s.SpanContext().TraceID()),
-		ParentID:  s.Parent().SpanID().String(),
-		Type:      "subsegment",
 		StartTime: epochSeconds(s.StartTime()),
 		EndTime:   epochSeconds(s.EndTime()),
 	}
