@@ -69,13 +69,13 @@ func suppressKept(s nagSubjects) {
 		suppress(def, "APIG4", "API Gateway's $default route: the health function answers any unrouted request with the error envelope's 404 or 405 and runs no other group's handler")
 	}
 
-	// IAM5: X-Ray's PutTraceSegments and PutTelemetryRecords take no
-	// resource (AWS documents "*" for them); Lambda adds them for active
-	// tracing. Media objects are keyed by user and store ids made at run
-	// time, under the one bucket.
+	// IAM5: X-Ray's PutTraceSegments takes no resource (AWS documents
+	// "*" for it); a traced function sends the traces it keeps with it
+	// (shared/tracing). Media objects are keyed by user and store ids made
+	// at run time, under the one bucket.
 	for _, f := range s.functions {
 		role := s.lambdas[f.Name].Role()
-		star := "X-Ray active tracing: xray:PutTraceSegments and xray:PutTelemetryRecords support no resource-level permission"
+		star := "The function sends the traces it keeps (shared/tracing): xray:PutTraceSegments supports no resource-level permission"
 		if f.Relay {
 			star += "; nor does dynamodb:ListStreams, which the stream event source needs (its other stream actions name the table's stream)"
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/queues"
+	"github.com/bookplatform/backend/shared/tracing"
 )
 
 // resources returns the resources of a type in tmpl, by logical ID.
@@ -574,29 +576,45 @@ func TestDeploys(t *testing.T) {
 	}
 }
 
-// Every function but the authorizer traces actively (Lambda samples and
-// runs the daemon shared/tracing sends to); the authorizer is not traced
-// and may not send traces (groups.Observability).
+// No function runs Lambda's active tracing (it would record a request a
+// second per function and 5% of the rest, whatever they were); every
+// function that keeps its own traces (groups.Function.Traced: all but the
+// authorizer and the key rotation) may send them, with PutTraceSegments
+// alone, and gets the sampling the cost benchmark prices; the others may
+// send none.
 func TestTracing(t *testing.T) {
-	authorizerID, _ := function(t, "authorizer")
 	for id, fn := range resources(template, "AWS::Lambda::Function") {
-		want := "map[Mode:Active]"
-		if id == authorizerID {
-			want = "<nil>"
-		}
-		if got := fmt.Sprint(props(fn)["TracingConfig"]); got != want {
-			t.Errorf("%s: tracing %s, want %s", id, got, want)
+		if got := props(fn)["TracingConfig"]; got != nil {
+			t.Errorf("%s: Lambda tracing %v, want none", id, got)
 		}
 	}
 	for _, f := range functions {
-		var xray bool
+		var xray [][]string
 		for _, st := range roleStatements(t, f.Name) {
-			if slices.Contains(strs(st["Action"]), "xray:PutTraceSegments") && slices.Equal(strs(st["Resource"]), []string{"*"}) {
-				xray = true
+			actions := strs(st["Action"])
+			if slices.ContainsFunc(actions, func(a string) bool { return strings.HasPrefix(a, "xray:") }) {
+				xray = append(xray, actions)
+				if !slices.Equal(strs(st["Resource"]), []string{"*"}) {
+					t.Errorf("%s: X-Ray on %v", f.Name, st["Resource"])
+				}
 			}
 		}
-		if xray == f.Authorizer {
-			t.Errorf("%s may send traces: %v", f.Name, xray)
+		want := [][]string(nil)
+		if f.Traced() {
+			want = [][]string{{"xray:PutTraceSegments"}}
+		}
+		if !reflect.DeepEqual(xray, want) {
+			t.Errorf("%s (traced: %v): X-Ray actions %v, want %v", f.Name, f.Traced(), xray, want)
+		}
+		_, fn := function(t, f.Name)
+		envProps, _ := props(fn)["Environment"].(map[string]any)
+		vars, _ := envProps["Variables"].(map[string]any)
+		rate, slow := vars[tracing.EnvSampleRate], vars[tracing.EnvSlowMS]
+		if f.Traced() && (rate != strconv.FormatFloat(groups.Observability.TraceSampleRate, 'f', -1, 64) || slow != strconv.Itoa(groups.Observability.TraceSlowMS)) {
+			t.Errorf("%s: sampling %v, %v; want groups.Observability's", f.Name, rate, slow)
+		}
+		if !f.Traced() && (rate != nil || slow != nil) {
+			t.Errorf("%s links no tracing, but is given sampling %v, %v", f.Name, rate, slow)
 		}
 	}
 }

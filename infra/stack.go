@@ -5,6 +5,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/relay"
 	"github.com/bookplatform/backend/shared/s3media"
+	"github.com/bookplatform/backend/shared/tracing"
 )
 
 // BackendStackProps configure the backend stack.
@@ -270,6 +272,11 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 			// (shared/app), read at start from Secrets Manager: its ARN,
 			// not its value, is in their configuration.
 			env[config.EnvOriginVerifySecretARN] = originSecret.SecretArn()
+		}
+		if f.Traced() {
+			// The sampling the cost benchmark prices (groups.Observability).
+			env[tracing.EnvSampleRate] = jsii.String(strconv.FormatFloat(groups.Observability.TraceSampleRate, 'f', -1, 64))
+			env[tracing.EnvSlowMS] = jsii.String(strconv.Itoa(groups.Observability.TraceSlowMS))
 		}
 		fn := newFunction(stack, f, props.BuildDir, env, timeout, ops)
 		alias := newAlias(fn)
@@ -514,9 +521,12 @@ func newStoreDomains(scope constructs.Construct, origin string, logs awss3.IBuck
 // newFunction creates one Lambda from its prebuilt bootstrap, with its own
 // role and log group: the role has no managed policy (the default role's
 // AWSLambdaBasicExecutionRole allows logs on every group), only what
-// grant, the log group and tracing add. X-Ray active tracing is on: Lambda
-// samples invocations and runs the daemon shared/tracing sends to (not on
-// the authorizer). Logs are JSON without the platform's INFO lines.
+// grant, the log group and tracing add. Lambda's own X-Ray tracing is off
+// (it would record a request a second per function and 5% of the rest,
+// whatever they were): a function that links shared/tracing
+// (groups.Function.Traced) keeps its own traces, by the sampling settings
+// of groups.Observability, and may send them (xray:PutTraceSegments,
+// nothing else of X-Ray). Logs are JSON without the platform's INFO lines.
 func newFunction(scope constructs.Construct, f groups.Function, buildDir string, env map[string]*string, timeoutSeconds int, ops OpsProps) awslambda.Function {
 	id := func(suffix string) *string { return jsii.String(fmt.Sprintf("%sFunction%s", f.Name, suffix)) }
 	logs := awslogs.NewLogGroup(scope, id("Logs"), &awslogs.LogGroupProps{
@@ -528,12 +538,13 @@ func newFunction(scope constructs.Construct, f groups.Function, buildDir string,
 		Description: jsii.String("Runs the " + f.Name + " function"),
 	})
 	logs.GrantWrite(role)
-	// The authorizer is not traced: it verifies a signature, and a trace
-	// of its own per request (API Gateway's HTTP API joins none) doubled
-	// what X-Ray records for nothing a function's trace lacks.
-	tracing := awslambda.Tracing_ACTIVE
-	if f.Authorizer && !groups.Observability.TraceAuthorizer {
-		tracing = awslambda.Tracing_DISABLED
+	if f.Traced() {
+		// PutTraceSegments names no resource (AWS documents "*" for it).
+		role.AddToPolicy(awsiam.NewPolicyStatement(&awsiam.PolicyStatementProps{
+			Sid:       jsii.String("Traces"),
+			Actions:   jsii.Strings("xray:PutTraceSegments"),
+			Resources: jsii.Strings("*"),
+		}))
 	}
 	return awslambda.NewFunction(scope, id(""), &awslambda.FunctionProps{
 		Description:  jsii.String(FunctionDescription(f.Name)),
@@ -546,7 +557,9 @@ func newFunction(scope constructs.Construct, f groups.Function, buildDir string,
 		Environment:  &env,
 		LogGroup:     logs,
 		Role:         role,
-		Tracing:      tracing,
+		// Off: Lambda records nothing and runs no daemon; shared/tracing
+		// sends what it keeps itself (above).
+		Tracing: awslambda.Tracing_DISABLED,
 		// JSON, so that Lambda's own START, END and REPORT lines (INFO)
 		// can be left out (groups.Observability): they are a third of
 		// the log bytes of a request, and the Lambda metrics already

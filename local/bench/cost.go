@@ -31,21 +31,19 @@ func runCost(w io.Writer, args []string) error {
 // the stack's resources bill per request, and the two monthly items a
 // request figure leaves out.
 const (
-	priceHTTPAPIRequest    = 1.00 / 1e6        // HTTP API, first 300 million a month
-	priceLambdaInvocation  = 0.20 / 1e6        // per invocation, authorizer included
-	priceLambdaARMGBSecond = 0.0000133334      // arm64, per GB-second, billed by the millisecond
-	priceDynamoWRU         = 0.625 / 1e6       // on-demand write request unit
-	priceDynamoRRU         = 0.125 / 1e6       // on-demand read request unit
-	priceLogsIngestedGB    = 0.50 / (1 << 30)  // CloudWatch Logs standard ingestion, per byte
-	priceLogsIngestedIAGB  = 0.25 / (1 << 30)  // the Infrequent Access class's
-	priceXRayTrace         = 5.00 / 1e6        // X-Ray trace recorded
-	priceMetricMonth       = 0.30              // CloudWatch custom metric, first 10,000
-	functionMemoryGB       = 256.0 / 1024      // the stack's functionMemoryMB
-	logEventOverhead       = 26                // bytes CloudWatch Logs counts per event beside its message
-	xraySampledShare       = 0.05              // Lambda's sampling beyond its 1 request a second reservoir
-	xrayReservoirPerSecond = 1.0               // traces a second per traced function, whatever the traffic
-	secondsPerMonth        = 30 * 24 * 60 * 60 // for the monthly items
-	statusClassesPerRoute  = 3                 // 2xx, 4xx, 5xx: the metrics a route can make
+	priceHTTPAPIRequest    = 1.00 / 1e6       // HTTP API, first 300 million a month
+	priceLambdaInvocation  = 0.20 / 1e6       // per invocation, authorizer included
+	priceLambdaARMGBSecond = 0.0000133334     // arm64, per GB-second, billed by the millisecond
+	priceDynamoWRU         = 0.625 / 1e6      // on-demand write request unit
+	priceDynamoRRU         = 0.125 / 1e6      // on-demand read request unit
+	priceLogsIngestedGB    = 0.50 / (1 << 30) // CloudWatch Logs standard ingestion, per byte
+	priceLogsIngestedIAGB  = 0.25 / (1 << 30) // the Infrequent Access class's
+	priceXRayTrace         = 5.00 / 1e6       // X-Ray trace recorded (PutTraceSegments itself is not billed)
+	priceMetricMonth       = 0.30             // CloudWatch custom metric, first 10,000
+	functionMemoryGB       = 256.0 / 1024     // the stack's functionMemoryMB
+	logEventOverhead       = 26               // bytes CloudWatch Logs counts per event beside its message
+	xraySendMs             = 20               // modelled: a kept trace's PutTraceSegments, in-region, waited for by its request
+	statusClassesPerRoute  = 3                // 2xx, 4xx, 5xx: the metrics a route can make
 )
 
 // costSample is what one request of the mix was measured to need.
@@ -129,11 +127,11 @@ func logBytes(bytes, events int) float64 { return float64(bytes + events*logEven
 func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	fmt.Fprintf(w, "   prices, us-east-1 on demand: HTTP API $%.2f/M requests; Lambda $%.2f/M invocations and $%.10f/GB-s arm64 at %.0f MB;\n",
 		priceHTTPAPIRequest*1e6, priceLambdaInvocation*1e6, priceLambdaARMGBSecond, functionMemoryGB*1024)
-	fmt.Fprintf(w, "   DynamoDB $%.3f/M WRU, $%.3f/M RRU; CloudWatch Logs $%.2f/GB ingested, $%.2f infrequent access (+%d B an event); X-Ray $%.2f/M traces at %.0f%% sampled; metrics $%.2f/month each\n",
-		priceDynamoWRU*1e6, priceDynamoRRU*1e6, priceLogsIngestedGB*(1<<30), priceLogsIngestedIAGB*(1<<30), logEventOverhead, priceXRayTrace*1e6, xraySampledShare*100, priceMetricMonth)
+	fmt.Fprintf(w, "   DynamoDB $%.3f/M WRU, $%.3f/M RRU; CloudWatch Logs $%.2f/GB ingested, $%.2f infrequent access (+%d B an event); X-Ray $%.2f/M traces recorded; metrics $%.2f/month each\n",
+		priceDynamoWRU*1e6, priceDynamoRRU*1e6, priceLogsIngestedGB*(1<<30), priceLogsIngestedIAGB*(1<<30), logEventOverhead, priceXRayTrace*1e6, priceMetricMonth)
 	obs := groups.Observability
-	fmt.Fprintf(w, "   deployment: Lambda log format %s, system log level %q; authorizer traced: %v; %d rounds of the mix\n",
-		obs.LogFormat, obs.SystemLogLevel, obs.TraceAuthorizer, rounds)
+	fmt.Fprintf(w, "   deployment: Lambda log format %s, system log level %q; Lambda tracing off, traces kept by the functions: every 5xx, every request from %d ms, %g%% of the rest; %d rounds of the mix\n",
+		obs.LogFormat, obs.SystemLogLevel, obs.TraceSlowMS, obs.TraceSampleRate*100, rounds)
 	fmt.Fprintf(w, "   %-36s %-16s %6s %6s %6s %6s %5s %5s %6s %6s\n", "route", "case", "share", "status", "RRU", "WRU", "(idx)", "calls", "fnlog", "gwlog")
 	class := ""
 	for _, l := range lines {
@@ -163,11 +161,16 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	gwLog := weighted(lines, func(s costSample) float64 { return logBytes(s.gatewayBytes, 1) })
 	platformLog := weighted(lines, func(s costSample) float64 { return logBytes(s.platformBytes, s.platformLogs) })
 	authLog := weighted(lines, func(s costSample) float64 { return logBytes(s.authLogBytes, s.authLogEvents) })
-	traced := 1.0
-	if obs.TraceAuthorizer {
-		traced += authorized
-	}
-	traces := xraySampledShare * traced
+	// The functions keep a request's trace when it failed or was slow
+	// (the least of its rounds, as for durations: other work on this
+	// machine only lengthens them), and the sample rate of the others;
+	// the authorizer keeps none.
+	failedOrSlow := weightedBy(lines, func(l costLine) float64 {
+		return b2f(l.least(func(s costSample) float64 { return float64(s.status) }) >= 500 ||
+			l.least(func(s costSample) float64 { return s.fnBilledMs }) >= float64(obs.TraceSlowMS))
+	})
+	traces := failedOrSlow + (1-failedOrSlow)*obs.TraceSampleRate
+	sendMs := traces * xraySendMs
 
 	components := []struct {
 		name, measure string
@@ -177,10 +180,10 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 		{"DynamoDB writes", fmt.Sprintf("%.2f WRU (indexes %.2f)", wru, idxWRU), wru * priceDynamoWRU},
 		{"HTTP API", "1 request", priceHTTPAPIRequest},
 		{"Lambda requests", fmt.Sprintf("%.2f invocations (authorizer %.2f)", invocations, authorized), invocations * priceLambdaInvocation},
-		{"Lambda duration", fmt.Sprintf("%.1f ms function + %.1f ms authorizer billed (least of the rounds)", fnMs, authMs), (fnMs + authMs) / 1000 * functionMemoryGB * priceLambdaARMGBSecond},
+		{"Lambda duration", fmt.Sprintf("%.1f ms function + %.1f ms authorizer billed (least of the rounds) + %.2f ms sending traces", fnMs, authMs, sendMs), (fnMs + authMs + sendMs) / 1000 * functionMemoryGB * priceLambdaARMGBSecond},
 		{"CloudWatch Logs", fmt.Sprintf("%.0f B: function %.0f, API access %.0f (%s), platform %.0f, authorizer %.0f", fnLog+gwLog+platformLog+authLog, fnLog, gwLog, strings.ToLower(obs.AccessLogClass), platformLog, authLog),
 			(fnLog+platformLog+authLog)*priceLogsIngestedGB + gwLog*gatewayLogPrice(obs.AccessLogClass)},
-		{"X-Ray", fmt.Sprintf("%.3f traces (%.2f traced invocations)", traces, traced), traces * priceXRayTrace},
+		{"X-Ray", fmt.Sprintf("%.4f traces (%.0f%% failed or slow, %g%% of the rest)", traces, failedOrSlow*100, obs.TraceSampleRate*100), traces * priceXRayTrace},
 	}
 	fmt.Fprintf(w, "   per request, mix-weighted:\n")
 	var total float64
@@ -190,18 +193,8 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	}
 
 	metrics, fixed := customMetrics()
-	tracedFns := 0
-	for _, f := range groups.Functions() {
-		if f.Authorizer && !obs.TraceAuthorizer {
-			continue
-		}
-		if len(f.Routes) > 0 || f.Authorizer {
-			tracedFns++
-		}
-	}
-	reservoir := float64(tracedFns) * xrayReservoirPerSecond * secondsPerMonth * priceXRayTrace
-	fmt.Fprintf(w, "   monthly, not per request: up to %d custom metrics from the access line's EMF dimensions, $%.0f; X-Ray's reservoir, at most %d traced functions x 1 trace/s, $%.0f\n",
-		metrics, fixed, tracedFns, reservoir)
+	fmt.Fprintf(w, "   monthly, not per request: up to %d custom metrics from the access line's EMF dimensions, $%.0f (no X-Ray reservoir: Lambda's tracing is off)\n",
+		metrics, fixed)
 	perMillion := total * 1e6
 	fmt.Fprintf(w, "cost: $%.2f per million requests\n", math.Round(perMillion*100)/100)
 	return perMillion
@@ -248,11 +241,11 @@ func customMetrics() (int, float64) {
 }
 
 // platformLines are the Lambda platform's own lines of one invocation
-// in the text format (START, END and REPORT, with the X-Ray part when the
-// function is traced), as Lambda writes them; none with the JSON format
-// at a system log level above INFO. They are rendered rather than
+// in the text format (START, END and REPORT, without an X-Ray part:
+// Lambda's tracing is off), as Lambda writes them; none with the JSON
+// format at a system log level above INFO. They are rendered rather than
 // guessed so that their size follows the ids and figures they carry.
-func platformLines(traced bool, billedMs float64) (bytes, events int) {
+func platformLines(billedMs float64) (bytes, events int) {
 	obs := groups.Observability
 	switch {
 	case obs.LogFormat == "JSON" && (obs.SystemLogLevel == "WARN" || obs.SystemLogLevel == "ERROR"):
@@ -267,9 +260,6 @@ func platformLines(traced bool, billedMs float64) (bytes, events int) {
 		"END RequestId: " + id,
 		fmt.Sprintf("REPORT RequestId: %s\tDuration: %.2f ms\tBilled Duration: %.0f ms\tMemory Size: %.0f MB\tMax Memory Used: 38 MB\t",
 			id, billedMs-0.5, billedMs, functionMemoryGB*1024),
-	}
-	if traced {
-		lines[2] += "\nXRAY TraceId: 1-6746c1f0-2b7e4f1a9c3d5e6f7a8b9c0d\tSegmentId: 4f2a6c8e1b3d5f70\tSampled: true\t"
 	}
 	for _, l := range lines {
 		bytes += len(l) + 1

@@ -333,9 +333,9 @@ func TestCost(t *testing.T) {
 				gw, err := gatewayLine(method, path, r.route, res.Status, len(res.Body))
 				require.NoError(t, err)
 				fnMs := billedMs(got.duration)
-				pBytes, pEvents := platformLines(true, fnMs)
+				pBytes, pEvents := platformLines(fnMs)
 				if invoked {
-					ab, ae := platformLines(groups.Observability.TraceAuthorizer, authMs)
+					ab, ae := platformLines(authMs)
 					pBytes, pEvents = pBytes+ab, pEvents+ae
 				}
 				lines[i].samples = append(lines[i].samples, costSample{
@@ -389,11 +389,12 @@ func authorizerRequest(route, header string) events.APIGatewayV2CustomAuthorizer
 }
 
 // lambdaAccessLineExtra is what the access line carries in Lambda beyond
-// what it carries here: the trace id on the lines of sampled traces
-// (tracing is set up only in Lambda, and the id of an unsampled trace is
-// left out), and a request id of 36 characters, the invocation's, for the
-// 24 of a local one (httpapi.NewRequestID).
-var lambdaAccessLineExtra = int(math.Round(xraySampledShare*float64(len(`,"traceId":"1-6746c1f0-2b7e4f1a9c3d5e6f7a8b9c0d"`)))) + 36 - 24
+// what it carries here: the trace id on the lines of kept traces at the
+// sample rate (tracing is set up only in Lambda, and the id of a trace
+// not kept is left out; the mix's requests neither fail nor are slow),
+// and a request id of 36 characters, the invocation's, for the 24 of a
+// local one (httpapi.NewRequestID).
+var lambdaAccessLineExtra = int(math.Round(groups.Observability.TraceSampleRate*float64(len(`,"traceId":"1-6746c1f0-2b7e4f1a9c3d5e6f7a8b9c0d"`)))) + 36 - 24
 
 // billedMs is a duration as Lambda bills it: whole milliseconds, rounded up.
 func billedMs(d time.Duration) float64 {

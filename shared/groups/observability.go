@@ -1,6 +1,9 @@
 package groups
 
-import "github.com/bookplatform/backend/shared/httpapi"
+import (
+	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/tracing"
+)
 
 // How the deployed functions log and trace. The stack applies these
 // (infra) and the cost benchmark (local/bench cost) prices what they let
@@ -13,19 +16,32 @@ var Observability = struct {
 	// (START, END, REPORT are INFO) with the JSON format; "" with Text,
 	// where every platform line is written.
 	SystemLogLevel string
-	// TraceAuthorizer is whether the authorizer function is traced
-	// (X-Ray active tracing) like every other function.
-	TraceAuthorizer bool
+	// TraceSampleRate and TraceSlowMS are the traced functions' sampling
+	// (TRACE_SAMPLE_RATE, TRACE_SLOW_MS; shared/tracing): the share of
+	// requests kept although they neither failed nor were slow, and from
+	// how many milliseconds a request is slow. Failed requests are always
+	// kept. Lambda's own tracing is off.
+	TraceSampleRate float64
+	TraceSlowMS     int
 	// AccessLogClass is the log class of the API's access log group:
 	// "STANDARD", or "INFREQUENT_ACCESS", half the ingestion price,
 	// without the features nothing here uses on that group (metric and
 	// subscription filters, EMF, Live Tail); Logs Insights reads both.
 	AccessLogClass string
 }{
-	LogFormat:      "JSON",
-	SystemLogLevel: "WARN",
-	AccessLogClass: "INFREQUENT_ACCESS",
+	LogFormat:       "JSON",
+	SystemLogLevel:  "WARN",
+	TraceSampleRate: tracing.DefaultSampleRate,
+	TraceSlowMS:     tracing.DefaultSlowMS,
+	AccessLogClass:  "INFREQUENT_ACCESS",
 }
+
+// Traced reports whether the function keeps and sends its own traces:
+// every function the app starts (shared/app: the HTTP groups, the
+// workers, the relay, the jobs), not the authorizer nor the key rotation,
+// which link no tracing (each verifies or rotates a key and calls
+// nothing a trace would show).
+func (f Function) Traced() bool { return !f.Authorizer && !f.KeyRotation }
 
 // AuthorizerInvoked reports whether API Gateway invokes the Lambda
 // authorizer before the function of a route of auth: on the Bearer routes
