@@ -1,6 +1,7 @@
 package tracing
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/trace"
 )
 
 func TestSegmentName(t *testing.T) {
@@ -67,4 +69,34 @@ func TestPolicy(t *testing.T) {
 	p.rate = 0
 	draw = 0
 	assert.False(t, p.keeps(false, time.Millisecond), "rate 0 keeps no quick success")
+}
+
+// What a request whose trace is dropped pays for tracing: its route span
+// and three SDK calls' spans recorded, held and let go (docs/decisions.md,
+// "Traces are sampled by the application").
+func BenchmarkDroppedRequest(b *testing.B) {
+	on, err := Setup(func(k string) string {
+		return map[string]string{EnvEndpoint: "http://127.0.0.1:9", EnvSampleRate: "0", EnvSlowMS: "60000"}[k]
+	}, aws.Config{}, nil)
+	require.NoError(b, err)
+	require.True(b, on)
+	defer func() { _ = Shutdown(context.Background()) }()
+	calls := current.provider.Tracer(sdkInstrumentationName)
+	b.ReportAllocs()
+	for b.Loop() {
+		ctx, span := Start(context.Background(), "GET /v1/books/{id}")
+		for range 3 {
+			_, call := calls.Start(ctx, "DynamoDB.GetItem", trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
+				AttrRPCSystem.String("aws-api"), AttrRPCService.String("DynamoDB"), AttrRPCMethod.String("DynamoDB/GetItem"),
+				AttrRegion.String("us-east-1"), AttrDynamoTables.StringSlice([]string{"bookplatform"})))
+			call.SetAttributes(AttrStatus.Int(200), AttrRequestID.String("REQ"))
+			call.End()
+		}
+		if id := End(ctx, span, "GET /v1/books/{id}", "books", 200); id != "" {
+			b.Fatal("kept at rate 0")
+		}
+	}
+	if n := current.pending.heldTraces(); n != 0 {
+		b.Fatalf("%d traces left in memory", n)
+	}
 }
