@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
+	"github.com/bookplatform/backend/shared/queues"
 	"github.com/bookplatform/backend/shared/s3media"
 	"github.com/bookplatform/backend/shared/tracing"
 )
@@ -243,8 +244,17 @@ func coldStartOnce(bin string, event []byte, requestID string, dynamo bool) (col
 // call to a real account.
 func lambdaEnv(runtimeAddr string) []string {
 	tmp := os.TempDir()
-	return []string{
-		"AWS_LAMBDA_RUNTIME_API=" + runtimeAddr,
+	// Every queue's and dead-letter queue's URL, at the closed SQS port:
+	// a worker (webhookdelivery reads its own queue's and its dead-letter
+	// queue's) refuses to start without them, as the stack gives them.
+	var queueURLs []string
+	for _, q := range queues.All {
+		for _, n := range []queues.Name{q, q.DLQ()} {
+			queueURLs = append(queueURLs, n.URLEnv()+"=http://127.0.0.1:9/000000000000/bench-"+string(n))
+		}
+	}
+	return append(queueURLs,
+		"AWS_LAMBDA_RUNTIME_API="+runtimeAddr,
 		"AWS_LAMBDA_FUNCTION_NAME=bench",
 		"AWS_LAMBDA_FUNCTION_MEMORY_SIZE=512",
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
@@ -253,8 +263,8 @@ func lambdaEnv(runtimeAddr string) []string {
 		"AWS_ACCESS_KEY_ID=AKIDBENCH",
 		"AWS_SECRET_ACCESS_KEY=bench-secret",
 		"AWS_SESSION_TOKEN=bench-session",
-		"AWS_CONFIG_FILE=" + filepath.Join(tmp, "bench-no-aws-config"),
-		"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(tmp, "bench-no-aws-credentials"),
+		"AWS_CONFIG_FILE="+filepath.Join(tmp, "bench-no-aws-config"),
+		"AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(tmp, "bench-no-aws-credentials"),
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9",
 		"AWS_ENDPOINT_URL_S3=http://127.0.0.1:9",
@@ -263,12 +273,12 @@ func lambdaEnv(runtimeAddr string) []string {
 		// sampled share) goes to a closed loopback port, like DynamoDB's
 		// calls; the measured request is neither, and its spans stay in
 		// memory as in AWS.
-		tracing.EnvEndpoint + "=http://127.0.0.1:9",
+		tracing.EnvEndpoint+"=http://127.0.0.1:9",
 		"TZ=:UTC",
-		config.EnvTableName + "=bench-table",
-		s3media.EnvBucket + "=bench-media",
-		s3media.EnvBaseURL + "=https://media.example.com",
-		config.EnvJWTSecret + "=bench-jwt-secret-0123456789abcdef0123456789",
-		config.EnvLogLevel + "=info",
-	}
+		config.EnvTableName+"=bench-table",
+		s3media.EnvBucket+"=bench-media",
+		s3media.EnvBaseURL+"=https://media.example.com",
+		config.EnvJWTSecret+"=bench-jwt-secret-0123456789abcdef0123456789",
+		config.EnvLogLevel+"=info",
+	)
 }
