@@ -24,6 +24,14 @@ const (
 	// completionsRead is how many words of a prefix Completions returns,
 	// of which the maxCompletions shortest are read.
 	completionsRead = 200
+	// A query of several words that fills no page within maxScan reads
+	// on with the store filtering (MatchingPostings): filterChunk
+	// postings a read, at most maxFilteredScan in all (about 4 MB of
+	// postings, some 500 read units), so words that rarely meet in a
+	// large catalog ("dark garden": 1,029 of a million books, none in
+	// the first thousand postings of either list) are still found.
+	filterChunk     = 4000
+	maxFilteredScan = 40000
 )
 
 // collected is what a search read: the matching book ids in rank order,
@@ -55,7 +63,13 @@ func (x *IndexSearch) collect(ctx context.Context, q query, need int) (collected
 			return out, nil
 		}
 		if !src.ready() {
-			if len(out.ids) >= need || scanned >= need+maxScan {
+			if len(out.ids) >= need {
+				return out, nil
+			}
+			if scanned >= need+maxScan {
+				if c := filterable(src, q); c != nil {
+					return x.collectFiltered(ctx, q, need, c, out, seen, truncated)
+				}
 				return out, nil
 			}
 			// Each read at least doubles the last: a query whose other
@@ -77,6 +91,47 @@ func (x *IndexSearch) collect(ctx context.Context, q query, need int) (collected
 			out.ids = append(out.ids, id)
 		}
 	}
+}
+
+// filterable returns the one list a search of several words drives from,
+// which collectFiltered can read on with the store filtering; nil for a
+// lone word or prefix, whose every posting matches.
+func filterable(src postingSource, q query) *cursor {
+	m, ok := src.(*merged)
+	if !ok || len(m.cursors) != 1 || len(q.words) < 2 {
+		return nil
+	}
+	return m.cursors[0]
+}
+
+// collectFiltered goes on where collect's budget ended (c's buffer is
+// empty: the budget is checked only then), reading c's list after what
+// was read with the store keeping the postings that contain every other
+// query word, verified as collect verifies them, until need matches, the
+// list's end (then out is complete, as collect's would be) or
+// maxFilteredScan postings read.
+func (x *IndexSearch) collectFiltered(ctx context.Context, q query, need int, c *cursor, out collected, seen map[string]bool, truncated bool) (collected, error) {
+	var others []string
+	for _, w := range q.words {
+		if w != c.word && !slices.Contains(others, w) {
+			others = append(others, w)
+		}
+	}
+	for read := 0; len(out.ids) < need && c.more && read < maxFilteredScan; read += filterChunk {
+		ps, last, more, err := x.st.MatchingPostings(ctx, c.word, c.after, filterChunk, others)
+		if err != nil {
+			return out, err
+		}
+		c.after, c.more = last, more
+		for _, p := range ps {
+			if id := p.BookID(); !seen[id] && q.match(p) {
+				seen[id] = true
+				out.ids = append(out.ids, id)
+			}
+		}
+	}
+	out.complete = !c.more && !truncated
+	return out, nil
 }
 
 // source opens the lists of q's plan and reads their first postings. With

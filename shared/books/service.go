@@ -36,6 +36,15 @@ type Storer interface {
 	// order (Indexing.SortKey), starting after the sort key after ("": from
 	// the start); more is false when the list has nothing after them.
 	RankedPostings(ctx context.Context, word, after string, limit int) (ps []Posting, more bool, err error)
+	// MatchingPostings reads on in word's list after the sort key after,
+	// up to scan postings, and returns only those whose TitleKey or
+	// AuthorKey contains each of words as a substring (a superset of the
+	// word matches a search verifies), in rank order; last is the sort key
+	// of the last posting it read, matching or not, where the next read
+	// starts, and more is false when the list has nothing after it. The
+	// store filters, so a search whose words rarely meet reads far more
+	// of a list than it transfers.
+	MatchingPostings(ctx context.Context, word, after string, scan int, words []string) (ps []Posting, last string, more bool, err error)
 	// Completions returns up to limit indexed words that start with
 	// prefix, in word order.
 	Completions(ctx context.Context, prefix string, limit int) ([]string, error)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
@@ -58,6 +59,42 @@ func (s *Books) RankedPostings(ctx context.Context, word, after string, limit in
 		out[i] = books.Posting{SortKey: it.SK, TitleKey: it.TitleKey, AuthorKey: it.AuthorKey}
 	}
 	return out, next != nil && len(items) == limit, nil
+}
+
+// MatchingPostings reads up to scan postings of a word after the sort key
+// after (one Query: Limit is the number of items read, before the filter)
+// and returns those whose titleKey or authorKey contains every one of
+// words; DynamoDB bills what it read, not what it returned. The page
+// stays under the 1 MB a Query reads at most while scan is within a few
+// thousand postings (about 100 bytes each).
+func (s *Books) MatchingPostings(ctx context.Context, word, after string, scan int, words []string) ([]books.Posting, string, bool, error) {
+	q := s.t.table.Get(AttrPK, PostingPartition(word)).Project(AttrSK, "titleKey", "authorKey").SearchLimit(scan)
+	if after != "" {
+		q = q.Range(AttrSK, dynamo.Greater, after)
+	}
+	for _, w := range words {
+		q = q.Filter("(contains($, ?) OR contains($, ?))", "titleKey", w, "authorKey", w)
+	}
+	var items []postingItem
+	next, err := q.AllWithLastEvaluatedKey(ctx, &items)
+	if err != nil {
+		return nil, "", false, fmt.Errorf("query postings of %q matching %q after %q: %w", word, words, after, err)
+	}
+	out := make([]books.Posting, len(items))
+	for i, it := range items {
+		out[i] = books.Posting{SortKey: it.SK, TitleKey: it.TitleKey, AuthorKey: it.AuthorKey}
+	}
+	if next == nil {
+		return out, "", false, nil
+	}
+	var last string
+	if v, ok := next[AttrSK].(*types.AttributeValueMemberS); ok {
+		last = v.Value
+	}
+	if last == "" {
+		return nil, "", false, fmt.Errorf("query postings of %q: a page key without %s", word, AttrSK)
+	}
+	return out, last, true, nil
 }
 
 // Completions reads the indexed words starting with prefix: one Query of

@@ -736,6 +736,38 @@ func TestBooks_Search_pagingBeyondOneRead(t *testing.T) {
 	})
 }
 
+// Two common words that rarely meet: each list holds more than the
+// search's in-memory budget of postings before the first book with both
+// (they rank after every title that starts with either word), so the
+// search reads on with the store filtering and finds them all, with an
+// exact total, on every page.
+func TestBooks_Search_wordsThatRarelyMeet(t *testing.T) {
+	c := newCatalog(t)
+	var recs []books.Record
+	const common = 1500 // past what need + maxScan (20 + 1,000) reads in chunks (1,250) in each list
+	for i := range common {
+		recs = append(recs,
+			books.Record{Line: 2*i + 1, ISBN: isbn13(2 * i), Title: fmt.Sprintf("Quokka Tale %04d", i), Authors: []string{"Ann Smith"}},
+			books.Record{Line: 2*i + 2, ISBN: isbn13(2*i + 1), Title: fmt.Sprintf("Marsh Song %04d", i), Authors: []string{"Bob Jones"}})
+	}
+	for i := range 3 {
+		recs = append(recs, books.Record{Line: 9000 + i, ISBN: isbn13(9000 + i), Title: fmt.Sprintf("Zebra Quokka Marsh %d", i), Authors: []string{"Cy Young"}})
+	}
+	res := c.importRecords(t, recs...)
+	require.Equal(t, 2*common+3, res.Created, "%+v", res.Errors)
+
+	got := c.search(t, "q", "quokka marsh")
+	assert.Len(t, ids(t, got), 3, "every book with both words")
+	assert.Equal(t, 3.0, got.JSON["total"])
+	assert.NotContains(t, got.JSON, "totalIsLowerBound", "the filtered read reached the list's end")
+	var paged []string
+	for offset := 0; offset < 3; offset += 2 {
+		paged = append(paged, ids(t, c.search(t, "q", "marsh quokka", "limit", "2", "offset", fmt.Sprint(offset)))...)
+	}
+	assert.ElementsMatch(t, ids(t, got), paged, "pages neither skip nor repeat")
+	assert.Len(t, ids(t, c.search(t, "q", "quokka mars")), 3, "the last word as a prefix, verified after the filter")
+}
+
 // A lone prefix merges the ranked lists of its completions: each book
 // once, in one rank order.
 func TestBooks_Search_typeAheadMergesCompletions(t *testing.T) {
