@@ -49,25 +49,21 @@ func newRefreshTokenItem(hash, userID, sessionID string, expires int64) refreshT
 // errSessionIDTaken is a new session's id colliding with a stored one.
 var errSessionIDTaken = errors.New("session id or refresh token already exists")
 
-// CreateSession writes the session and its first token: two conditional
-// puts at once, not a transaction (which DynamoDB bills at twice the
-// writes), since neither item is of use without the other. A token whose
-// session was not written cannot rotate (rotation requires the session
-// live), and a session without its token is never reached; the sign-in
-// that lost either answers an error and leaves nothing a client holds,
-// and TTL removes what it left.
+// CreateSession writes the session, then its first token: two
+// conditional puts, not a transaction (which DynamoDB bills at twice the
+// writes). The token goes second, so it is written only for a session
+// this call wrote: one put beside a session id that exists already (a
+// collision) would otherwise join that session. A session whose token
+// was not written is never reached, and TTL removes it.
 func (s *Sessions) CreateSession(ctx context.Context, sess users.Session, tokenHash string) error {
 	exp := sess.ExpiresAt.Unix()
 	k := SessionKey(sess.UserID, sess.ID)
-	var g errgroup.Group
-	g.Go(func() error {
-		return s.t.put(sessionItem{PK: k.PK, SK: k.SK, Type: typeSession, ID: sess.ID, UserID: sess.UserID, CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: exp}).
-			If("attribute_not_exists(PK)").Run(ctx)
-	})
-	g.Go(func() error {
-		return s.t.put(newRefreshTokenItem(tokenHash, sess.UserID, sess.ID, exp)).If("attribute_not_exists(PK)").Run(ctx)
-	})
-	if err := g.Wait(); err != nil {
+	err := s.t.put(sessionItem{PK: k.PK, SK: k.SK, Type: typeSession, ID: sess.ID, UserID: sess.UserID, CreatedAt: sess.CreatedAt.UTC(), ExpiresAt: exp}).
+		If("attribute_not_exists(PK)").Run(ctx)
+	if err == nil {
+		err = s.t.put(newRefreshTokenItem(tokenHash, sess.UserID, sess.ID, exp)).If("attribute_not_exists(PK)").Run(ctx)
+	}
+	if err != nil {
 		if dynamo.IsCondCheckFailed(err) {
 			err = errSessionIDTaken
 		}
@@ -131,7 +127,13 @@ func (s *Sessions) RotateRefreshToken(ctx context.Context, tok users.RefreshToke
 	err := s.t.update(RefreshTokenKey(tok.Hash)).Set("used", true).SetIfNotExists("usedAt", now.UnixMilli()).
 		If("attribute_exists(PK) AND (used = ? OR usedAt > ?)", false, reusableSince.UnixMilli()).Run(ctx)
 	if dynamo.IsCondCheckFailed(err) {
+		// Used before the interval, or gone: TTL removed it since it was
+		// read, which is an expired token, not a replay that ends the
+		// session.
 		err = users.ErrTokenReused
+		if _, gerr := s.GetRefreshToken(ctx, tok.Hash); errors.Is(gerr, users.ErrRefreshInvalid) {
+			err = users.ErrRefreshInvalid
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("rotate refresh token: %w", err)

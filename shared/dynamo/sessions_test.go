@@ -25,6 +25,8 @@ func TestSessions_RotationLeavesTheOldTokenAsItWasWhenItFails(t *testing.T) {
 	sess := users.Session{ID: "11111111-2222-4333-8444-555555555555", UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
 	require.NoError(t, store.CreateSession(ctx, sess, "hash-1"))
 	assert.Error(t, store.CreateSession(ctx, sess, "hash-9"), "a session id is written once")
+	_, err := store.GetRefreshToken(ctx, "hash-9")
+	assert.ErrorIs(t, err, users.ErrRefreshInvalid, "and its token with it: it would join the session there")
 
 	tok, err := store.GetRefreshToken(ctx, "hash-1")
 	require.NoError(t, err)
@@ -49,4 +51,11 @@ func TestSessions_RotationLeavesTheOldTokenAsItWasWhenItFails(t *testing.T) {
 	after, err := store.GetRefreshToken(ctx, "hash-2")
 	require.NoError(t, err)
 	assert.False(t, after.Used, "a failed rotation leaves the old token unused")
+
+	gone := users.RefreshToken{Hash: "hash-gone", UserID: userID, SessionID: sess.ID}
+	sess2 := users.Session{ID: "11111111-2222-4333-8444-666666666666", UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	require.NoError(t, store.CreateSession(ctx, sess2, "hash-5"))
+	gone.SessionID = sess2.ID
+	err = store.RotateRefreshToken(ctx, gone, "hash-6", later, later.Add(-time.Minute), time.Hour)
+	assert.ErrorIs(t, err, users.ErrRefreshInvalid, "a token TTL removed since it was read is invalid, not reused")
 }
