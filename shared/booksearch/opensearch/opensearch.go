@@ -180,10 +180,25 @@ func (e *Engine) Delete(ctx context.Context, id string) error {
 	return nil
 }
 
+// ErrIndexMissing is in the error of a write that OpenSearch refused
+// because the index does not exist (its documented
+// index_not_found_exception, status 404): the caller may CreateIndex
+// and write again (the search feed does, so that a deployment whose
+// backfill has not run yet does not fail every catalog change).
+var ErrIndexMissing = errors.New("the index does not exist")
+
+// indexMissing reports whether an error object OpenSearch answered (the
+// request's or a bulk item's) says the index does not exist.
+func indexMissing(errType string, status int) bool {
+	return errType == "index_not_found_exception" && status == http.StatusNotFound
+}
+
 // IndexBooks writes many books' documents with one bulk request (a
 // backfill, local/searchindex), each under its id as Index writes it. A
 // document OpenSearch refuses does not stop the others: the error names
-// how many were refused and the first one's reason.
+// how many were refused and the first one's reason. A write refused
+// because the index does not exist, as the whole request or as any
+// document, gives an error that is ErrIndexMissing.
 func (e *Engine) IndexBooks(ctx context.Context, bs []*books.Book) error {
 	if len(bs) == 0 {
 		return nil
@@ -199,6 +214,10 @@ func (e *Engine) IndexBooks(ctx context.Context, bs []*books.Book) error {
 		}
 	}
 	resp, err := e.client.Bulk(ctx, opensearchapi.BulkReq{Index: e.index, Body: &body})
+	var se *osgo.StructError
+	if errors.As(err, &se) && indexMissing(se.Err.Type, se.Status) {
+		return fmt.Errorf("index %d books: %w: %w", len(bs), ErrIndexMissing, err)
+	}
 	if err != nil {
 		return fmt.Errorf("index %d books: %w", len(bs), err)
 	}
@@ -207,6 +226,7 @@ func (e *Engine) IndexBooks(ctx context.Context, bs []*books.Book) error {
 	}
 	var refused int
 	var first string
+	var missing bool
 	for _, item := range resp.Items {
 		for _, it := range item {
 			if it.Error != nil {
@@ -214,8 +234,12 @@ func (e *Engine) IndexBooks(ctx context.Context, bs []*books.Book) error {
 					first = fmt.Sprintf("book %s: %s: %s", it.ID, it.Error.Type, it.Error.Reason)
 				}
 				refused++
+				missing = missing || indexMissing(it.Error.Type, it.Status)
 			}
 		}
+	}
+	if missing {
+		return fmt.Errorf("index %d books: %d refused, the first %s: %w", len(bs), refused, first, ErrIndexMissing)
 	}
 	return fmt.Errorf("index %d books: %d refused, the first %s", len(bs), refused, first)
 }

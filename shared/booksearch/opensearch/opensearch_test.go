@@ -143,12 +143,21 @@ func TestIndexBooks(t *testing.T) {
 	url, _ := standIn(t,
 		exchange("POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_answer.json"),
 		exchange("POST", "/books/_bulk", "bulk_request.ndjson", 200, "bulk_refused_answer.json"),
+		exchange("POST", "/books/_bulk", "bulk_request.ndjson", 200, opensearchtest.AnswerBulkIndexMissing),
+		opensearchtest.IndexMissing("POST", "/books/_bulk", "bulk_request.ndjson"),
 	)
 	e, ctx := engine(t, url), context.Background()
 	require.NoError(t, e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]}))
 	err := e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "1 refused, the first book "+id2+": mapper_parsing_exception")
+	assert.NotErrorIs(t, err, ErrIndexMissing, "a refused document is not a missing index")
+	// The index missing, as each document's error or as the request's.
+	for range 2 {
+		err = e.IndexBooks(ctx, []*books.Book{shelf[id1], shelf[id2]})
+		require.ErrorIs(t, err, ErrIndexMissing)
+		assert.Contains(t, err.Error(), "index_not_found_exception")
+	}
 	require.NoError(t, e.IndexBooks(ctx, nil))
 }
 

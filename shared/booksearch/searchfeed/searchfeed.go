@@ -14,6 +14,7 @@ package searchfeed
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -49,6 +50,9 @@ type Index interface {
 	IndexBooks(ctx context.Context, bs []*books.Book) error
 	// Delete removes a book's document; one already gone is no error.
 	Delete(ctx context.Context, id string) error
+	// CreateIndex creates the index with its mapping; one that exists
+	// is no error.
+	CreateIndex(ctx context.Context) error
 }
 
 // maxRewrites bounds how often one delivery writes a book that keeps
@@ -153,7 +157,7 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 		if round == maxRewrites {
 			return fmt.Errorf("searchfeed: %d of %d books changed again each time they were written", len(put)+len(gone), len(ids))
 		}
-		if err := f.Index.IndexBooks(ctx, put); err != nil {
+		if err := f.write(ctx, put); err != nil {
 			return fmt.Errorf("searchfeed: %w", err)
 		}
 		for _, b := range put {
@@ -166,6 +170,28 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 			written[id] = 0
 		}
 	}
+}
+
+// write writes the books' documents. A write refused because the index
+// does not exist (opensearch.ErrIndexMissing: the stack makes the
+// collection, not the index, and the operator has not run the backfill
+// yet) creates the index with the engine's mapping and writes once
+// more: otherwise every catalog change would fail until the backfill
+// ran, each retried by the relay with the stream shard's later events
+// of every other consumer (webhooks, notifications) waiting behind it.
+// Any other failure, or a second one, is returned for the relay to
+// retry. Deletes need no index: a book absent from a missing index is
+// already gone.
+func (f *Feed) write(ctx context.Context, put []*books.Book) error {
+	err := f.Index.IndexBooks(ctx, put)
+	if !errors.Is(err, opensearch.ErrIndexMissing) {
+		return err
+	}
+	f.logger().Warn("searchfeed: the index does not exist; creating it (run local/searchindex to add the existing catalog)", "error", err.Error())
+	if err := f.Index.CreateIndex(ctx); err != nil {
+		return err
+	}
+	return f.Index.IndexBooks(ctx, put)
 }
 
 func (f *Feed) logger() *slog.Logger {

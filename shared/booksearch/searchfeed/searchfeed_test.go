@@ -150,6 +150,46 @@ func TestFeed_failuresAndOtherEvents(t *testing.T) {
 	require.NoError(t, f.Consume(ctx, changed(t)), "an event naming no book")
 }
 
+// A deployment whose operator has not run the backfill has the
+// collection but no index: the feed's first write is refused as the
+// index missing (as each document's error or as the request's), and the
+// feed creates the index with the engine's mapping and writes once more,
+// so the event succeeds and the relay does not retry it with the other
+// consumers' later events waiting. A second failure, of another kind or
+// the index still missing, returns to the relay, which retries.
+func TestFeed_createsAMissingIndex(t *testing.T) {
+	env := testenv.New(t)
+	ids := env.ImportBooks(t, emma, hobbit)
+	st := dynamo.NewBooks(env.App.Table)
+	ctx := t.Context()
+	missingDocs := exchange("POST", "/books/_bulk", "feed_bulk_request.ndjson", 200, opensearchtest.AnswerBulkIndexMissing)
+	missingIndex := opensearchtest.IndexMissing("POST", "/books/_bulk", "feed_bulk_request.ndjson")
+	refused := exchange("POST", "/books/_bulk", "feed_bulk_request.ndjson", 200, "bulk_refused_answer.json")
+	url, _ := opensearchtest.StandIn(t,
+		missingDocs, opensearchtest.CreateIndex("books"), bulk("feed_bulk_request.ndjson"),
+		missingIndex, opensearchtest.CreateIndex("books"), bulk("feed_bulk_request.ndjson"),
+		missingDocs, opensearchtest.CreateIndex("books"), refused,
+		missingIndex, opensearchtest.CreateIndex("books"), missingIndex,
+		refused,
+	)
+	f := &searchfeed.Feed{Books: st, Index: engine(t, url, st)}
+
+	require.NoError(t, f.Consume(ctx, changed(t, ids...)), "refused as each document's index missing")
+	require.NoError(t, f.Consume(ctx, changed(t, ids...)), "refused as the request's index missing")
+
+	err := f.Consume(ctx, changed(t, ids...))
+	require.Error(t, err, "the write after the index is created refused otherwise")
+	assert.Contains(t, err.Error(), "1 refused")
+	assert.NotErrorIs(t, err, opensearch.ErrIndexMissing)
+
+	err = f.Consume(ctx, changed(t, ids...))
+	require.ErrorIs(t, err, opensearch.ErrIndexMissing, "the index missing again: created once, written once more, then the relay retries")
+
+	err = f.Consume(ctx, changed(t, ids...))
+	require.Error(t, err, "a refusal of another kind creates nothing")
+	assert.Contains(t, err.Error(), "1 refused")
+}
+
 // The feed is the relay's consumer only where the catalog is searched
 // on OpenSearch; its settings are read either way, so the relay function
 // is told them and granted the collection (shared/groups, infra).

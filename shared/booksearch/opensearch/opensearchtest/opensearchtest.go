@@ -37,6 +37,28 @@ type Exchange struct {
 // AnyBody as an Exchange's Request leaves the body unchecked.
 const AnyBody = "*"
 
+// The answers OpenSearch gives a write to an index that does not exist
+// (its index_not_found_exception, status 404): the whole request refused
+// (AnswerIndexMissing, with status 404) or, in a bulk answer of status
+// 200, each document refused (AnswerBulkIndexMissing).
+const (
+	AnswerIndexMissing     = "index_missing_answer.json"
+	AnswerBulkIndexMissing = "bulk_index_missing_answer.json"
+)
+
+// IndexMissing is a request to path refused because the index does not
+// exist; request is its expected body, as Exchange's Request.
+func IndexMissing(method, path, request string) Exchange {
+	return Exchange{Method: method, Path: path, Request: request, Status: http.StatusNotFound, Answer: AnswerIndexMissing}
+}
+
+// CreateIndex is the creation of the index named index with the
+// engine's settings and mapping (shared/booksearch/opensearch's
+// index.json, byte for byte as JSON), acknowledged.
+func CreateIndex(index string) Exchange {
+	return Exchange{Method: http.MethodPut, Path: "/" + index, Request: "../index.json", Status: http.StatusOK, Answer: "create_index_answer.json"}
+}
+
 // StandIn serves the exchanges in order and fails the test on any
 // request that is not the next one, and at its end on any not sent. It
 // returns the stand-in's URL and the headers of the requests so far.
