@@ -24,7 +24,8 @@ import (
 // OPENSEARCH_ENDPOINT. Those functions are told to search it
 // (SEARCH_ENGINE=opensearch) and granted aoss:APIAccessAll on it; the
 // relay, whose search feed (shared/booksearch/searchfeed) reads the same
-// settings, writes the books' documents.
+// settings, writes the books' documents and creates the index if a
+// write finds it missing.
 type searchCollection struct {
 	name       string
 	collection awsopensearchserverless.CfnCollection
@@ -114,12 +115,16 @@ func (s *searchCollection) grant(fn awslambda.Function, f groups.Function) {
 // searchIndexPermissions are what the data access policy allows the
 // searching functions on the collection's indexes: search reads, never
 // writes. searchFeedPermissions are the relay's: its feed writes and
-// deletes documents (bulk and DELETE _doc), nothing else. Neither
-// creates the index: the backfill (local/searchindex) does, under an
-// operator's principal whose own data access policy allows it (README).
+// deletes documents (bulk and DELETE _doc) and creates the index when a
+// write finds it missing (PUT <index>: the stack makes the collection,
+// not the index, and a feed refused until the operator ran the backfill
+// would hold up the relay's other consumers); it never describes it.
+// The backfill (local/searchindex) still brings in the existing
+// catalog, under an operator's principal whose own data access policy
+// allows it (README).
 var (
 	searchIndexPermissions = []string{"aoss:DescribeIndex", "aoss:ReadDocument"}
-	searchFeedPermissions  = []string{"aoss:WriteDocument"}
+	searchFeedPermissions  = []string{"aoss:CreateIndex", "aoss:WriteDocument"}
 )
 
 // allowData makes the data access policy naming the granted roles: one
@@ -143,7 +148,7 @@ func (s *searchCollection) allowData(stack awscdk.Stack) {
 	}
 	awsopensearchserverless.NewCfnAccessPolicy(stack, jsii.String("SearchAccessPolicy"), &awsopensearchserverless.CfnAccessPolicyProps{
 		Name: jsii.String(s.name), Type: jsii.String("data"),
-		Description: jsii.String("The functions that search the catalog read its indexes; the relay's search feed writes their documents"),
+		Description: jsii.String("The functions that search the catalog read its indexes; the relay's search feed writes their documents and creates a missing index"),
 		// The role ARNs are tokens: ToJsonString resolves them in place.
 		Policy: stack.ToJsonString(statements, nil),
 	})

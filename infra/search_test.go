@@ -111,7 +111,8 @@ func TestSearchCollection(t *testing.T) {
 		}
 		reads, writes := stmts[1], stmts[2]
 		if props["Type"] != "data" || strings.Count(doc, `index/`+name+`/*`) != 2 || !strings.Contains(reads, `"aoss:ReadDocument"`) ||
-			strings.Contains(reads, "Write") || !strings.Contains(writes, `"Permission":["aoss:WriteDocument"]`) {
+			strings.Contains(reads, "Write") || strings.Contains(reads, "Create") ||
+			!strings.Contains(writes, `"Permission":["aoss:CreateIndex","aoss:WriteDocument"]`) {
 			t.Errorf("data access policy %v", props)
 		}
 		for _, role := range searchers {
