@@ -35,7 +35,7 @@ import (
 // actions its calls needed must be exactly what the relay function is
 // granted, in both directions.
 func TestCallGrants_relay(t *testing.T) {
-	url, _ := opensearchtest.StandIn(t,
+	url, _ := opensearchtest.StandIn(t, opensearchtest.IndexExists("books"),
 		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_bulk_request.ndjson", Status: 200, Answer: "bulk_answer.json"})
 	env := testenv.New(t, testenv.WithQueues(), testenv.WithEnv(booksearch.EnvEngine, booksearch.EngineOpenSearch),
 		testenv.WithEnv(booksearch.EnvOpenSearchEndpoint, url))

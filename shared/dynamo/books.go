@@ -244,9 +244,10 @@ func (s *Books) CreateBook(ctx context.Context, b *books.Book, ix books.Indexing
 // posting would instead read as unchanged and stay out of search.
 //
 // The books' book.changed events (one per books.MaxChangedBooks books)
-// are put once every book item landed (putEvents), never before: an
-// event names only books a consumer can read. A write cut short between
-// the book items and their events leaves books no event names, which the
+// are put once the book items were written (putEvents), never before: an
+// event names only books a consumer can read; they are put even when some
+// book items failed, and past the caller's end. Only a crash between the
+// book items and their events leaves books no event names, which the
 // next import finds unchanged; the search feed's backfill
 // (local/searchindex) repairs that (docs/decisions.md, "The search
 // index's feed").
@@ -264,9 +265,14 @@ func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 	if err := s.t.putItems(ctx, index); err != nil {
 		return fmt.Errorf("create %d books: index: %w", len(bs), err)
 	}
-	if err := s.t.putItems(ctx, bookItems); err != nil {
-		return fmt.Errorf("create %d books: %w", len(bs), err)
-	}
+	// The events go out after the book items were tried, even when some
+	// failed: a consumer reads each named book as it is (one absent it
+	// leaves out), and a book that landed must not stay unnamed, since
+	// the retry of a failed import finds it unchanged and names it
+	// nowhere. They are written on a context the caller's end does not
+	// cancel (a client hanging up after its books landed), for a bounded
+	// time.
+	booksErr := s.t.putItems(ctx, bookItems)
 	var evs []events.Event
 	for start := 0; start < len(bs); start += books.MaxChangedBooks {
 		chunk := bs[start:min(start+books.MaxChangedBooks, len(bs))]
@@ -284,11 +290,21 @@ func (s *Books) CreateBooks(ctx context.Context, bs []books.NewBook) error {
 		}
 		evs = append(evs, ev)
 	}
-	if err := s.t.putEvents(ctx, evs); err != nil {
-		return fmt.Errorf("create %d books: events: %w", len(bs), err)
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), eventsAfterBooksTimeout)
+	defer cancel()
+	evErr := s.t.putEvents(ectx, evs)
+	if booksErr != nil {
+		return fmt.Errorf("create %d books: %w", len(bs), errors.Join(booksErr, evErr))
+	}
+	if evErr != nil {
+		return fmt.Errorf("create %d books: events: %w", len(bs), evErr)
 	}
 	return nil
 }
+
+// eventsAfterBooksTimeout bounds the writing of a bulk creation's events
+// once its book items were written, past the caller's own end.
+const eventsAfterBooksTimeout = 30 * time.Second
 
 // UpdateBook sets next's catalog fields on the stored book, conditional on
 // its version still being prev's, and, when ix is given, puts the posting

@@ -600,6 +600,7 @@ func TestWorker_lastReceiptFailsUnreadableJob(t *testing.T) {
 // adds no book and records none.
 func TestBulkImport_addedBookFeedsTheSearchIndex(t *testing.T) {
 	url, _ := opensearchtest.StandIn(t,
+		opensearchtest.IndexExists("books"),
 		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_bulk_request.ndjson", Status: 200, Answer: "bulk_answer.json"},
 		opensearchtest.Exchange{Method: "POST", Path: "/books/_bulk", Request: "feed_pride_request.ndjson", Status: 200, Answer: "bulk_answer.json"},
 	)

@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/bookplatform/backend/shared/api"
 	"github.com/bookplatform/backend/shared/books"
@@ -65,6 +67,10 @@ type Feed struct {
 	Books  Books
 	Index  Index
 	Logger *slog.Logger
+
+	// indexReady is set once this process created the index or found it
+	// there (write).
+	indexReady atomic.Bool
 }
 
 // Consumer is the feed of the deployment's settings (booksearch
@@ -122,9 +128,9 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	// written is the version each book's document was written at, 0
-	// for a book deleted from the index.
-	written := map[string]int{}
+	// written is the stamp each book's document was written at, "" for
+	// a book deleted from the index.
+	written := map[string]string{}
 	for round := 0; ; round++ {
 		found, err := f.Books.GetBooksConsistent(ctx, ids)
 		if err != nil {
@@ -138,11 +144,7 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 		var gone []string
 		for _, id := range ids {
 			b := now[id]
-			v := 0
-			if b != nil {
-				v = b.Version
-			}
-			if w, ok := written[id]; ok && w == v {
+			if w, ok := written[id]; ok && w == stamp(b) {
 				continue
 			}
 			if b != nil {
@@ -161,15 +163,29 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 			return fmt.Errorf("searchfeed: %w", err)
 		}
 		for _, b := range put {
-			written[b.ID] = b.Version
+			written[b.ID] = stamp(b)
 		}
 		for _, id := range gone {
 			if err := f.Index.Delete(ctx, id); err != nil {
 				return fmt.Errorf("searchfeed: %w", err)
 			}
-			written[id] = 0
+			written[id] = ""
 		}
 	}
+}
+
+// stamp tells one stored state of a book from another: its version and
+// the time of its last change. The version alone does not: two bulk
+// creations of one new ISBN racing each other (their puts are
+// unconditional) both write version 1, each with its own fields and
+// time, and a delivery that read the first and wrote after the second's
+// delivery would see the version it wrote and stop, leaving the older
+// document. "" is a book that is not there.
+func stamp(b *books.Book) string {
+	if b == nil {
+		return ""
+	}
+	return strconv.Itoa(b.Version) + "@" + strconv.FormatInt(b.UpdatedAt.UnixNano(), 10)
 }
 
 // write writes the books' documents. A write refused because the index
@@ -183,6 +199,16 @@ func (f *Feed) Consume(ctx context.Context, ev events.Event) error {
 // retry. Deletes need no index: a book absent from a missing index is
 // already gone.
 func (f *Feed) write(ctx context.Context, put []*books.Book) error {
+	if !f.indexReady.Load() {
+		// Once per process, before the first write: with the right to
+		// create indexes a write to a missing index could make one
+		// itself, with mappings guessed from the document rather than
+		// the engine's; creating it first rules that out.
+		if err := f.Index.CreateIndex(ctx); err != nil {
+			return err
+		}
+		f.indexReady.Store(true)
+	}
 	err := f.Index.IndexBooks(ctx, put)
 	if !errors.Is(err, opensearch.ErrIndexMissing) {
 		return err

@@ -69,7 +69,7 @@ func TestFeed_writesTheBooksCurrentDocuments(t *testing.T) {
 	env.ImportBooks(t, emma, hobbit)
 	st := dynamo.NewBooks(env.App.Table)
 	url, _ := opensearchtest.StandIn(t,
-		bulk("feed_bulk_request.ndjson"), deleteGone,
+		opensearchtest.IndexExists("books"), bulk("feed_bulk_request.ndjson"), deleteGone,
 		bulk("feed_bulk_request.ndjson"), deleteGone,
 		bulk("feed_bulk_updated_request.ndjson"), deleteGone,
 	)
@@ -120,9 +120,31 @@ func TestFeed_aBookChangedWhileWrittenIsWrittenAgain(t *testing.T) {
 	_, err = env.App.Books.Import(ctx, []books.Record{{ISBN: emma.ISBN, Title: "Emma: A Novel", Authors: emma.Authors}})
 	require.NoError(t, err)
 
-	url, _ := opensearchtest.StandIn(t, bulk("feed_bulk_request.ndjson"), bulk("feed_emma_updated_request.ndjson"))
+	url, _ := opensearchtest.StandIn(t, opensearchtest.IndexExists("books"), bulk("feed_bulk_request.ndjson"), bulk("feed_emma_updated_request.ndjson"))
 	stale := &staleFirst{Books: st, stale: old}
 	f := &searchfeed.Feed{Books: stale, Index: engine(t, url, st)}
+	require.NoError(t, f.Consume(ctx, changed(t, ids...)))
+}
+
+// Two bulk creations of one new ISBN racing each other write version 1
+// both (their puts are unconditional), each with its own fields and
+// time: a delivery that read the other creation's state writes it, reads
+// the book again and writes the newer state, though the version is the
+// same.
+func TestFeed_aBookRewrittenAtTheSameVersionIsWrittenAgain(t *testing.T) {
+	env := testenv.New(t)
+	ids := env.ImportBooks(t, emma, hobbit)
+	st := dynamo.NewBooks(env.App.Table)
+	ctx := t.Context()
+	_, err := env.App.Books.Import(ctx, []books.Record{{ISBN: emma.ISBN, Title: "Emma: A Novel", Authors: emma.Authors}})
+	require.NoError(t, err)
+	now, err := st.GetBook(ctx, ids[0])
+	require.NoError(t, err)
+	other := *now
+	other.Title, other.UpdatedAt = emma.Title, now.UpdatedAt.Add(-time.Second)
+
+	url, _ := opensearchtest.StandIn(t, opensearchtest.IndexExists("books"), bulk("feed_bulk_request.ndjson"), bulk("feed_emma_updated_request.ndjson"))
+	f := &searchfeed.Feed{Books: &staleFirst{Books: st, stale: &other}, Index: engine(t, url, st)}
 	require.NoError(t, f.Consume(ctx, changed(t, ids...)))
 }
 
@@ -133,7 +155,7 @@ func TestFeed_failuresAndOtherEvents(t *testing.T) {
 	env := testenv.New(t)
 	ids := env.ImportBooks(t, emma, hobbit)
 	st := dynamo.NewBooks(env.App.Table)
-	url, _ := opensearchtest.StandIn(t, exchange("POST", "/books/_bulk", "feed_bulk_request.ndjson", 200, "bulk_refused_answer.json"))
+	url, _ := opensearchtest.StandIn(t, opensearchtest.IndexExists("books"), exchange("POST", "/books/_bulk", "feed_bulk_request.ndjson", 200, "bulk_refused_answer.json"))
 	f := &searchfeed.Feed{Books: st, Index: engine(t, url, st)}
 	ctx := t.Context()
 
@@ -166,6 +188,7 @@ func TestFeed_createsAMissingIndex(t *testing.T) {
 	missingIndex := opensearchtest.IndexMissing("POST", "/books/_bulk", "feed_bulk_request.ndjson")
 	refused := exchange("POST", "/books/_bulk", "feed_bulk_request.ndjson", 200, "bulk_refused_answer.json")
 	url, _ := opensearchtest.StandIn(t,
+		opensearchtest.CreateIndex("books"), // the process's first write makes sure the index exists
 		missingDocs, opensearchtest.CreateIndex("books"), bulk("feed_bulk_request.ndjson"),
 		missingIndex, opensearchtest.CreateIndex("books"), bulk("feed_bulk_request.ndjson"),
 		missingDocs, opensearchtest.CreateIndex("books"), refused,

@@ -59,6 +59,13 @@ func CreateIndex(index string) Exchange {
 	return Exchange{Method: http.MethodPut, Path: "/" + index, Request: "../index.json", Status: http.StatusOK, Answer: "create_index_answer.json"}
 }
 
+// IndexExists is the same creation refused because the index exists
+// (resource_already_exists_exception, status 400), which the engine
+// takes as done.
+func IndexExists(index string) Exchange {
+	return Exchange{Method: http.MethodPut, Path: "/" + index, Request: "../index.json", Status: http.StatusBadRequest, Answer: "create_index_exists_answer.json"}
+}
+
 // StandIn serves the exchanges in order and fails the test on any
 // request that is not the next one, and at its end on any not sent. It
 // returns the stand-in's URL and the headers of the requests so far.
