@@ -72,11 +72,18 @@ func StartJob[E, R any](job func(a *App) func(context.Context, E) (R, error)) {
 // another attempt (a partial batch response). An HTTP function's trace
 // is the router's (httpapi.Router.ServeHTTP).
 func traced[E, R any](name string, h func(context.Context, E) (R, error)) func(context.Context, E) (R, error) {
-	return func(ctx context.Context, e E) (R, error) {
+	return func(ctx context.Context, e E) (r R, err error) {
 		ctx, span := tracing.Start(ctx, name)
-		r, err := h(ctx, e)
-		tracing.EndInvocation(ctx, span, err != nil || batchFailures(r) > 0)
-		return r, err
+		defer func() {
+			// A panic ends the process (aws-lambda-go reports it and
+			// exits): its trace is kept and sent first, then it goes on.
+			if p := recover(); p != nil {
+				tracing.EndInvocation(ctx, span, true)
+				panic(p)
+			}
+			tracing.EndInvocation(ctx, span, err != nil || batchFailures(r) > 0)
+		}()
+		return h(ctx, e)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -56,4 +57,13 @@ func TestTraced_KeepsFailedInvocations(t *testing.T) {
 	assert.EqualValues(t, 2, puts.Load(), "a failed invocation is kept")
 	_, _ = stream(t.Context(), events.DynamoDBEvent{})
 	assert.EqualValues(t, 3, puts.Load(), "a stream batch with a failed record is kept")
+
+	job := traced("job", func(context.Context, struct{}) (struct{}, error) { panic("boom") })
+	assert.PanicsWithValue(t, "boom", func() { _, _ = job(t.Context(), struct{}{}) }, "the panic goes on")
+	assert.EqualValues(t, 4, puts.Load(), "a panicking invocation is kept and sent first")
+
+	near, cancel := context.WithTimeout(t.Context(), 30*time.Millisecond)
+	defer cancel()
+	_, _ = sqs(1, nil)(near, events.SQSEvent{})
+	assert.EqualValues(t, 4, puts.Load(), "too near its deadline, a kept trace is not sent")
 }

@@ -76,6 +76,14 @@ const (
 // waits for: a trace is worth less than a reader's time.
 const sendTimeout = 300 * time.Millisecond
 
+// sendMargin is the time a send leaves before the invocation's deadline
+// (for the answer to be returned); with less than minSendWait left after
+// it, a kept trace is not sent at all.
+const (
+	sendMargin  = 50 * time.Millisecond
+	minSendWait = 20 * time.Millisecond
+)
+
 // instrumentationName names the router's spans.
 const instrumentationName = "github.com/bookplatform/backend/shared/httpapi"
 
@@ -229,7 +237,18 @@ func finish(ctx context.Context, span trace.Span, failed bool) string {
 	if skipped > 0 {
 		t.logger.Warn("tracing: spans left out of a trace", "traceId", traceID, "spans", skipped)
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sendTimeout)
+	// The send outlives a cancelled request (a client that hung up) but
+	// never the invocation's deadline: past it Lambda would end the
+	// invocation, turning a finished answer (or batch) into a timeout.
+	wait := sendTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl)-sendMargin)
+	}
+	if wait < minSendWait {
+		t.logger.Warn("tracing: trace not sent, too near the invocation's deadline", "traceId", traceID)
+		return ""
+	}
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 	defer cancel()
 	if err := t.send(sctx, docs); err != nil {
 		t.logger.Warn("tracing: trace not sent", "traceId", traceID, "error", err.Error())
