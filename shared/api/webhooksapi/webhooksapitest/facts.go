@@ -45,7 +45,7 @@ func DeliveryItem(storeID, endpointID, eventID string, status webhooks.DeliveryS
 // event, reads its deliveries (one arranged as the worker leaves a
 // failed one), redelivers one, and deletes it.
 func Facts() apitest.Facts {
-	var id, deliveryID string
+	var id, deliveryID, pendingID string
 	base := func(s *apitest.State) string { return "/v1/stores/" + s.StoreSlug + "/webhooks" }
 	one := func(s *apitest.State) string { return base(s) + "/" + id }
 	register := map[string]any{"url": "https://erp.bench.example.com/hooks/books", "events": []string{"order.created", "inventory.updated"},
@@ -113,9 +113,19 @@ func Facts() apitest.Facts {
 			{Stage: apitest.Store, Route: "POST /v1/stores/{slug}/webhooks/{id}/deliveries/{deliveryId}/redeliver", Want: 202, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("POST", one(s)+"/deliveries/"+deliveryID+"/redeliver", nil, s.SellerToken)
 			}},
-			{Stage: apitest.Store, Route: "POST /v1/stores/{slug}/webhooks/{id}/deliveries/{deliveryId}/redeliver", Note: "still pending", Want: 409, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
-				return c.Do("POST", one(s)+"/deliveries/"+deliveryID+"/redeliver", nil, s.SellerToken)
-			}},
+			// A delivery whose attempts are under way, arranged: the one
+			// just redelivered may have been tried and failed again by the
+			// delivery worker before this step (its host does not
+			// resolve), which would make the step's answer a race.
+			{Stage: apitest.Store, Route: "POST /v1/stores/{slug}/webhooks/{id}/deliveries/{deliveryId}/redeliver", Note: "still pending", Want: 409,
+				Before: func(s *apitest.State) error {
+					item, d := DeliveryItem(s.StoreID, id, "0190f5a4-7c1e-4000-8000-00000000be0d", webhooks.Pending, time.Now().Add(-time.Minute))
+					pendingID = d
+					return s.PutItem(item)
+				},
+				Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
+					return c.Do("POST", one(s)+"/deliveries/"+pendingID+"/redeliver", nil, s.SellerToken)
+				}},
 			{Stage: apitest.Store, Route: "DELETE /v1/stores/{slug}/webhooks/{id}", Want: 200, Do: func(c *apitest.Client, s *apitest.State) *apitest.Response {
 				return c.Do("DELETE", one(s), nil, s.SellerToken)
 			}},
