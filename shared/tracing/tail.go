@@ -53,7 +53,11 @@ func (p *pending) OnEnd(s sdktrace.ReadOnlySpan) {
 	h := p.traces[id]
 	if h == nil {
 		if len(p.traces) >= maxPendingTraces {
-			return
+			// The oldest held trace makes room: it is the likeliest to
+			// be one whose root never ends (spans of a goroutine that
+			// outlived its request), while this one's request is running
+			// now and may fail.
+			p.evictOldest()
 		}
 		h = &held{since: time.Now()}
 		p.traces[id] = h
@@ -63,6 +67,18 @@ func (p *pending) OnEnd(s sdktrace.ReadOnlySpan) {
 		return
 	}
 	h.spans = append(h.spans, s)
+}
+
+// evictOldest drops the trace held longest (p.mu held).
+func (p *pending) evictOldest() {
+	var oldest trace.TraceID
+	var since time.Time
+	for k, h := range p.traces {
+		if since.IsZero() || h.since.Before(since) {
+			oldest, since = k, h.since
+		}
+	}
+	delete(p.traces, oldest)
 }
 
 // take removes and returns the spans held for trace id, and clears the

@@ -9,8 +9,41 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 )
+
+// At its bound the processor makes room for a new trace by dropping the
+// one held longest, not the new one: the running request's spans are the
+// ones a failure would need.
+func TestPending_evictsTheOldestTrace(t *testing.T) {
+	p := newPending()
+	base := time.Now().Add(-30 * time.Second)
+	var first trace.TraceID
+	for i := range maxPendingTraces {
+		var id trace.TraceID
+		id[0], id[1], id[15] = byte(i>>8), byte(i), 1
+		if i == 0 {
+			first = id
+		}
+		p.traces[id] = &held{since: base.Add(time.Duration(i) * time.Millisecond)}
+	}
+	var fresh trace.TraceID
+	fresh[0] = 0xff
+	p.OnEnd(childSpan(fresh))
+	assert.Equal(t, maxPendingTraces, p.heldTraces())
+	assert.Len(t, p.take(fresh), 1, "the new trace's span is held")
+	assert.Nil(t, p.take(first), "the oldest made room")
+}
+
+// childSpan is an ended span of trace id under a parent span.
+func childSpan(id trace.TraceID) sdktrace.ReadOnlySpan {
+	cfg := trace.SpanContextConfig{TraceID: id, SpanID: newSpanID(), TraceFlags: trace.FlagsSampled}
+	parent := cfg
+	parent.SpanID = newSpanID()
+	return tracetest.SpanStub{SpanContext: trace.NewSpanContext(cfg), Parent: trace.NewSpanContext(parent)}.Snapshot()
+}
 
 func TestSegmentName(t *testing.T) {
 	assert.Equal(t, "GET /v1/users/:userId/lines", segmentName("GET /v1/users/{userId}/lines"))
