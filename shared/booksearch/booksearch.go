@@ -7,7 +7,6 @@ package booksearch
 import (
 	"fmt"
 	"net/url"
-	"regexp"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/bookplatform/backend/shared/books"
@@ -41,8 +40,25 @@ type Settings struct {
 	Index    string
 }
 
-// indexName is what OpenSearch accepts as an index name, kept simple.
-var indexName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,254}$`)
+// validIndexName is what OpenSearch accepts as an index name, kept
+// simple: 1 to 255 lower-case letters, digits, '_' and '-', not starting
+// with either of those two. A loop, not a regular expression: the
+// bounded repetition {0,254} compiles into 254 copies, which cost every
+// function linking this package 1.5 ms of its cold start.
+func validIndexName(s string) bool {
+	if len(s) == 0 || len(s) > 255 {
+		return false
+	}
+	for i, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ReadSettings reads the settings through env, recording a bad value in
 // it: an engine other than the two, an OpenSearch engine with no
@@ -69,7 +85,7 @@ func ReadSettings(env *config.Env) Settings {
 			env.Fail(fmt.Errorf("%s must be a URL such as https://abc123.us-east-1.aoss.amazonaws.com, got %q", EnvOpenSearchEndpoint, s.Endpoint))
 		}
 	}
-	if !indexName.MatchString(s.Index) {
+	if !validIndexName(s.Index) {
 		env.Fail(fmt.Errorf("%s must be an index name of lower-case letters, digits, - and _, got %q", EnvOpenSearchIndex, s.Index))
 	}
 	return s

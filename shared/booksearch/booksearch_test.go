@@ -1,6 +1,7 @@
 package booksearch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -34,8 +35,15 @@ func TestReadSettings(t *testing.T) {
 	assert.ErrorContains(t, err, EnvEngine+" must be")
 	_, err = read(map[string]string{EnvEngine: "opensearch", EnvOpenSearchEndpoint: "abc.aoss.amazonaws.com/books"})
 	assert.ErrorContains(t, err, EnvOpenSearchEndpoint+" must be a URL")
-	_, err = read(map[string]string{EnvOpenSearchIndex: "Books"})
-	assert.ErrorContains(t, err, EnvOpenSearchIndex+" must be")
+	for _, bad := range []string{"Books", "_books", "-books", "books!", "a b", strings.Repeat("b", 256)} {
+		_, err = read(map[string]string{EnvOpenSearchIndex: bad})
+		assert.ErrorContains(t, err, EnvOpenSearchIndex+" must be", bad)
+	}
+	for _, good := range []string{"b", "books_v2", "catalog-2", strings.Repeat("b", 255)} {
+		s, err := read(map[string]string{EnvOpenSearchIndex: good})
+		assert.NoError(t, err, good)
+		assert.Equal(t, good, s.Index)
+	}
 }
 
 func TestNew_picksTheEngine(t *testing.T) {
