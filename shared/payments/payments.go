@@ -21,7 +21,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
+	"strings"
 
 	"github.com/bookplatform/backend/shared/apperr"
 )
@@ -123,10 +123,29 @@ var (
 	ErrUnavailable = apperr.New(apperr.CodeUnavailable, "The payment provider is unavailable; retry shortly")
 )
 
-// sessionID is the form of a session id: Stripe's PaymentIntent ids
-// ("pi_" and letters and digits); the stand-in makes ids of the same form.
-var sessionID = regexp.MustCompile(`^pi_[A-Za-z0-9]{8,64}$`)
-
 // ValidSessionID reports whether id has the form of a session id, so a
-// malformed one is refused (400) before any call.
-func ValidSessionID(id string) bool { return sessionID.MatchString(id) }
+// malformed one is refused (400) before any call: Stripe's PaymentIntent
+// ids ("pi_" and 8 to 64 letters and digits); the stand-in makes ids of
+// the same form.
+func ValidSessionID(id string) bool { return providerID(id, "pi_", 8, 64, false) }
+
+// providerID reports whether id is prefix followed by min to max ASCII
+// letters and digits (and '_' with underscore). A loop rather than a
+// regular expression: a bounded repetition ({8,64}) compiles into as
+// many copies, paid at every cold start of each function linking this
+// package.
+func providerID(id, prefix string, min, max int, underscore bool) bool {
+	rest, ok := strings.CutPrefix(id, prefix)
+	if !ok || len(rest) < min || len(rest) > max {
+		return false
+	}
+	for _, c := range []byte(rest) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '_' && underscore:
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"regexp"
 	"time"
 
 	"github.com/stripe/stripe-go/v84"
@@ -121,11 +120,10 @@ var (
 	ErrNoSubscription = apperr.NotFound("Subscription not found")
 )
 
-// checkoutID is the form of a Checkout Session id (cs_test_..., cs_live_...).
-var checkoutID = regexp.MustCompile(`^cs_[A-Za-z0-9_]{8,96}$`)
-
-// ValidCheckoutID reports whether id has the form of a checkout session id.
-func ValidCheckoutID(id string) bool { return checkoutID.MatchString(id) }
+// ValidCheckoutID reports whether id has the form of a Checkout Session
+// id (cs_test_..., cs_live_...: "cs_" and 8 to 96 letters, digits and
+// '_').
+func ValidCheckoutID(id string) bool { return providerID(id, "cs_", 8, 96, true) }
 
 // SubscriptionsFromEnv is the subscriptions the settings in env
 // configure (Stripe's, as FromEnv), else nil and ErrNotConfigured.
