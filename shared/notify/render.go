@@ -6,6 +6,7 @@ import (
 	"fmt"
 	htmltemplate "html/template"
 	"strings"
+	"sync"
 	texttemplate "text/template"
 
 	"github.com/bookplatform/backend/shared/orders"
@@ -25,10 +26,15 @@ var funcs = map[string]any{
 	"add":   func(a, b int) int { return a + b },
 }
 
-var (
-	textTemplates = texttemplate.Must(texttemplate.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.txt.tmpl"))
-	htmlTemplates = htmltemplate.Must(htmltemplate.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html.tmpl"))
-)
+// templates parses the templates on the first email rendered, not when
+// a function starts: every function linking this package would
+// otherwise pay half a millisecond of cold start for templates most
+// never render. They are embedded and checked by the tests, so a parse
+// failure is a build mistake.
+var templates = sync.OnceValues(func() (*texttemplate.Template, *htmltemplate.Template) {
+	return texttemplate.Must(texttemplate.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.txt.tmpl")),
+		htmltemplate.Must(htmltemplate.New("").Funcs(funcs).ParseFS(templateFS, "templates/*.html.tmpl"))
+})
 
 // Money is cents as dollars: 1234 is "$12.34".
 func Money(cents int64) string {
@@ -47,6 +53,7 @@ type Rendered struct {
 // Render renders kind's templates with data.
 func Render(kind string, data any) (Rendered, error) {
 	var subject, text, html bytes.Buffer
+	textTemplates, htmlTemplates := templates()
 	t := textTemplates.Lookup(kind + ".txt.tmpl")
 	h := htmlTemplates.Lookup(kind + ".html.tmpl")
 	if t == nil || h == nil {
