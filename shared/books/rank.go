@@ -24,7 +24,7 @@ const (
 	// completionsRead is how many words of a prefix Completions returns,
 	// of which the maxCompletions shortest are read.
 	completionsRead = 200
-	// A query of several words that fills no page within maxScan reads
+	// A query of several words that finds no match within maxScan reads
 	// on with the store filtering (MatchingPostings): filterChunk
 	// postings a read, at most maxFilteredScan in all (about 4 MB of
 	// postings, some 500 read units), so words that rarely meet in a
@@ -67,7 +67,12 @@ func (x *IndexSearch) collect(ctx context.Context, q query, need int) (collected
 				return out, nil
 			}
 			if scanned >= need+maxScan {
-				if c := filterable(src, q); c != nil {
+				// Only a search that found nothing at all reads on: one
+				// with some matches answers them with a lower-bound total,
+				// as before, rather than pay hundreds of read units (a
+				// type-ahead "harry pot" at a million books: 176 instead
+				// of 20) for the rest of its page.
+				if c := filterable(src, q); c != nil && len(out.ids) == 0 {
 					return x.collectFiltered(ctx, q, need, c, out, seen, truncated)
 				}
 				return out, nil
