@@ -28,7 +28,7 @@ import (
 // answer errors in the envelope, so Lambda's Errors counts only what
 // escaped them): one is worth a look. Throttles mean the account's
 // concurrency ran out. Server errors are the 5xx answers the access log
-// counts (EMF), a few of which (a 503 on contention) are normal.
+// counts (its metric filters, newAccessMetrics), a few of which (a 503 on contention) are normal.
 const (
 	alarmPeriodMinutes   = 1
 	errorsThreshold      = 1
@@ -79,11 +79,12 @@ func (a *functionAlarms) rollback() []awscloudwatch.Alarm {
 type observability struct {
 	functions []groups.Function
 	aliases   map[string]awslambda.Alias
+	lambdas   map[string]awslambda.Function // their log groups carry the access metrics' filters
 	api       awsapigatewayv2.HttpApi
 	table     awsdynamodb.Table
 	queues    map[queues.Name]awssqs.Queue
 	relayDLQ  awssqs.Queue // nil without a relay function
-	namespace string       // of the access log's metrics (METRICS_NAMESPACE)
+	namespace string       // of the access log's metrics (newAccessMetrics)
 	ops       OpsProps
 }
 

@@ -435,8 +435,8 @@ func TestAlarms_Topic(t *testing.T) {
 	})
 }
 
-// The alarms and the dashboard are the Operations nested stack's, and it
-// holds nothing else; the root keeps the alarm topic (its subscriptions
+// The alarms, the dashboard and the access metrics' filters they read are
+// the Operations nested stack's, and it holds nothing else; the root keeps the alarm topic (its subscriptions
 // outlive the nested stack) and the deployment groups (each alias's
 // update policy names its own), which roll back on the nested alarms
 // (TestDeploys). SAM's template has neither (TestSAM_*).
@@ -454,7 +454,7 @@ func TestOperations_NestedStack(t *testing.T) {
 		}
 		nested, _ := ops.raw["Resources"].(obj)
 		for id, r := range nested {
-			if typ := r.(obj)["Type"]; typ != "AWS::CloudWatch::Alarm" && typ != "AWS::CloudWatch::Dashboard" {
+			if typ := r.(obj)["Type"]; typ != "AWS::CloudWatch::Alarm" && typ != "AWS::CloudWatch::Dashboard" && typ != "AWS::Logs::MetricFilter" {
 				t.Errorf("%s: %s (%s) in %s", *s.StackName(), id, typ, operationsID)
 			}
 		}

@@ -201,10 +201,9 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	// Every HTTP function and worker builds the whole app (config.Load
 	// requires all of these; a Keyless function gets no JWT_SECRET_ARN).
 	appEnv := map[string]*string{
-		config.EnvTableName:        table.TableName(),
-		config.EnvJWTSecretARN:     signingKeys.SecretArn(),
-		config.EnvLogLevel:         jsii.String(logLevel),
-		config.EnvMetricsNamespace: jsii.String(namespace),
+		config.EnvTableName:    table.TableName(),
+		config.EnvJWTSecretARN: signingKeys.SecretArn(),
+		config.EnvLogLevel:     jsii.String(logLevel),
 	}
 	// The groups' own settings the stack knows, each set only on the
 	// functions whose group reads it (groups.Function.Settings): the
@@ -349,7 +348,8 @@ func NewBackendStack(scope constructs.Construct, id string, props *BackendStackP
 	if !props.SAM {
 		topic := newAlarmTopic(stack, ops)
 		opsStack := newOperationsStack(stack)
-		o := observability{functions: functions, aliases: aliases, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
+		o := observability{functions: functions, aliases: aliases, lambdas: lambdas, api: api, table: table, queues: workQueues, relayDLQ: relayDLQ, namespace: namespace, ops: ops}
+		newAccessMetrics(opsStack, o)
 		alarms := newAlarms(opsStack, topic, o)
 		alarmTopic = topic.TopicArn()
 		dashboard = newDashboard(opsStack, o, alarms)

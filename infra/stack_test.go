@@ -400,9 +400,11 @@ func TestFunctions(t *testing.T) {
 	for _, f := range functions {
 		// THEN each is a provided.al2023 arm64 bootstrap with its configuration by the config package's names
 		env := obj{
-			config.EnvJWTSecretARN:     keys,
-			config.EnvTableName:        assertions.Match_AnyValue(),
-			config.EnvMetricsNamespace: "BookPlatform/TestBackend",
+			config.EnvJWTSecretARN: keys,
+			config.EnvTableName:    assertions.Match_AnyValue(),
+			// The access line's metrics are the metric filters' (their
+			// namespace is in the filters): no function is told one.
+			"METRICS_NAMESPACE": assertions.Match_Absent(),
 		}
 		// AND the media bucket only where its group reads it (users,
 		// stores): it is a group's setting, not the core's
@@ -416,7 +418,6 @@ func TestFunctions(t *testing.T) {
 		case f.Authorizer:
 			// The authorizer must start without the table.
 			env[config.EnvTableName] = assertions.Match_Absent()
-			env[config.EnvMetricsNamespace] = assertions.Match_Absent()
 		case f.KeyRotation:
 			// The rotation function is told the secret by each event.
 			for k := range env {

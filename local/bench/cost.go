@@ -193,7 +193,7 @@ func writeCostReport(w io.Writer, lines []costLine, rounds int) float64 {
 	}
 
 	metrics, fixed := customMetrics()
-	fmt.Fprintf(w, "   monthly, not per request: up to %d custom metrics from the access line's EMF dimensions, $%.0f (no X-Ray reservoir: Lambda's tracing is off)\n",
+	fmt.Fprintf(w, "   monthly, not per request: up to %d custom metrics from the access line's metric filters, $%.0f (no X-Ray reservoir: Lambda's tracing is off)\n",
 		metrics, fixed)
 	perMillion := total * 1e6
 	fmt.Fprintf(w, "cost: $%.2f per million requests\n", math.Round(perMillion*100)/100)
@@ -216,11 +216,11 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// customMetrics counts the metrics the access line's EMF declaration can
+// customMetrics counts the metrics the access line's metric filters can
 // make at most (every route and function in every status class) and
 // their monthly price.
 func customMetrics() (int, float64) {
-	names, sets := httpapi.EMFShape()
+	names, sets := httpapi.MetricShape()
 	cardinality := map[string]int{httpapi.DimStatusClass: statusClassesPerRoute}
 	for _, f := range groups.Functions() {
 		if len(f.Routes) > 0 {

@@ -39,15 +39,14 @@ func (a *App) RouterFor(routes []httpapi.Route) *httpapi.Router {
 // group dimension; empty is "local").
 func (a *App) routerFor(group string, routes []httpapi.Route) *httpapi.Router {
 	return httpapi.NewRouter(httpapi.Options{
-		Group:            group,
-		MetricsNamespace: a.Config.MetricsNamespace,
-		Identity:         identity{a},
-		Counter:          a.Counter,
-		Logger:           a.Logger,
-		MaxBodyBytes:     a.Config.MaxBodyBytes,
-		CursorKeys:       a.derivedKeys(labelCursors),
-		Quota:            a.Quota,
-		Idempotency:      a.idempotency,
+		Group:        group,
+		Identity:     identity{a},
+		Counter:      a.Counter,
+		Logger:       a.Logger,
+		MaxBodyBytes: a.Config.MaxBodyBytes,
+		CursorKeys:   a.derivedKeys(labelCursors),
+		Quota:        a.Quota,
+		Idempotency:  a.idempotency,
 		// Its own key: a cursor's key never opens a kept answer.
 		IdempotencySecrets: a.derivedKeys(labelIdempotency),
 		Stores:             storeDirectory{a.bookstores},

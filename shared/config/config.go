@@ -49,9 +49,6 @@ const (
 	// rotation reaches running processes.
 	EnvJWTSecretARN   = "JWT_SECRET_ARN"
 	EnvJWTKeysRefresh = "JWT_KEYS_REFRESH"
-	// CloudWatch namespace of the metrics in the access log (Embedded
-	// Metric Format), default BookPlatform.
-	EnvMetricsNamespace = "METRICS_NAMESPACE"
 	// Set by the CDK stack when the API sits behind its CloudFront front
 	// door (WAF on): a request must carry this value in X-Origin-Verify
 	// (else 403), and the client's address is the one CloudFront saw.
@@ -79,7 +76,7 @@ var Names = []string{
 	EnvTableName, EnvJWTSecret, EnvAccessTokenTTL, EnvRefreshTokenTTL,
 	EnvBcryptCost, EnvMaxBodyBytes, EnvLogLevel, EnvPort, EnvLocalDataDir, EnvUpgradeURL,
 	EnvMonthlyPosts, EnvMonthlyReviews, EnvPasswordAttempts, EnvPasswordAccountAttempts, EnvPasswordAttemptWindow, EnvRefreshReuseInterval,
-	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvMetricsNamespace, EnvOriginVerifySecret, EnvOriginVerifySecretARN,
+	EnvJWTPreviousSecret, EnvJWTNextSecret, EnvJWTSecretARN, EnvJWTKeysRefresh, EnvOriginVerifySecret, EnvOriginVerifySecretARN,
 	EnvQueueURLCSVImport, EnvQueueURLPOSSync, EnvQueueURLWebhooks,
 }
 
@@ -98,7 +95,6 @@ const (
 	DefaultPasswordAttemptWindow = 15 * time.Minute
 	DefaultRefreshReuseInterval  = 30 * time.Second
 	DefaultJWTKeysRefresh        = 5 * time.Minute
-	DefaultMetricsNamespace      = "BookPlatform"
 )
 
 // DefaultCreatorTiers are the tiers that may create clubs and
@@ -155,7 +151,6 @@ type Config struct {
 	PasswordAccountAttempts int
 	PasswordAttemptWindow   time.Duration
 	RefreshReuseInterval    time.Duration
-	MetricsNamespace        string
 	// OriginVerifySecret, when set, admits only requests that came through
 	// the API's CloudFront front door (shared/app, frontDoor).
 	// OriginVerifySecretARN names a secret holding it instead, whose
@@ -214,7 +209,6 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 		PasswordAttemptWindow:   e.Duration(EnvPasswordAttemptWindow, DefaultPasswordAttemptWindow),
 		RefreshReuseInterval:    e.Duration(EnvRefreshReuseInterval, DefaultRefreshReuseInterval),
 
-		MetricsNamespace:      e.String(EnvMetricsNamespace),
 		OriginVerifySecret:    e.String(EnvOriginVerifySecret),
 		OriginVerifySecretARN: e.String(EnvOriginVerifySecretARN),
 		get:                   get,
@@ -226,9 +220,6 @@ func load(get func(string) string, requireKeys bool) (Config, error) {
 	keys, err := loadJWTKeys(get, requireKeys)
 	c.JWTKeys = keys
 	errs = append(errs, err)
-	if c.MetricsNamespace == "" {
-		c.MetricsNamespace = DefaultMetricsNamespace
-	}
 	if c.UpgradeURL == "" {
 		c.UpgradeURL = DefaultUpgradeURL
 	}

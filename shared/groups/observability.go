@@ -26,7 +26,7 @@ var Observability = struct {
 	// AccessLogClass is the log class of the API's access log group:
 	// "STANDARD", or "INFREQUENT_ACCESS", half the ingestion price,
 	// without the features nothing here uses on that group (metric and
-	// subscription filters, EMF, Live Tail); Logs Insights reads both.
+	// subscription filters, Live Tail); Logs Insights reads both.
 	AccessLogClass string
 }{
 	LogFormat:       "JSON",

@@ -1,21 +1,19 @@
 package httpapi
 
-import (
-	"log/slog"
-	"strconv"
-	"time"
-)
+import "strconv"
 
-// The access log line is a CloudWatch Embedded Metric Format document
-// (https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html):
-// beside the fields people read, its "_aws" member tells CloudWatch Logs
-// to turn two of them into metrics, so per-route latency, error rates and
-// DynamoDB calls exist without a PutMetricData call. The member comes
-// last, so the line still reads from the left; locally it is just a
-// field.
+// The access log line carries the per-route metrics: CloudWatch Logs
+// metric filters on each function's log group (AccessMetricFilters, which
+// infra creates) turn the line's durationMs into a metric by route and
+// status class, and by group and status class, so per-route latency,
+// error rates and the per-function 5xx alarm exist without a
+// PutMetricData call. The line itself declares nothing: an Embedded
+// Metric Format "_aws" member would make the same metrics but costs about
+// 185 bytes on every line, a third of it, ingested at the standard price
+// (docs/decisions.md, "Metrics come from filters, not from every line").
 const (
 	// MetricDuration is the metric, named after the field that carries
-	// it; MetricDynamoCalls is a field only (emfMetrics).
+	// it; MetricDynamoCalls is a field only (accessMetrics).
 	MetricDuration    = "durationMs"
 	MetricDynamoCalls = "dynamoCalls"
 	// DimRoute, DimStatusClass and DimGroup are the dimensions: per route
@@ -27,45 +25,51 @@ const (
 	// UnmatchedRoute is the route of a request no route matched, as API
 	// Gateway names the route that catches them.
 	UnmatchedRoute = "$default"
-	// DefaultMetricsNamespace is the namespace of a router given none.
-	DefaultMetricsNamespace = "BookPlatform"
+	// AccessLineMessage is the msg of the access line, which the metric
+	// filters select by: no other line a function logs has it.
+	AccessLineMessage = "request"
 )
 
-// emfDimensions are the dimension sets of every line, and emfMetrics
-// its metrics with their units. Each combination of a set's values is a
-// custom metric of its own, billed by the month.
-var (
-	emfDimensions = [][]string{{DimRoute, DimStatusClass}, {DimGroup, DimStatusClass}}
-	// dynamoCalls stays a field of the line (Logs Insights reads it)
-	// but is no metric: nothing alarms on it or charts it, and as one it
-	// doubled the custom metrics, each billed by the month.
-	emfMetrics = []map[string]string{
-		{"Name": MetricDuration, "Unit": "Milliseconds"},
-	}
-)
+// accessDimensions are the dimension sets of the metrics, one metric
+// filter each (a filter makes one metric). Each combination of a set's
+// values is a custom metric of its own, billed by the month. dynamoCalls
+// stays a field of the line (Logs Insights reads it) but is no metric:
+// nothing alarms on it or charts it, and as one it doubled the custom
+// metrics.
+var accessDimensions = [][]string{{DimRoute, DimStatusClass}, {DimGroup, DimStatusClass}}
 
-// EMFShape names the metrics and the dimension sets every access line
-// declares, for the cost benchmark to count the custom metrics they make.
-func EMFShape() (metrics []string, dimensions [][]string) {
-	for _, m := range emfMetrics {
-		metrics = append(metrics, m["Name"])
+// MetricFilter is one CloudWatch Logs metric filter on a function's log
+// group: the lines Pattern selects each publish Value (a field of the
+// line) as one sample of Metric, in Unit, with the dimensions named after
+// the fields whose values they take.
+type MetricFilter struct {
+	Pattern, Metric, Value, Unit string
+	Dimensions                   []string
+}
+
+// AccessMetricFilters are the metric filters that make the access line's
+// metrics (infra puts them on every HTTP function's log group; the
+// namespace is the deployment's).
+func AccessMetricFilters() []MetricFilter {
+	out := make([]MetricFilter, 0, len(accessDimensions))
+	for _, set := range accessDimensions {
+		out = append(out, MetricFilter{
+			Pattern: `{ $.msg = "` + AccessLineMessage + `" }`,
+			Metric:  MetricDuration, Value: "$." + MetricDuration, Unit: "Milliseconds",
+			Dimensions: append([]string(nil), set...),
+		})
 	}
-	return metrics, emfDimensions
+	return out
+}
+
+// MetricShape names the metrics and the dimension sets of the access
+// line's metrics, for the cost benchmark to count the custom metrics they
+// make.
+func MetricShape() (metrics []string, dimensions [][]string) {
+	return []string{MetricDuration}, accessDimensions
 }
 
 // StatusClass is "2xx" for 200-299 and so on.
 func StatusClass(status int) string {
 	return strconv.Itoa(status/100) + "xx"
-}
-
-// emfMetadata is the "_aws" member of a line logged at t.
-func emfMetadata(namespace string, t time.Time) slog.Attr {
-	return slog.Any("_aws", map[string]any{
-		"Timestamp": t.UnixMilli(),
-		"CloudWatchMetrics": []any{map[string]any{
-			"Namespace":  namespace,
-			"Dimensions": emfDimensions,
-			"Metrics":    emfMetrics,
-		}},
-	})
 }

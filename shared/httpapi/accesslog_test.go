@@ -8,9 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -39,11 +39,12 @@ func accessLine(t *testing.T, opts Options, req *http.Request) (string, map[stri
 	return "", nil
 }
 
-// The access log line is an Embedded Metric Format document CloudWatch
-// accepts: a namespace, dimension sets whose every key is a non-empty
-// string member of the line, metrics whose every name is a number member,
-// a millisecond timestamp; the fields people read stay as they were.
-func TestAccessLog_EmbeddedMetricFormat(t *testing.T) {
+// The access line carries what the metric filters (AccessMetricFilters,
+// which infra puts on every HTTP function's log group) read: each filter's
+// pattern selects it and no other line, its value is a number member and
+// each dimension a non-empty string member. The line declares no metric
+// itself (no EMF "_aws" member: the filters make the same metrics).
+func TestAccessLog_MetricFilters(t *testing.T) {
 	cases := map[string]struct {
 		path, route, class string
 		status             float64
@@ -53,10 +54,9 @@ func TestAccessLog_EmbeddedMetricFormat(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			before := time.Now()
-			raw, line := accessLine(t, Options{Group: "books", MetricsNamespace: "BookPlatform/Test"}, httptest.NewRequest("GET", c.path, nil))
+			raw, line := accessLine(t, Options{Group: "books"}, httptest.NewRequest("GET", c.path, nil))
 
-			// The fields people read, as before, and the new ones.
+			// The fields people read.
 			assert.Equal(t, c.route, line["route"])
 			assert.Equal(t, c.status, line["status"])
 			assert.Equal(t, c.class, line["statusClass"])
@@ -66,47 +66,58 @@ func TestAccessLog_EmbeddedMetricFormat(t *testing.T) {
 			for _, k := range []string{"durationMs", "dynamoCalls", "dynamoDepth"} {
 				assert.IsType(t, float64(0), line[k], k)
 			}
+			assert.NotContains(t, line, "_aws", "the metrics are the filters', not an EMF declaration")
 
-			// The EMF member.
-			meta, ok := line["_aws"].(map[string]any)
-			require.True(t, ok, "_aws member: %s", raw)
-			ts, ok := meta["Timestamp"].(float64)
-			require.True(t, ok)
-			assert.InDelta(t, float64(before.UnixMilli()), ts, 5000, "milliseconds since the epoch")
-			directives := meta["CloudWatchMetrics"].([]any)
-			require.Len(t, directives, 1)
-			d := directives[0].(map[string]any)
-			assert.Equal(t, "BookPlatform/Test", d["Namespace"])
-			assert.Equal(t, []any{[]any{"route", "statusClass"}, []any{"group", "statusClass"}}, d["Dimensions"])
-			for _, set := range d["Dimensions"].([]any) {
-				for _, dim := range set.([]any) {
-					v, ok := line[dim.(string)].(string)
-					assert.True(t, ok && v != "", "dimension %s must be a non-empty string member, got %v", dim, line[dim.(string)])
+			filters := AccessMetricFilters()
+			require.Len(t, filters, 2)
+			var sets [][]string
+			for _, f := range filters {
+				assert.True(t, filterSelects(t, f.Pattern, line), "%s selects the access line %s", f.Pattern, raw)
+				field, ok := strings.CutPrefix(f.Value, "$.")
+				require.True(t, ok, f.Value)
+				assert.IsType(t, float64(0), line[field], "the value %s is a number member", f.Value)
+				assert.Equal(t, MetricDuration, f.Metric)
+				assert.Equal(t, "Milliseconds", f.Unit)
+				for _, d := range f.Dimensions {
+					v, ok := line[d].(string)
+					assert.True(t, ok && v != "", "dimension %s must be a non-empty string member, got %v", d, line[d])
 				}
+				sets = append(sets, f.Dimensions)
 			}
-			var names []string
-			for _, m := range d["Metrics"].([]any) {
-				metric := m.(map[string]any)
-				names = append(names, metric["Name"].(string))
-				assert.IsType(t, float64(0), line[metric["Name"].(string)], "metric %s is a number member", metric["Name"])
-			}
-			assert.Equal(t, []string{"durationMs"}, names, "dynamoCalls is a field, not a metric")
-			assert.Equal(t, map[string]any{"Name": "durationMs", "Unit": "Milliseconds"}, d["Metrics"].([]any)[0])
+			assert.Equal(t, [][]string{{"route", "statusClass"}, {"group", "statusClass"}}, sets, "dynamoCalls is a field, not a metric")
 
-			// Readable from the left: the message and the request first,
-			// the EMF member last.
-			keys := topLevelKeys(t, raw)
-			assert.Equal(t, []string{"time", "level", "msg", "requestId"}, keys[:4])
-			assert.Equal(t, "_aws", keys[len(keys)-1], "the EMF member closes the line")
+			// Readable from the left: the message and the request first.
+			assert.Equal(t, []string{"time", "level", "msg", "requestId"}, topLevelKeys(t, raw)[:4])
 		})
 	}
+
+	// AND no other line of the router's matches: a panic's line is no
+	// request sample.
+	var buf bytes.Buffer
+	rt := NewRouter(Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, []Route{
+		{Method: "GET", Path: "/v1/panics", Auth: AuthNone, Unmetered: true, Handler: func(w http.ResponseWriter, r *http.Request) error {
+			panic("boom")
+		}},
+	})
+	rt.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/panics", nil))
+	selected := 0
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if filterSelects(t, AccessMetricFilters()[0].Pattern, m) {
+			selected++
+		}
+	}
+	assert.Equal(t, 1, selected, "one sample for one request, its access line: %s", buf.String())
 }
 
-func TestAccessLog_Defaults(t *testing.T) {
-	_, line := accessLine(t, Options{}, httptest.NewRequest("GET", "/v1/books/b1", nil))
-	assert.Equal(t, "local", line["group"])
-	d := line["_aws"].(map[string]any)["CloudWatchMetrics"].([]any)[0].(map[string]any)
-	assert.Equal(t, DefaultMetricsNamespace, d["Namespace"])
+// filterSelects evaluates a CloudWatch Logs JSON filter pattern of the one
+// form the access metrics use, { $.field = "value" }, on a line.
+func filterSelects(t *testing.T, pattern string, line map[string]any) bool {
+	t.Helper()
+	m := regexp.MustCompile(`^\{ \$\.(\w+) = "([^"]*)" \}$`).FindStringSubmatch(pattern)
+	require.NotNil(t, m, "a pattern of the form { $.field = \"value\" }: %s", pattern)
+	return line[m[1]] == m[2]
 }
 
 // The access line names a trace only when shared/tracing kept it

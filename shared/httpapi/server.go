@@ -59,9 +59,6 @@ type Options struct {
 	// Group names the function the router serves (a metric dimension of
 	// the access log); empty is "local".
 	Group string
-	// MetricsNamespace is the CloudWatch namespace of the access log's
-	// metrics; empty is DefaultMetricsNamespace.
-	MetricsNamespace string
 	// IdempotencySecrets key the records Idempotency keeps (32 bytes
 	// each; idempotency.Sealer): their request fingerprints and sealed
 	// answers. The first keys new records, every one serves a retry.
@@ -99,9 +96,6 @@ func NewRouter(opts Options, routes []Route) *Router {
 	}
 	if opts.Group == "" {
 		opts.Group = "local"
-	}
-	if opts.MetricsNamespace == "" {
-		opts.MetricsNamespace = DefaultMetricsNamespace
 	}
 	if opts.CursorKeys == nil {
 		opts.CursorKeys = func() [][]byte { return nil }
@@ -214,8 +208,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if id := tracing.End(ctx, span, route, rt.opts.Group, sw.status); id != "" {
 			attrs = append(attrs, "traceId", id)
 		}
-		attrs = append(attrs, emfMetadata(rt.opts.MetricsNamespace, start))
-		rt.opts.Logger.Info("request", attrs...)
+		rt.opts.Logger.Info(AccessLineMessage, attrs...)
 	}()
 
 	if r.Method == http.MethodOptions {
