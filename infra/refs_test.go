@@ -1,7 +1,7 @@
 package main
 
 import (
-	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +9,8 @@ import (
 	"github.com/aws/aws-cdk-go/awscdk/v2"
 )
 
-// Every reference in every template, nested ones included, names a
+// Every reference in every template, nested ones included, and in the
+// SAM template (which drops resources others name: samTemplate), names a
 // resource, a parameter or a pseudo parameter of that template, and the
 // references and DependsOn between a template's resources form no cycle.
 // CloudFormation refuses either at deploy time, synthesis notices
@@ -18,71 +19,53 @@ import (
 // resource properties, not in an update policy (newOperationsStack), and
 // a nested stack that read what reads it would close a cycle.
 func TestTemplates_ReferencesResolveWithoutCycles(t *testing.T) {
+	templates := map[string]map[string]any{"SAM template": samTemplateOf(t)}
 	for _, s := range []awscdk.Stack{deployedStack, stack, hardenedStack} {
-		for path, tmpl := range stackTemplates(t, s) {
-			resources := tmpl["Resources"].(map[string]any)
-			params, _ := tmpl["Parameters"].(map[string]any)
-			edges := map[string][]string{}
-			for id, r := range resources {
-				for _, target := range references(r) {
-					_, isResource := resources[target]
-					_, isParam := params[target]
-					switch {
-					case isResource:
-						edges[id] = append(edges[id], target)
-					case !isParam && !strings.HasPrefix(target, "AWS::"):
-						t.Errorf("%s: %s refers to %s, which the template does not have", path, id, target)
-					}
+		maps.Copy(templates, stackTemplates(t, s))
+	}
+	for path, tmpl := range templates {
+		resources := tmpl["Resources"].(map[string]any)
+		params, _ := tmpl["Parameters"].(map[string]any)
+		edges := map[string][]string{}
+		refs := map[string][]string{"the outputs": references(tmpl["Outputs"])}
+		for id, r := range resources {
+			refs[id] = references(r)
+		}
+		for id, targets := range refs {
+			for _, target := range targets {
+				_, isResource := resources[target]
+				_, isParam := params[target]
+				switch {
+				case isResource:
+					edges[id] = append(edges[id], target)
+				case !isParam:
+					t.Errorf("%s: %s refers to %s, which the template does not have", path, id, target)
 				}
 			}
-			if cycle := findCycle(edges); cycle != nil {
-				t.Errorf("%s: circular dependency %s", path, strings.Join(cycle, " -> "))
-			}
+		}
+		if cycle := findCycle(edges); cycle != nil {
+			t.Errorf("%s: circular dependency %s", path, strings.Join(cycle, " -> "))
 		}
 	}
 }
 
-// references lists the logical IDs a resource names: Ref, Fn::GetAtt
-// (anywhere: properties, update policy) and DependsOn.
-func references(v any) []string {
-	var out []string
-	var visit func(any)
-	visit = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, x := range v {
-				switch k {
-				case "Ref":
-					if s, ok := x.(string); ok {
-						out = append(out, s)
-						continue
-					}
-				case "Fn::GetAtt":
-					if a, ok := x.([]any); ok && len(a) > 0 {
-						out = append(out, fmt.Sprint(a[0]))
-						continue
-					}
-				case "DependsOn":
-					switch d := x.(type) {
-					case string:
-						out = append(out, d)
-					case []any:
-						for _, s := range d {
-							out = append(out, fmt.Sprint(s))
-						}
-					}
-					continue
-				}
-				visit(x)
-			}
-		case []any:
-			for _, x := range v {
-				visit(x)
-			}
-		}
+// What references reads as a reference: Ref, Fn::GetAtt in either form,
+// Fn::Sub's variables (not its own, nor a ${!literal}) and DependsOn; not
+// the pseudo parameters.
+func TestReferences(t *testing.T) {
+	got := references(map[string]any{
+		"DependsOn": []any{"A"},
+		"Properties": map[string]any{
+			"B": map[string]any{"Ref": "B"}, "Region": map[string]any{"Ref": "AWS::Region"},
+			"C": map[string]any{"Fn::GetAtt": []any{"C", "Arn"}}, "D": map[string]any{"Fn::GetAtt": "D.Arn"},
+			"E": map[string]any{"Fn::Sub": "arn:${AWS::Partition}:x:${E}:${F.Arn}/${!G}"},
+			"H": map[string]any{"Fn::Sub": []any{"${H}-${own}", map[string]any{"own": map[string]any{"Ref": "I"}}}},
+		},
+	})
+	slices.Sort(got)
+	if want := []string{"A", "B", "C", "D", "E", "F", "H", "I"}; !slices.Equal(got, want) {
+		t.Errorf("references %v, want %v", got, want)
 	}
-	visit(v)
-	return out
 }
 
 // findCycle returns a cycle of the graph, or nil.

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -63,27 +64,45 @@ const samPlaceholder = "set-by-sam.env.json"
 
 // samDropped are the resource types the SAM template leaves out: the
 // aliases and versions SAM cannot resolve, and the CodeDeploy groups
-// that move them; and the access policies (the functions' IAM policies,
-// the queues' and buckets' resource policies), which mean nothing to SAM
-// CLI: it runs the functions in containers with the stand-ins' dummy
-// credentials, and the deployed template's grants are tested on their
-// own (grants tests, TestCallGrants); API Gateway's permissions to
-// invoke the functions (SAM CLI's local gateway calls them itself); and
-// the schedules (the pool and digest jobs, the key rotation), which SAM
-// CLI never fires (sam local invoke runs a job with its event from
-// events/). Without them the template stays under the 500 resources SAM
-// CLI's validation allows (TestSAM_Size), its routes being in the stack
-// itself.
+// that move them; the access policies (the functions' IAM policies, the
+// queues' and buckets' resource policies) and the IAM roles (the
+// functions' execution roles, the schedules'), which mean nothing to SAM
+// CLI: it runs the functions in containers with the shell's credentials
+// (the stand-ins accept any), and the deployed template's grants are
+// tested on their own (grants tests, TestCallGrants); each function's
+// Role becomes samRoleARN, as CloudFormation requires one. The log groups
+// (the functions', the API's access log): SAM CLI prints a function's
+// lines in the terminal and its local gateway writes no access log, so a
+// function's LoggingConfig loses its LogGroup and keeps its format and
+// levels, and the stage loses its AccessLogSettings. API Gateway's
+// permissions to invoke the functions (SAM CLI's local gateway calls them
+// itself); and the schedules (the pool and digest jobs, the key
+// rotation), which SAM CLI never fires (sam local invoke runs a job with
+// its event from events/). Without them the template stays under the
+// 500 resources SAM CLI's validation allows (TestSAM_Size), its routes
+// being in the stack itself. No reference to a dropped resource may
+// remain: samTemplate fails on one (and
+// TestTemplates_ReferencesResolveWithoutCycles checks the SAM template's
+// references too).
 var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup",
-	"AWS::IAM::Policy", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy",
+	"AWS::IAM::Policy", "AWS::IAM::Role", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy",
+	"AWS::Logs::LogGroup",
 	"AWS::Lambda::Permission", "AWS::Scheduler::Schedule", "AWS::SecretsManager::RotationSchedule"}
+
+// samRoleARN is every function's Role in the SAM template, its roles
+// being dropped (samDropped): CloudFormation requires the property of an
+// AWS::Lambda::Function, and a validator checks it is a role's ARN, but
+// SAM CLI never assumes it (the container gets the shell's credentials).
+// It names no role, in the account the local stand-ins use.
+const samRoleARN = "arn:aws:iam::000000000000:role/sam-local-no-role"
 
 // samTemplate returns the template SAM CLI resolves, from tmpl (the
 // stack synthesized with SAM: true): every reference to a function's
-// alias becomes the function's ARN, the aliases, versions and deployment
-// groups go, and each function that builds the app declares the
-// variables the env-vars file sets (the local signing key instead of the
-// secret's ARN, the stand-ins' endpoints).
+// alias becomes the function's ARN, the resources of samDropped go (the
+// aliases, versions and deployment groups, the roles and log groups, ...)
+// with the properties naming a role or log group, and each function that
+// builds the app declares the variables the env-vars file sets (the local
+// signing key instead of the secret's ARN, the stand-ins' endpoints).
 func samTemplate(tmpl map[string]any) (map[string]any, error) {
 	readsDistribution := map[string]bool{} // by function description
 	for _, f := range groups.Functions() {
@@ -118,24 +137,14 @@ func samTemplate(tmpl map[string]any) (map[string]any, error) {
 	for id := range dropped {
 		delete(resources, id)
 	}
-	var missing []string
-	out["Resources"] = rewrite(resources, func(v map[string]any) (any, bool) {
-		ref, ok := v["Ref"].(string)
-		if !ok || len(v) != 1 {
-			return nil, false
-		}
-		if t, ok := target[ref]; ok {
-			return t, true
-		}
-		if dropped[ref] {
-			missing = append(missing, ref)
-		}
-		return nil, false
-	})
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("sam: resources refer to dropped %v", missing)
+	// A resource depends on what remains of its DependsOn; and the
+	// properties naming a dropped role or log group (samDropped) are
+	// rewritten only where they name one, so that any other reference to
+	// a dropped resource is still caught below.
+	namesDropped := func(v any) bool {
+		return slices.ContainsFunc(references(v), func(id string) bool { return dropped[id] })
 	}
-	for _, r := range out["Resources"].(map[string]any) {
+	for _, r := range resources {
 		res := r.(map[string]any)
 		switch deps := res["DependsOn"].(type) {
 		case string:
@@ -150,10 +159,51 @@ func samTemplate(tmpl map[string]any) (map[string]any, error) {
 				res["DependsOn"] = kept
 			}
 		}
+		props, _ := res["Properties"].(map[string]any)
+		switch res["Type"] {
+		case "AWS::Lambda::Function":
+			if namesDropped(props["Role"]) {
+				props["Role"] = samRoleARN
+			}
+			if lc, ok := props["LoggingConfig"].(map[string]any); ok && namesDropped(lc["LogGroup"]) {
+				delete(lc, "LogGroup")
+				if len(lc) == 0 {
+					delete(props, "LoggingConfig")
+				}
+			}
+		case "AWS::ApiGatewayV2::Stage":
+			if namesDropped(props["AccessLogSettings"]) {
+				delete(props, "AccessLogSettings")
+			}
+		}
+	}
+	out["Resources"] = rewrite(resources, func(v map[string]any) (any, bool) {
+		ref, ok := v["Ref"].(string)
+		if !ok || len(v) != 1 {
+			return nil, false
+		}
+		if t, ok := target[ref]; ok {
+			return t, true
+		}
+		return nil, false
+	})
+	var missing []string
+	for _, id := range slices.Concat(references(out["Resources"]), references(out["Outputs"])) {
+		if dropped[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("sam: resources refer to dropped %v", slices.Compact(missing))
+	}
+	for _, r := range out["Resources"].(map[string]any) {
+		res := r.(map[string]any)
 		if res["Type"] != "AWS::Lambda::Function" {
 			continue
 		}
-		vars, _ := res["Properties"].(map[string]any)["Environment"].(map[string]any)["Variables"].(map[string]any)
+		env, _ := res["Properties"].(map[string]any)["Environment"].(map[string]any) // none on a function without variables
+		vars, _ := env["Variables"].(map[string]any)
 		if vars == nil {
 			continue
 		}
@@ -273,6 +323,79 @@ func ofType(resources map[string]any, typ string) map[string]map[string]any {
 	}
 	return out
 }
+
+// references returns the logical IDs v (a template's resources, one
+// resource, its outputs) names, as many times as it names them: by Ref,
+// by Fn::GetAtt (either form), by the ${ID} or ${ID.Attribute} variables
+// of Fn::Sub and by DependsOn, less the pseudo parameters (AWS::Region,
+// ...) and a Sub's own variables. samTemplate's check that nothing names
+// a dropped resource, and the tests' that every template's references
+// resolve (TestTemplates_ReferencesResolveWithoutCycles), read them so.
+func references(v any) []string {
+	var out []string
+	add := func(id string, local map[string]any) {
+		if _, ok := local[id]; !ok && id != "" && !strings.HasPrefix(id, "AWS::") {
+			out = append(out, id)
+		}
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				switch k {
+				case "Ref":
+					if id, ok := x.(string); ok {
+						add(id, nil)
+						continue
+					}
+				case "Fn::GetAtt":
+					switch a := x.(type) {
+					case []any:
+						if len(a) > 0 {
+							add(fmt.Sprint(a[0]), nil)
+							continue
+						}
+					case string:
+						add(strings.SplitN(a, ".", 2)[0], nil)
+						continue
+					}
+				case "Fn::Sub":
+					text, local := x, map[string]any(nil)
+					if a, ok := x.([]any); ok && len(a) == 2 {
+						text = a[0]
+						local, _ = a[1].(map[string]any)
+					}
+					if s, ok := text.(string); ok {
+						for _, m := range subVariable.FindAllStringSubmatch(s, -1) {
+							add(strings.SplitN(m[1], ".", 2)[0], local)
+						}
+					}
+				case "DependsOn":
+					switch d := x.(type) {
+					case string:
+						add(d, nil)
+					case []any:
+						for _, id := range d {
+							add(fmt.Sprint(id), nil)
+						}
+					}
+					continue
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
+	return out
+}
+
+// subVariable is a variable of an Fn::Sub string; ${!Literal} is none.
+var subVariable = regexp.MustCompile(`\$\{([^!}][^}]*)\}`)
 
 // rewrite walks v, replacing each object f replaces.
 func rewrite(v any, f func(map[string]any) (any, bool)) any {

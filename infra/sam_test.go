@@ -110,6 +110,44 @@ func TestSAM_EveryRouteResolvesToAFunctionWithItsCode(t *testing.T) {
 	}
 }
 
+// With the roles and log groups dropped, each function still has the
+// Role CloudFormation requires (samRoleARN) and the log format and levels
+// it is deployed with, without the log group; the stage writes no access
+// log; and nothing names a role or a log group
+// (TestTemplates_ReferencesResolveWithoutCycles checks every reference).
+func TestSAM_FunctionsKeepARoleAndTheirLogFormat(t *testing.T) {
+	st := samTemplateOf(t)
+	synth := assembly.GetStackByName(samStack.StackName()).Template().(map[string]any)["Resources"].(map[string]any)
+	fns := ofType(st["Resources"].(map[string]any), "AWS::Lambda::Function")
+	if len(fns) == 0 {
+		t.Fatal("no function")
+	}
+	for id, fn := range fns {
+		p := fn["Properties"].(map[string]any)
+		if p["Role"] != samRoleARN {
+			t.Errorf("%s: Role %v, want %s", id, p["Role"], samRoleARN)
+		}
+		want := maps.Clone(synth[id].(map[string]any)["Properties"].(map[string]any)["LoggingConfig"].(map[string]any))
+		delete(want, "LogGroup")
+		if want["LogFormat"] != "JSON" || fmt.Sprint(p["LoggingConfig"]) != fmt.Sprint(want) {
+			t.Errorf("%s: LoggingConfig %v, want %v", id, p["LoggingConfig"], want)
+		}
+	}
+	for id, stage := range ofType(st["Resources"].(map[string]any), "AWS::ApiGatewayV2::Stage") {
+		if a, ok := stage["Properties"].(map[string]any)["AccessLogSettings"]; ok {
+			t.Errorf("stage %s: AccessLogSettings %v", id, a)
+		}
+	}
+	for id, r := range st["Resources"].(map[string]any) {
+		for _, target := range references(r) {
+			named, _ := synth[target].(map[string]any)
+			if typ := named["Type"]; typ == "AWS::IAM::Role" || typ == "AWS::Logs::LogGroup" {
+				t.Errorf("%s names %s (%s)", id, target, typ)
+			}
+		}
+	}
+}
+
 // The env-vars file sets only variables the functions read (the
 // configuration's, the groups', the SDK's endpoints and checksum
 // settings), each on a function that declares it, pointing at the local
@@ -206,6 +244,21 @@ func TestSAMTemplate_Rewrite(t *testing.T) {
 		"FnVersion": map[string]any{"Type": "AWS::Lambda::Version", "Properties": map[string]any{"FunctionName": map[string]any{"Ref": "Fn"}}},
 		"Integration": map[string]any{"Type": "AWS::ApiGatewayV2::Integration", "DependsOn": []any{"FnAlias", "Fn"},
 			"Properties": map[string]any{"IntegrationUri": map[string]any{"Ref": "FnAlias"}}},
+		"FnRole": map[string]any{"Type": "AWS::IAM::Role"},
+		"FnLogs": map[string]any{"Type": "AWS::Logs::LogGroup"},
+		"Logged": map[string]any{"Type": "AWS::Lambda::Function", "DependsOn": "FnRole", "Properties": map[string]any{
+			"Role":          map[string]any{"Fn::GetAtt": []any{"FnRole", "Arn"}},
+			"LoggingConfig": map[string]any{"LogFormat": "JSON", "LogGroup": map[string]any{"Ref": "FnLogs"}},
+		}},
+		"Unlogged": map[string]any{"Type": "AWS::Lambda::Function", "Properties": map[string]any{
+			"Role":          map[string]any{"Fn::GetAtt": []any{"FnRole", "Arn"}},
+			"LoggingConfig": map[string]any{"LogGroup": map[string]any{"Ref": "FnLogs"}},
+		}},
+		"AccessLogs": map[string]any{"Type": "AWS::Logs::LogGroup"},
+		"Stage": map[string]any{"Type": "AWS::ApiGatewayV2::Stage", "Properties": map[string]any{
+			"StageName":         "$default",
+			"AccessLogSettings": map[string]any{"DestinationArn": map[string]any{"Fn::GetAtt": []any{"AccessLogs", "Arn"}}, "Format": "{}"},
+		}},
 	}}
 	st, err := samTemplate(tmpl)
 	if err != nil {
@@ -234,9 +287,50 @@ func TestSAMTemplate_Rewrite(t *testing.T) {
 	if _, ok := vars[config.EnvJWTSecretARN]; ok {
 		t.Error("the secret's ARN is kept")
 	}
+	// The role and the log groups go, and what named them: a function's
+	// Role is the placeholder, its LoggingConfig keeps its format (and
+	// goes when it had nothing else), the stage writes no access log.
+	for _, id := range []string{"FnRole", "FnLogs", "AccessLogs"} {
+		if _, ok := r[id]; ok {
+			t.Errorf("%s kept", id)
+		}
+	}
+	logged := r["Logged"].(map[string]any)
+	if fmt.Sprint(logged) != fmt.Sprint(map[string]any{"Type": "AWS::Lambda::Function", "Properties": map[string]any{
+		"Role": samRoleARN, "LoggingConfig": map[string]any{"LogFormat": "JSON"},
+	}}) {
+		t.Errorf("Logged: %v", logged)
+	}
+	if p := r["Unlogged"].(map[string]any)["Properties"]; fmt.Sprint(p) != fmt.Sprint(map[string]any{"Role": samRoleARN}) {
+		t.Errorf("Unlogged: %v", p)
+	}
+	if p := r["Stage"].(map[string]any)["Properties"]; fmt.Sprint(p) != fmt.Sprint(map[string]any{"StageName": "$default"}) {
+		t.Errorf("Stage: %v", p)
+	}
 	// AND the original template is not changed
 	if _, ok := tmpl["Resources"].(map[string]any)["FnAlias"]; !ok {
 		t.Error("samTemplate changed its input")
+	}
+	// AND any other reference to a dropped resource, in whatever form,
+	// fails the template rather than leaving it naming nothing
+	for name, ref := range map[string]any{
+		"Ref":            map[string]any{"Ref": "FnRole"},
+		"Fn::GetAtt":     map[string]any{"Fn::GetAtt": []any{"FnLogs", "Arn"}},
+		"Fn::GetAtt a.b": map[string]any{"Fn::GetAtt": "FnAlias.FunctionArn"},
+		"Fn::Sub":        map[string]any{"Fn::Sub": "${FnRole.Arn}"},
+		"Fn::Sub list":   map[string]any{"Fn::Sub": []any{"${FnVersion}", map[string]any{}}},
+	} {
+		for _, where := range []string{"a resource", "an output"} {
+			bad := deepCopy(tmpl).(map[string]any)
+			if where == "an output" {
+				bad["Outputs"] = map[string]any{"Out": map[string]any{"Value": ref}}
+			} else {
+				bad["Resources"].(map[string]any)["Queue"] = map[string]any{"Type": "AWS::SQS::Queue", "Properties": map[string]any{"X": ref}}
+			}
+			if _, err := samTemplate(bad); err == nil || !strings.Contains(err.Error(), "refer to dropped") {
+				t.Errorf("%s in %s: %v", name, where, err)
+			}
+		}
 	}
 }
 
