@@ -55,15 +55,20 @@ func suppress(c constructs.IConstruct, id, reason string, appliesTo ...any) {
 func suppressKept(s nagSubjects) {
 	// APIG4: the spec's public routes take no token by design (sign-up,
 	// log-in, public profiles, the catalog's reference); its Optional
-	// routes serve callers without one, and their function verifies a
-	// token it is sent (groups.AuthorizerInvoked); $default answers
+	// routes serve callers without one; the Bearer routes outside the
+	// back office have their function verify the token and read the
+	// caller on every request, the Lambda authorizer being kept on the
+	// operator routes alone (groups.AuthorizerInvoked); $default answers
 	// unknown paths with the envelope's 404/405 and runs no other group's
-	// handler. Every Bearer route has the Lambda authorizer.
-	for _, route := range routesOf(s.routes, s.functions, httpapi.AuthNone) {
+	// handler.
+	for _, route := range routesOf(s.routes, s.functions, func(r gatewayRoute) bool { return r.Auth == httpapi.AuthNone }) {
 		suppress(route, "APIG4", "A public route of the API specification ("+*route.Node().Id()+"): it takes no token by design")
 	}
-	for _, route := range routesOf(s.routes, s.functions, httpapi.AuthOptional) {
+	for _, route := range routesOf(s.routes, s.functions, func(r gatewayRoute) bool { return r.Auth == httpapi.AuthOptional }) {
 		suppress(route, "APIG4", "An Optional route of the API specification ("+*route.Node().Id()+"): it serves callers without a token, and its function verifies a token it is sent as a Bearer route's does")
+	}
+	for _, route := range routesOf(s.routes, s.functions, func(r gatewayRoute) bool { return r.Auth == httpapi.AuthBearer && !r.Authorizer }) {
+		suppress(route, "APIG4", "A Bearer route of the API specification ("+*route.Node().Id()+"): its function verifies the token and reads the caller on every request, answering the specification's 401 to a missing, forged or expired token; the Lambda authorizer, a first line of defence only, is kept on the back office's operator routes")
 	}
 	if def := s.api.Node().TryFindChild(jsii.String("DefaultRoute")); def != nil {
 		suppress(def, "APIG4", "API Gateway's $default route: the health function answers any unrouted request with the error envelope's 404 or 405 and runs no other group's handler")
@@ -136,23 +141,23 @@ func suppressKept(s nagSubjects) {
 	}
 }
 
-// routesOf are the API Gateway routes of the route-table entries of
-// auth level auth (a GET's GET and HEAD).
-func routesOf(routes []awsapigatewayv2.HttpRoute, functions []groups.Function, auth httpapi.Auth) []constructs.IConstruct {
+// routesOf are the API Gateway routes that which picks among the
+// gateway routes (a GET entry's GET and HEAD alike).
+func routesOf(routes []awsapigatewayv2.HttpRoute, functions []groups.Function, which func(gatewayRoute) bool) []constructs.IConstruct {
 	keys, err := gatewayRoutes(functions)
 	if err != nil {
 		panic("infra: " + err.Error())
 	}
-	public := map[string]bool{}
+	chosen := map[string]bool{}
 	for _, r := range keys {
-		if r.Auth == auth {
-			public[r.Key()] = true
+		if which(r) {
+			chosen[r.Key()] = true
 		}
 	}
 	var out []constructs.IConstruct
 	for _, route := range routes {
 		cfn, ok := route.Node().DefaultChild().(awsapigatewayv2.CfnRoute)
-		if ok && cfn.RouteKey() != nil && public[*cfn.RouteKey()] {
+		if ok && cfn.RouteKey() != nil && chosen[*cfn.RouteKey()] {
 			out = append(out, route)
 		}
 	}

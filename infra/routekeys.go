@@ -61,10 +61,13 @@ func routeKey(paths map[string]string, r httpapi.Route) string {
 // gatewayRoute is one API Gateway route: a route-table entry, or the HEAD
 // route beside a GET entry.
 type gatewayRoute struct {
-	Method   string // an HTTP method, never ANY (gatewayRoutes)
-	Path     string // the gateway path (gatewayPaths)
-	Auth     httpapi.Auth
-	Function string // the function whose integration serves it
+	Method string // an HTTP method, never ANY (gatewayRoutes)
+	Path   string // the gateway path (gatewayPaths)
+	Auth   httpapi.Auth
+	// Authorizer: API Gateway invokes the Lambda authorizer before the
+	// function (groups.AuthorizerInvoked of the entry).
+	Authorizer bool
+	Function   string // the function whose integration serves it
 }
 
 // Key is the route key, "METHOD /path".
@@ -72,14 +75,14 @@ func (r gatewayRoute) Key() string { return r.Method + " " + r.Path }
 
 // gatewayRoutes are the API Gateway routes of the route table: one per
 // entry, and a HEAD beside each GET with the GET's function and
-// authorization. HTTP APIs route a method only where a route names it
-// (there is no GET-answers-HEAD) and every GET of the router answers HEAD
-// too (shared/httpapi). An ANY route would answer HEAD without the copy,
-// but it matches OPTIONS as well, and API Gateway answers a CORS
-// preflight itself only when no route matches it: through ANY the
-// preflight would reach the function, on a Bearer path through the
-// authorizer first, which refuses it. No route here matches OPTIONS
-// (infra TestRoutes). See docs/decisions.md, "HEAD routes, not ANY".
+// authorization (auth level and authorizer). HTTP APIs route a method
+// only where a route names it (there is no GET-answers-HEAD) and every
+// GET of the router answers HEAD too (shared/httpapi). An ANY route would
+// answer HEAD without the copy, but it matches OPTIONS as well, and API
+// Gateway answers a CORS preflight itself only when no route matches it:
+// through ANY the preflight would reach a function, on a back-office
+// path through the authorizer first, which refuses it. No route here
+// matches OPTIONS (infra TestRoutes). See docs/decisions.md, "HEAD routes, not ANY".
 func gatewayRoutes(functions []groups.Function) ([]gatewayRoute, error) {
 	paths, err := gatewayPaths(functions)
 	if err != nil {
@@ -88,7 +91,7 @@ func gatewayRoutes(functions []groups.Function) ([]gatewayRoute, error) {
 	var out []gatewayRoute
 	for _, f := range functions {
 		for _, r := range f.Routes {
-			gr := gatewayRoute{Method: r.Method, Path: paths[r.Path], Auth: r.Auth, Function: f.Name}
+			gr := gatewayRoute{Method: r.Method, Path: paths[r.Path], Auth: r.Auth, Authorizer: groups.AuthorizerInvoked(r), Function: f.Name}
 			out = append(out, gr)
 			if r.Method == http.MethodGet {
 				head := gr

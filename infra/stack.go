@@ -658,7 +658,7 @@ func grant(fn awslambda.Function, f groups.Function, table awsdynamodb.Table, bu
 }
 
 // newAPI builds the HTTP API: one route per route-table entry, the Lambda
-// authorizer on the routes that read a token, and the Fallback function on
+// authorizer on the back office's routes (groups.AuthorizerInvoked), and the Fallback function on
 // $default so unknown paths and wrong methods get the envelope's 404/405.
 //
 // Each function's routes are made in the scope routeScope gives: a nested
@@ -729,11 +729,12 @@ func newAPI(scope constructs.Construct, functions []groups.Function, lambdas map
 			RouteKey:    awsapigatewayv2.HttpRouteKey_With(jsii.String(r.Path), awsapigatewayv2.HttpMethod(r.Method)),
 			Integration: integrations[r.Function],
 		}
-		// Bearer routes alone get the authorizer
-		// (groups.AuthorizerInvoked): an Optional route's function
-		// verifies a token as a Bearer route's does, and the
-		// authorizer's invocation would double its Lambda requests.
-		if authorizer != nil && groups.AuthorizerInvoked(r.Auth) {
+		// The back office's operator routes alone get the authorizer
+		// (groups.AuthorizerInvoked), as a first line of defence at the
+		// edge of the most privileged surface: every function verifies
+		// the token itself, and elsewhere the authorizer's invocation
+		// would double the route's Lambda requests for nothing.
+		if authorizer != nil && r.Authorizer {
 			props.Authorizer = authorizer
 		}
 		made = append(made, awsapigatewayv2.NewHttpRoute(routeScope(r.Function), jsii.String(routeID(r)), props))

@@ -288,20 +288,24 @@ func TestRoutes(t *testing.T) {
 
 	// AND no route matches OPTIONS: API Gateway answers a CORS preflight
 	// itself only when no route does (an ANY route would send it to the
-	// function, on a Bearer path through the authorizer, which refuses it)
+	// function, on a back-office path through the authorizer, which
+	// refuses it)
 	for key := range got {
 		if method, _, _ := strings.Cut(key, " "); method == "ANY" || method == http.MethodOptions {
 			t.Errorf("route %s matches OPTIONS preflights", key)
 		}
 	}
 
-	// AND each entry's route key exists with the authorizer exactly where
-	// a token is required, in its function's nested stack, and each GET's
-	// HEAD has the GET's authorization and integration
+	// AND each entry's route key exists with the authorizer exactly on
+	// the back office's routes (a token and the operator role required),
+	// none on any other Bearer, Optional or public route, in its
+	// function's nested stack, and each GET's HEAD has the GET's
+	// authorization and integration
 	paths, err := gatewayPaths(functions)
 	if err != nil {
 		t.Fatal(err)
 	}
+	operatorRoutes := 0
 	for _, r := range routes {
 		key := routeKey(paths, r)
 		keys := []string{key}
@@ -309,8 +313,12 @@ func TestRoutes(t *testing.T) {
 			keys = append(keys, "HEAD "+paths[r.Path])
 		}
 		authType := "NONE"
-		if groups.AuthorizerInvoked(r.Auth) {
+		if r.Auth == httpapi.AuthBearer && r.Role.Need == httpapi.NeedOperator {
 			authType = "CUSTOM"
+			operatorRoutes++
+		}
+		if groups.AuthorizerInvoked(r) != (authType == "CUSTOM") {
+			t.Errorf("%s %s: groups.AuthorizerInvoked is %v, which the cost benchmark counts, against the stack's %s", r.Method, r.Path, groups.AuthorizerInvoked(r), authType)
 		}
 		for _, key := range keys {
 			props, ok := got[key]
@@ -332,19 +340,30 @@ func TestRoutes(t *testing.T) {
 		}
 	}
 
+	if operatorRoutes == 0 {
+		t.Error("no operator route: the authorizer is bound by none")
+	}
+
 	// AND the spec's examples hold literally, whatever the tables say
 	for key, authType := range map[string]string{
-		"GET /v1/users/me":          "CUSTOM",
-		"HEAD /v1/users/me":         "CUSTOM",
-		"GET /v1/users/{userId}":    "NONE",
-		"GET /health":               "NONE",
-		"HEAD /health":              "NONE",
-		"POST /v1/auth/login":       "NONE",
-		"POST /v1/auth/logout":      "CUSTOM",
-		"PUT /v1/users/me/password": "CUSTOM",
+		"GET /health":            "NONE",
+		"HEAD /health":           "NONE",
+		"POST /v1/auth/login":    "NONE",
+		"GET /v1/users/{userId}": "NONE",
+		// Bearer: the function verifies the token and reads the caller
+		"GET /v1/users/me":          "NONE",
+		"HEAD /v1/users/me":         "NONE",
+		"POST /v1/auth/logout":      "NONE",
+		"PUT /v1/users/me/password": "NONE",
+		"POST /v1/lines":            "NONE",
 		// Optional: the function verifies a token it is sent
 		"GET /v1/books/{id}":        "NONE",
 		"HEAD /v1/books/{id}/lines": "NONE",
+		// The back office: the authorizer refuses a forgery at the edge
+		"GET /v1/admin/reports":             "CUSTOM",
+		"HEAD /v1/admin/reports":            "CUSTOM",
+		"GET /v1/admin/audit":               "CUSTOM",
+		"PUT /v1/admin/users/{userId}/tier": "CUSTOM",
 	} {
 		if props := got[key]; props == nil || props["AuthorizationType"] != authType {
 			t.Errorf("example %s: %v, want %s", key, props, authType)

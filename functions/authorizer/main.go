@@ -1,5 +1,5 @@
 // Command authorizer is the API Gateway Lambda authorizer (simple
-// responses) of the Bearer routes. It reads only the token settings (the
+// responses) of the back office's routes (groups.AuthorizerInvoked). It reads only the token settings (the
 // keys: JWT_SECRET_ARN in AWS, JWT_SECRET and the keys beside it
 // elsewhere; ACCESS_TOKEN_TTL) and touches no table or bucket, so it gets
 // neither their names nor any grant, and does not link the app's data

@@ -277,7 +277,7 @@ func TestCost(t *testing.T) {
 
 	authOf := map[string]bool{}
 	for _, r := range groups.Routes() {
-		authOf[r.Method+" "+r.Path] = groups.AuthorizerInvoked(r.Auth)
+		authOf[r.Method+" "+r.Path] = groups.AuthorizerInvoked(r)
 	}
 
 	var lines []costLine

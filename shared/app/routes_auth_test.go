@@ -50,7 +50,10 @@ func sampleBody(r httpapi.Route) (string, string) {
 // answers the spec's exact 401 for each kind of bad credentials; an
 // Optional route serves a caller without a header and refuses bad
 // credentials as a Bearer route does; a public route (None) ignores the
-// header altogether and answers as it does without one.
+// header altogether and answers as it does without one. The functions
+// themselves refuse a forgery, which is why API Gateway's Lambda
+// authorizer runs before the back office's routes alone
+// (groups.AuthorizerInvoked).
 func TestRoutes_AuthMatrix(t *testing.T) {
 	clock := testenv.NewClock(time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC))
 	env := testenv.New(t, testenv.WithClock(clock))

@@ -1,5 +1,7 @@
 // Package authorizer is the API Gateway HTTP API Lambda authorizer (simple
-// responses) placed in front of the Bearer routes.
+// responses) placed in front of the back office's routes (the operator
+// routes, groups.AuthorizerInvoked): every function verifies the token
+// itself, so elsewhere it would only add a Lambda invocation.
 //
 // Decision: the authorizer never turns a normal client state into a
 // response the spec does not describe. API Gateway answers a denied simple
@@ -143,7 +145,7 @@ func (a *Authorizer) Handle(ctx context.Context, req events.APIGatewayV2CustomAu
 }
 
 // anonymous lets the request through unauthenticated; the function answers
-// the spec's 401 on a Bearer route.
+// the spec's 401 (every route the authorizer guards takes a Bearer token).
 func anonymous() events.APIGatewayV2CustomAuthorizerSimpleResponse {
 	return events.APIGatewayV2CustomAuthorizerSimpleResponse{IsAuthorized: true, Context: map[string]any{CtxAuthenticated: false}}
 }

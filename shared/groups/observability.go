@@ -44,11 +44,17 @@ var Observability = struct {
 func (f Function) Traced() bool { return !f.Authorizer && !f.KeyRotation }
 
 // AuthorizerInvoked reports whether API Gateway invokes the Lambda
-// authorizer before the function of a route of auth: on the Bearer routes
-// alone. An Optional route serves callers without a token, and its
-// function verifies a token it is sent exactly as a Bearer route's does
+// authorizer before the function of route r: on the back office's routes
+// alone, the Bearer routes that need the operator role (/v1/admin). Every
+// function verifies the token it is sent and reads the caller's record
 // (a forgery gets the spec's 401 "Invalid or expired token" there rather
-// than the authorizer's 403 at the edge), so the authorizer's invocation
-// bought it nothing but a second Lambda request. The stack attaches it by
-// this rule and the cost benchmark counts the invocations by it.
-func AuthorizerInvoked(auth httpapi.Auth) bool { return auth == httpapi.AuthBearer }
+// than the authorizer's 403 at the edge), so on any other route the
+// authorizer's invocation bought nothing but a second Lambda request. On
+// the operator routes, the most privileged surface and a tiny share of
+// the traffic, it stays as a first line of defence: a forged token never
+// reaches the function. The stack attaches it by this rule (which needs
+// at least one such route: the authorizer exists only once a route binds
+// it) and the cost benchmark counts the invocations by it.
+func AuthorizerInvoked(r httpapi.Route) bool {
+	return r.Auth == httpapi.AuthBearer && r.Role.Need == httpapi.NeedOperator
+}
