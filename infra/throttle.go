@@ -30,7 +30,9 @@ var (
 	// by route (not to the stage as a whole): one route may take at most
 	// a twentieth of the account's 10,000 requests a second for HTTP
 	// APIs, and at 100 ms each for authorizer and function about 100
-	// executions, a tenth of Lambda's default 1,000.
+	// executions, a tenth of Lambda's default 1,000 (an upper bound: the
+	// authorizer runs before the back office's routes alone, so most
+	// routes take half as many).
 	defaultStageThrottle = Throttle{Rate: 500, Burst: 1000}
 	// defaultRouteThrottles are the routes limited below the stage, by
 	// route-table key: the storefront's lookup is unmetered (no per-address
