@@ -11,7 +11,8 @@ import (
 )
 
 // newAccessMetrics puts the access line's metric filters
-// (httpapi.AccessMetricFilters) on the log group of every HTTP function,
+// (httpapi.AccessMetricFilters) on the log group of every function that
+// serves routes (the ones whose router logs access lines),
 // in the deployment's namespace: each access line is one sample of
 // durationMs per route and status class and per group and status class,
 // which the 5xx alarms (groupRequests) and the dashboard read. A filter
@@ -21,7 +22,7 @@ import (
 func newAccessMetrics(scope constructs.Construct, o observability) []awslogs.MetricFilter {
 	var out []awslogs.MetricFilter
 	for _, f := range o.functions {
-		if !isHTTP(f) {
+		if len(f.Routes) == 0 {
 			continue
 		}
 		logs := o.lambdas[f.Name].LogGroup()

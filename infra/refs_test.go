@@ -19,7 +19,7 @@ import (
 // resource properties, not in an update policy (newOperationsStack), and
 // a nested stack that read what reads it would close a cycle.
 func TestTemplates_ReferencesResolveWithoutCycles(t *testing.T) {
-	templates := map[string]map[string]any{"SAM template": samTemplateOf(t)}
+	templates := map[string]map[string]any{"SAM template": samTemplateOf(t), "SAM template, every option": samTemplateFor(t, samEveryOptionStack)}
 	for _, s := range []awscdk.Stack{deployedStack, stack, hardenedStack} {
 		maps.Copy(templates, stackTemplates(t, s))
 	}

@@ -65,7 +65,8 @@ const samPlaceholder = "set-by-sam.env.json"
 // samDropped are the resource types the SAM template leaves out: the
 // aliases and versions SAM cannot resolve, and the CodeDeploy groups
 // that move them; the access policies (the functions' IAM policies, the
-// queues' and buckets' resource policies) and the IAM roles (the
+// queues' and buckets' resource policies, the OpenSearch collection's data
+// access policy, which names the functions' roles) and the IAM roles (the
 // functions' execution roles, the schedules'), which mean nothing to SAM
 // CLI: it runs the functions in containers with the shell's credentials
 // (the stand-ins accept any), and the deployed template's grants are
@@ -85,7 +86,7 @@ const samPlaceholder = "set-by-sam.env.json"
 // TestTemplates_ReferencesResolveWithoutCycles checks the SAM template's
 // references too).
 var samDropped = []string{"AWS::Lambda::Alias", "AWS::Lambda::Version", "AWS::CodeDeploy::Application", "AWS::CodeDeploy::DeploymentGroup",
-	"AWS::IAM::Policy", "AWS::IAM::Role", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy",
+	"AWS::IAM::Policy", "AWS::IAM::Role", "AWS::SQS::QueuePolicy", "AWS::S3::BucketPolicy", "AWS::OpenSearchServerless::AccessPolicy",
 	"AWS::Logs::LogGroup",
 	"AWS::Lambda::Permission", "AWS::Scheduler::Schedule", "AWS::SecretsManager::RotationSchedule"}
 

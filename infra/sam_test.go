@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/aws/aws-cdk-go/awscdk/v2"
 	"maps"
 	"os"
 	"path/filepath"
@@ -21,9 +22,15 @@ import (
 // samTemplateOf is the SAM template of the stack synthesized for SAM.
 func samTemplateOf(t *testing.T) map[string]any {
 	t.Helper()
-	st, err := samTemplate(assembly.GetStackByName(samStack.StackName()).Template().(map[string]any))
+	return samTemplateFor(t, samStack)
+}
+
+// samTemplateFor is samTemplate of the synthesis of s.
+func samTemplateFor(t *testing.T, s awscdk.Stack) map[string]any {
+	t.Helper()
+	st, err := samTemplate(assembly.GetStackByName(s.StackName()).Template().(map[string]any))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", *s.StackName(), err)
 	}
 	return st
 }
@@ -382,5 +389,13 @@ func TestSAM_Size(t *testing.T) {
 	}
 	if n > samMaxResources {
 		t.Errorf("the SAM template has %d resources, over the %d this project allows (SAM CLI refuses 500)", n, samMaxResources)
+	}
+	// AND with every option on (OpenSearch, whose data access policy
+	// names the functions' roles; WAF; domains; a mail domain) the
+	// template is still made and fits.
+	every := len(samTemplateFor(t, samEveryOptionStack)["Resources"].(map[string]any))
+	t.Logf("SAM template with every option: %d resources", every)
+	if every > samMaxResources {
+		t.Errorf("the SAM template with every option has %d resources, over the %d this project allows", every, samMaxResources)
 	}
 }

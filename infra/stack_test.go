@@ -41,8 +41,11 @@ var (
 	// deployedStack is the stack as `make synth` makes it: the
 	// repository's functions only (TestStackSize).
 	deployedStack awscdk.Stack
-	// samStack is synthesized for SAM CLI (sam_test.go).
-	samStack    awscdk.Stack
+	// samStack is synthesized for SAM CLI (sam_test.go);
+	// samEveryOptionStack too, with every option the stack takes on
+	// (hardenedOps: OpenSearch, WAF, domains, a mail domain).
+	samStack            awscdk.Stack
+	samEveryOptionStack awscdk.Stack
 	assembly    cxapi.CloudAssembly
 	hardenedOps = OpsProps{
 		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
@@ -148,6 +151,10 @@ func run(m *testing.M) int {
 	})
 	deployedStack = NewBackendStack(a, "DeployedBackend", &BackendStackProps{BuildDir: buildDir})
 	samStack = NewBackendStack(a, "SamBackend", &BackendStackProps{BuildDir: buildDir, StorefrontOrigin: testStorefront, SAM: true})
+	samEveryOptionStack = NewBackendStack(a, "SamEveryOptionBackend", &BackendStackProps{
+		StackProps: awscdk.StackProps{Env: &awscdk.Environment{Account: jsii.String("123456789012"), Region: jsii.String("us-east-1")}},
+		BuildDir:   buildDir, Functions: functions, Ops: hardenedOps, StorefrontOrigin: testStorefront, MailFromDomain: testMailDomain, SAM: true,
+	})
 	assembly = a.Synth(nil)
 	fromAssembly := func(s awscdk.Stack) assertions.Template {
 		t := assembly.GetStackByName(s.StackName()).Template().(map[string]any)

@@ -111,6 +111,13 @@ func TestAccessLog_MetricFilters(t *testing.T) {
 	assert.Equal(t, 1, selected, "one sample for one request, its access line: %s", buf.String())
 }
 
+// A router told no group logs its lines under "local" (the local run's
+// single process), so the group dimension is never empty.
+func TestAccessLog_DefaultGroup(t *testing.T) {
+	_, line := accessLine(t, Options{}, httptest.NewRequest("GET", "/v1/books/b1", nil))
+	assert.Equal(t, "local", line["group"])
+}
+
 // filterSelects evaluates a CloudWatch Logs JSON filter pattern of the one
 // form the access metrics use, { $.field = "value" }, on a line.
 func filterSelects(t *testing.T, pattern string, line map[string]any) bool {
