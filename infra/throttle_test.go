@@ -82,13 +82,13 @@ func TestOpsFromContext_Throttles(t *testing.T) {
 	o, err := ctx(map[string]any{
 		CtxStageThrottle:       map[string]any{"rate": 300, "burst": 600},
 		CtxRouteThrottles:      `{"GET /v1/stores/lookup-by-domain": {"rate": 20, "burst": 40}}`,
-		CtxReservedConcurrency: `{"authorizer": 100, "stores": 20}`,
+		CtxReservedConcurrency: `{"authorizer": 10, "stores": 20}`,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o.StageThrottle != (Throttle{300, 600}) || !reflect.DeepEqual(o.RouteThrottles, map[string]Throttle{"GET /v1/stores/lookup-by-domain": {20, 40}}) ||
-		!reflect.DeepEqual(o.ReservedConcurrency, map[string]int{"authorizer": 100, "stores": 20}) {
+		!reflect.DeepEqual(o.ReservedConcurrency, map[string]int{"authorizer": 10, "stores": 20}) {
 		t.Errorf("parsed %+v", o)
 	}
 	if got := o.routeThrottles()["GET /v1/stores/lookup-by-domain"]; got != (Throttle{20, 40}) {
