@@ -46,8 +46,8 @@ var (
 	// (hardenedOps: OpenSearch, WAF, domains, a mail domain).
 	samStack            awscdk.Stack
 	samEveryOptionStack awscdk.Stack
-	assembly    cxapi.CloudAssembly
-	hardenedOps = OpsProps{
+	assembly            cxapi.CloudAssembly
+	hardenedOps         = OpsProps{
 		AlarmEmail: "ops@example.com", LogRetentionDays: 90, Deployment: DeployLinear, WAF: true,
 		MediaDomainName: "media.bookplatform.example", MediaCertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/media",
 		APIDomainName: "api.bookplatform.example", APICertificateArn: "arn:aws:acm:us-east-1:123456789012:certificate/api",
