@@ -19,8 +19,7 @@ import (
 // costs nothing; the metrics it makes are the custom metrics the cost
 // benchmark counts. They live beside the alarms, in the Operations
 // stack, and like them are left out of the SAM template.
-func newAccessMetrics(scope constructs.Construct, o observability) []awslogs.MetricFilter {
-	var out []awslogs.MetricFilter
+func newAccessMetrics(scope constructs.Construct, o observability) {
 	for _, f := range o.functions {
 		if len(f.Routes) == 0 {
 			continue
@@ -31,7 +30,7 @@ func newAccessMetrics(scope constructs.Construct, o observability) []awslogs.Met
 			for _, d := range mf.Dimensions {
 				dims[d] = jsii.String("$." + d)
 			}
-			out = append(out, awslogs.NewMetricFilter(scope, jsii.String(fmt.Sprintf("%sAccessMetrics%d", f.Name, i+1)), &awslogs.MetricFilterProps{
+			awslogs.NewMetricFilter(scope, jsii.String(fmt.Sprintf("%sAccessMetrics%d", f.Name, i+1)), &awslogs.MetricFilterProps{
 				LogGroup:        logs,
 				FilterPattern:   awslogs.FilterPattern_Literal(jsii.String(mf.Pattern)),
 				MetricNamespace: jsii.String(o.namespace),
@@ -39,10 +38,9 @@ func newAccessMetrics(scope constructs.Construct, o observability) []awslogs.Met
 				MetricValue:     jsii.String(mf.Value),
 				Unit:            cloudwatchUnit(mf.Unit),
 				Dimensions:      &dims,
-			}))
+			})
 		}
 	}
-	return out
 }
 
 // cloudwatchUnit is CDK's member for a CloudWatch unit name.
@@ -50,8 +48,6 @@ func cloudwatchUnit(name string) awscloudwatch.Unit {
 	switch name {
 	case "Milliseconds":
 		return awscloudwatch.Unit_MILLISECONDS
-	case "Count":
-		return awscloudwatch.Unit_COUNT
 	}
 	panic("infra: no CloudWatch unit " + name + " known to cloudwatchUnit")
 }

@@ -217,10 +217,10 @@ func b2f(b bool) float64 {
 }
 
 // customMetrics counts the metrics the access line's metric filters can
-// make at most (every route and function in every status class) and
+// make at most (every route and function in every status class; each
+// filter makes one metric per combination of its dimensions' values) and
 // their monthly price.
 func customMetrics() (int, float64) {
-	names, sets := httpapi.MetricShape()
 	cardinality := map[string]int{httpapi.DimStatusClass: statusClassesPerRoute}
 	for _, f := range groups.Functions() {
 		if len(f.Routes) > 0 {
@@ -229,14 +229,13 @@ func customMetrics() (int, float64) {
 		cardinality[httpapi.DimRoute] += len(f.Routes)
 	}
 	n := 0
-	for _, set := range sets {
+	for _, f := range httpapi.AccessMetricFilters() {
 		combos := 1
-		for _, d := range set {
+		for _, d := range f.Dimensions {
 			combos *= cardinality[d]
 		}
 		n += combos
 	}
-	n *= len(names)
 	return n, float64(n) * priceMetricMonth
 }
 

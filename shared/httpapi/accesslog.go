@@ -62,13 +62,6 @@ func AccessMetricFilters() []MetricFilter {
 	return out
 }
 
-// MetricShape names the metrics and the dimension sets of the access
-// line's metrics, for the cost benchmark to count the custom metrics they
-// make.
-func MetricShape() (metrics []string, dimensions [][]string) {
-	return []string{MetricDuration}, accessDimensions
-}
-
 // StatusClass is "2xx" for 200-299 and so on.
 func StatusClass(status int) string {
 	return strconv.Itoa(status/100) + "xx"
