@@ -327,7 +327,7 @@ func TestCost(t *testing.T) {
 				if got.route != r.route {
 					t.Errorf("%s (%s): the router matched %q", r.route, r.note, got.route)
 				}
-				capacity := got.rec.Capacity()
+				capacity, localIdxWRU := billedCapacity(got.rec.Calls())
 				calls, _ := got.rec.Summary("dynamodb")
 				method, path, _ := strings.Cut(got.target, " ")
 				gw, err := gatewayLine(method, path, r.route, res.Status, len(res.Body))
@@ -340,7 +340,7 @@ func TestCost(t *testing.T) {
 				}
 				lines[i].samples = append(lines[i].samples, costSample{
 					route: r.route, note: r.note, status: res.Status,
-					rru: capacity.Read(), wru: capacity.Write(), idxRRU: capacity.IndexRead, idxWRU: capacity.IndexWrite, calls: calls,
+					rru: capacity.Read(), wru: capacity.Write(), idxRRU: capacity.IndexRead, idxWRU: capacity.IndexWrite, localIdxWRU: localIdxWRU, calls: calls,
 					fnLogBytes: got.logBytes + lambdaAccessLineExtra, fnLogEvents: got.logEvents, platformBytes: pBytes, platformLogs: pEvents, gatewayBytes: gw,
 					authorized: invoked, authLogBytes: authBytes, authLogEvents: authEvents, fnBilledMs: fnMs, authBilledMs: authMs,
 				})
