@@ -64,11 +64,15 @@ const (
 	envFunctionName = "AWS_LAMBDA_FUNCTION_NAME"
 )
 
-// Defaults of the sampling settings: 1% of the requests that neither
+// Defaults of the sampling settings: 0.1% of the requests that neither
 // failed nor were slow, and a second as slow (the API's answers take a
-// few tens of milliseconds; a second is what a reader notices).
+// few tens of milliseconds; a second is what a reader notices). Every
+// failed or slow request is kept whatever the rate: the draw only adds
+// ordinary requests, for their latency's breakdown, and a thousandth of
+// the traffic is a thousand traces a day at a million requests a day
+// (docs/decisions.md, "Traces are sampled by the application").
 const (
-	DefaultSampleRate = 0.01
+	DefaultSampleRate = 0.001
 	DefaultSlowMS     = 1000
 )
 
