@@ -129,15 +129,16 @@ func split(total, reads, writes float64, read, index bool) callstats.Capacity {
 	return callstats.Capacity{TableRead: reads, TableWrite: writes}
 }
 
-// atLeastBilled raises a batch read's or a transaction's table share to
-// the least DynamoDB bills for it by its documented rules, where DynamoDB
-// Local reports less: Local counts a BatchGetItem's missing keys as free
-// and a transaction's items in other partitions than one as free, while
-// DynamoDB bills each key of a BatchGetItem as a GetItem (at least half
-// a unit, eventually consistent; one, strongly) and each item of a
-// transaction twice its single-item units (at least two). DynamoDB
-// itself never reports less than these floors, so in AWS this changes
-// nothing.
+// atLeastBilled raises a batch read's, a query's or a transaction's share
+// to the least DynamoDB bills for it by its documented rules, where
+// DynamoDB Local reports less. Local counts a BatchGetItem's missing keys
+// and a Query or Scan that finds nothing as free, and a transaction's
+// items in other partitions than one as free; DynamoDB bills each key of
+// a BatchGetItem as a GetItem (at least half a unit, eventually
+// consistent; one, strongly), a Query or Scan at least as one such read,
+// and each item of a transaction twice its single-item units (at least
+// two). DynamoDB itself never reports less than these floors, so in AWS
+// this changes nothing.
 func atLeastBilled(input any, c callstats.Capacity) callstats.Capacity {
 	var read, write float64
 	switch in := input.(type) {
@@ -149,6 +150,10 @@ func atLeastBilled(input any, c callstats.Capacity) callstats.Capacity {
 			}
 			read += unit * float64(len(ka.Keys))
 		}
+	case *dynamodb.QueryInput:
+		return atLeastOneRead(c, in.IndexName, in.ConsistentRead)
+	case *dynamodb.ScanInput:
+		return atLeastOneRead(c, in.IndexName, in.ConsistentRead)
 	case *dynamodb.TransactGetItemsInput:
 		read = 2 * float64(len(in.TransactItems))
 	case *dynamodb.TransactWriteItemsInput:
@@ -156,5 +161,21 @@ func atLeastBilled(input any, c callstats.Capacity) callstats.Capacity {
 	}
 	c.TableRead = max(c.TableRead, read)
 	c.TableWrite = max(c.TableWrite, write)
+	return c
+}
+
+// atLeastOneRead raises a Query's or Scan's read to one read of a missing
+// item (half a unit eventually consistent, one strongly), on the index
+// it read or the table.
+func atLeastOneRead(c callstats.Capacity, index *string, consistent *bool) callstats.Capacity {
+	unit := 0.5
+	if aws.ToBool(consistent) {
+		unit = 1
+	}
+	if index != nil {
+		c.IndexRead = max(c.IndexRead, unit)
+	} else {
+		c.TableRead = max(c.TableRead, unit)
+	}
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/callstats"
 	"github.com/bookplatform/backend/shared/dynamo"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,4 +43,19 @@ func TestClient_RecordsConsumedCapacity(t *testing.T) {
 	_, err = dynamo.NewBooks(h).GetBooks(ctx, []string{"missing-1", "missing-2", "missing-3", "missing-4"})
 	require.NoError(t, err)
 	assert.Equal(t, 2.0, rec.Capacity().TableRead, "four keys, eventually consistent: %+v", rec.Capacity())
+
+	// A query that finds nothing is billed as one read of a missing item
+	// (DynamoDB Local reports none): strongly consistent on the table,
+	// eventually consistent on an index.
+	clubsStore := dynamo.NewClubs(h)
+	ctx, rec = callstats.With(t.Context())
+	books, err := clubsStore.ListBooks(ctx, "no-such-club")
+	require.NoError(t, err)
+	require.Empty(t, books)
+	assert.Equal(t, callstats.Capacity{TableRead: 1}, rec.Capacity(), "an empty consistent query of the table")
+	ctx, rec = callstats.With(t.Context())
+	members, err := clubsStore.ListMembers(ctx, "no-such-club", page.First(20))
+	require.NoError(t, err)
+	require.Empty(t, members.Items)
+	assert.Equal(t, callstats.Capacity{IndexRead: 0.5}, rec.Capacity(), "an empty query of an index")
 }
