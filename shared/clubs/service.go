@@ -64,8 +64,9 @@ type Storer interface {
 	// first (a store's list). Errors: page.ErrInvalidCursor.
 	PageClubs(ctx context.Context, f Filter, c page.Cursor) (page.Page[Ref], error)
 	// GetListed reads the clubs of a directory page, in its order (a club
-	// deleted since is left out), and their hosts' accounts.
-	GetListed(ctx context.Context, refs []Ref) ([]*Club, map[string]*users.User, error)
+	// deleted since is left out), and their hosts' accounts but known's,
+	// which it answers from known (posts.Knowing).
+	GetListed(ctx context.Context, refs []Ref, known posts.Known) ([]*Club, map[string]*users.User, error)
 
 	MemberStorer
 	BookStorer
@@ -176,11 +177,13 @@ func (s *Service) hostStore(ctx context.Context, storeID, userID string) (*store
 	return &b, nil
 }
 
-// Get returns the single view of a club for viewerID ("" when
+// Get returns the single view of a club for viewer (ID "" when
 // anonymous): the club, its reading list and the viewer's membership are
-// read side by side, then the host and the books. Errors: ErrNotFound
-// (also for an id that is not a UUID), ErrSignInRequired, ErrPrivate.
-func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
+// read side by side, then the host and the books (a host viewing their
+// club is not read again: posts.Knowing). Errors: ErrNotFound (also for
+// an id that is not a UUID), ErrSignInRequired, ErrPrivate.
+func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
+	viewerID := viewer.ID
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound
@@ -195,7 +198,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	g.Go(func() (err error) { m, err = s.member(ctx, id, viewerID); return err })
 	g.Go(func() (err error) { entry, err = s.d.Store.ListBooks(ctx, id); return err })
 	if err := g.Wait(); errors.Is(err, ErrNotFound) && viewerID != "" {
-		return s.takenDown(ctx, viewerID, id)
+		return s.takenDown(ctx, viewer, id)
 	} else if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
@@ -213,7 +216,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 		stores map[string]storehost.Brief
 	)
 	g.Go(func() (err error) {
-		us, bs, err = s.d.Briefs.GetUsersAndBooks(ctx, []string{c.HostID}, bookIDs)
+		us, bs, err = posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{c.HostID}, bookIDs)
 		return err
 	})
 	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, c.StoreID); return err })
@@ -254,8 +257,10 @@ func briefOf(m map[string]storehost.Brief, id string) *storehost.Brief {
 // listing (so that someone can ask to be added); what is inside them is
 // for members only. The directory page names each club's host and
 // store, so the clubs with their hosts and the stores are read side by
-// side. Errors: ValidationError (a store id that is not a UUID).
-func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, int, error) {
+// side; the viewer's own account, when they host one, is not read again
+// (posts.Knowing). Errors: ValidationError (a store id that is not a
+// UUID).
+func (s *Service) List(ctx context.Context, viewer posts.Known, f Filter, o page.Offset) ([]Listed, int, error) {
 	if f.StoreID != "" {
 		id, ok := ids.Parse(f.StoreID)
 		if !ok {
@@ -277,7 +282,7 @@ func (s *Service) List(ctx context.Context, f Filter, o page.Offset) ([]Listed, 
 		stores map[string]storehost.Brief
 		g      errgroup.Group
 	)
-	g.Go(func() (err error) { cs, hosts, err = s.d.Store.GetListed(ctx, refs); return err })
+	g.Go(func() (err error) { cs, hosts, err = s.d.Store.GetListed(ctx, refs, viewer); return err })
 	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, storeIDs...); return err })
 	if err := g.Wait(); err != nil {
 		return nil, 0, fmt.Errorf("list clubs: %w", err)
@@ -312,7 +317,7 @@ func (s *Service) ListByStore(ctx context.Context, slug string, public *bool, c 
 			return err
 		}
 		p.Next = refs.Next
-		p.Items, hosts, err = s.d.Store.GetListed(ctx, refs.Items)
+		p.Items, hosts, err = s.d.Store.GetListed(ctx, refs.Items, posts.Known{})
 		return err
 	})
 	g.Go(func() (err error) { briefs, err = s.d.Stores.Briefs(ctx, []string{storeID}); return err })
@@ -374,16 +379,17 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateClub)
 // operator took down, with the takedown and without members or books
 // (they were removed with it); to anyone else, and for a club never
 // taken down, ErrNotFound. It is read only after a signed-in viewer
-// found no club, so a club that is there costs nothing more.
-func (s *Service) takenDown(ctx context.Context, viewerID, id string) (*View, error) {
+// found no club, so a club that is there costs nothing more; the host
+// is the viewer, whose account the request has (posts.Knowing).
+func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	c, td, err := s.d.Store.TakenDownClub(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
-	if c.HostID != viewerID {
+	if c.HostID != viewer.ID {
 		return nil, ErrNotFound
 	}
-	us, _, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{c.HostID}, nil)
+	us, _, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{c.HostID}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -211,16 +212,23 @@ func (e dirEntryItem) toClubRef() clubs.Ref {
 
 // GetListed reads the clubs of directory entries and their hosts in one
 // BatchGetItem (the entries carry the host ids), in the entries' order.
-func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref) ([]*clubs.Club, map[string]*users.User, error) {
+// The known account (the caller's, which the router read) is answered
+// from known rather than read again.
+func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref, known posts.Known) ([]*clubs.Club, map[string]*users.User, error) {
 	out, hosts := []*clubs.Club{}, map[string]*users.User{}
 	if len(refs) == 0 {
 		return out, hosts, nil
 	}
 	keys := make([]dynamo.Keyed, 0, 2*len(refs))
 	var hostIDs []string
+	hostsKnown := false
 	for _, r := range refs {
 		keys = append(keys, ClubKey(r.ID).keyed())
-		hostIDs = append(hostIDs, r.HostID)
+		if known.User != nil && r.HostID == known.ID {
+			hostsKnown = true
+		} else {
+			hostIDs = append(hostIDs, r.HostID)
+		}
 	}
 	keys = append(keys, keysOf(hostIDs, UserKey)...)
 	items, err := batchAll[dynamo.Item](ctx, s.t.batch(keys...))
@@ -246,6 +254,11 @@ func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref) ([]*clubs.Club,
 				return nil, nil, fmt.Errorf("decode user: %w", err)
 			}
 			hosts[it.ID] = it.toUser()
+		}
+	}
+	if hostsKnown {
+		if u := known.User(); u != nil {
+			hosts[u.ID] = u
 		}
 	}
 	for _, r := range refs {

@@ -389,13 +389,14 @@ func (s *Service) ListByUser(ctx context.Context, username, viewerID string, c p
 	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
 }
 
-// ListByClub returns a page of a club's lines, newest first, to viewerID
-// ("" when anonymous), who must be able to see the club
+// ListByClub returns a page of a club's lines, newest first, to viewer
+// (ID "" when anonymous), who must be able to see the club
 // (clubs.CanRead): the club, the viewer's membership and the page are
 // read side by side, then the page's authors, books and the viewer's
 // likes. Errors: clubs.ErrNotFound (also for an id that is not a UUID),
 // clubs.ErrSignInRequired, clubs.ErrPrivate, page.ErrInvalidCursor.
-func (s *Service) ListByClub(ctx context.Context, clubID, viewerID string, c page.Cursor) (page.Page[View], error) {
+func (s *Service) ListByClub(ctx context.Context, clubID string, viewer posts.Known, c page.Cursor) (page.Page[View], error) {
+	viewerID := viewer.ID
 	clubID, ok := ids.Parse(clubID)
 	if !ok {
 		return page.Page[View]{}, clubs.ErrNotFound
@@ -414,7 +415,9 @@ func (s *Service) ListByClub(ctx context.Context, clubID, viewerID string, c pag
 	if err := clubs.CanRead(club, m, viewerID); err != nil {
 		return page.Page[View]{}, err
 	}
-	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+	// The viewer is a member, often an author of the page: their
+	// account is not read again (posts.Knowing).
+	return posts.Views(ctx, posts.Knowing(s.d.Briefs, viewer), s.d.Store.LikedBy, viewerID, p, nil)
 }
 
 // ListByChallenge returns a page of a challenge's lines, newest first;

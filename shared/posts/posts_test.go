@@ -86,3 +86,28 @@ func TestLoad_AnErrorOfEitherReadFailsTheLoad(t *testing.T) {
 	_, err = Load(context.Background(), &fakeReader{}, badLikes, "v", refs, nil)
 	assert.EqualError(t, err, "likes failed")
 }
+
+func TestKnowing_AnswersTheKnownAccountWithoutReadingIt(t *testing.T) {
+	r := &fakeReader{}
+	asked := 0
+	caller := &users.User{ID: "me", DisplayName: "as the router read it"}
+	k := Known{ID: "me", User: func() *users.User { asked++; return caller }}
+
+	us, bs, err := Knowing(r, k).GetUsersAndBooks(context.Background(), []string{"u1", "me"}, []string{"b1"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"u1"}, r.userIDs, "the known account is not read again")
+	assert.Equal(t, []string{"b1"}, r.bookID)
+	assert.Same(t, caller, us["me"])
+	assert.NotNil(t, us["u1"])
+	assert.NotNil(t, bs["b1"])
+	assert.Equal(t, 1, asked)
+
+	// Another account's page does not wait for the known one.
+	_, _, err = Knowing(r, k).GetUsersAndBooks(context.Background(), []string{"u2"}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"u2"}, r.userIDs)
+	assert.Equal(t, 1, asked, "User is called only when its account is wanted")
+
+	// Anonymous: nothing is known.
+	assert.Equal(t, Reader(r), Knowing(r, Known{}))
+}

@@ -149,9 +149,10 @@ func (s *Service) ListByUser(ctx context.Context, username string, c page.Cursor
 
 // Get returns a wishlist's single view: with its owner and its items
 // with their books. A private wishlist is shown to its owner only:
-// ErrSignInRequired without a viewer (viewerID ""), ErrPrivate to anyone
-// else. Errors: ErrNotFound (also for an id that is not a UUID).
-func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
+// ErrSignInRequired without a viewer (viewer.ID ""), ErrPrivate to anyone
+// else. The owner viewing their own is not read again (posts.Knowing).
+// Errors: ErrNotFound (also for an id that is not a UUID).
+func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound
@@ -169,14 +170,14 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get wishlist %s: %w", id, err)
 	}
-	if err := visible(w, viewerID); err != nil {
+	if err := visible(w, viewer.ID); err != nil {
 		return nil, err
 	}
 	bookIDs := make([]string, len(items))
 	for i, it := range items {
 		bookIDs[i] = it.BookID
 	}
-	us, bs, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{w.UserID}, bookIDs)
+	us, bs, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{w.UserID}, bookIDs)
 	if err != nil {
 		return nil, fmt.Errorf("get wishlist %s: %w", id, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/posts"
 )
 
 // list serves GET /v1/clubs?scope=&storeId=&isPublic=&limit=&offset=.
@@ -20,7 +21,8 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	items, total, err := h.clubs.List(r.Context(), f, o)
+	c := httpapi.CallerOf(r)
+	items, total, err := h.clubs.List(r.Context(), posts.Known{ID: c.ID, User: c.User}, f, o)
 	if err != nil {
 		return err
 	}
@@ -156,7 +158,8 @@ func (h *handler) ofUser(w http.ResponseWriter, r *http.Request) error {
 
 // get serves GET /v1/clubs/{id}: the single view.
 func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
-	v, err := h.clubs.Get(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
+	c := httpapi.CallerOf(r)
+	v, err := h.clubs.Get(r.Context(), posts.Known{ID: c.ID, User: c.User}, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

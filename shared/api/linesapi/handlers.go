@@ -8,6 +8,7 @@ import (
 	"github.com/bookplatform/backend/shared/api/linejson"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/lines"
+	"github.com/bookplatform/backend/shared/posts"
 )
 
 // newLineRequest is the body of POST /v1/lines. pageNumber is read raw to
@@ -187,7 +188,8 @@ func (h *handler) listByClub(w http.ResponseWriter, r *http.Request) error {
 	if clubID == "" {
 		clubID = r.PathValue("id")
 	}
-	p, err := h.lines.ListByClub(r.Context(), clubID, httpapi.CallerOf(r).ID, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.lines.ListByClub(r.Context(), clubID, posts.Known{ID: caller.ID, User: caller.User}, c)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/httpapi"
 	"github.com/bookplatform/backend/shared/page"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/wishlists"
 )
 
@@ -182,7 +183,8 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 // public, to its owner only when private (401 without a token, 403 for
 // another account).
 func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
-	v, err := h.wishlists.Get(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
+	c := httpapi.CallerOf(r)
+	v, err := h.wishlists.Get(r.Context(), posts.Known{ID: c.ID, User: c.User}, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
