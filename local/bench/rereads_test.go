@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -34,12 +35,30 @@ var knownRereads = map[string]string{
 	"POST /api/pos/sales (a custom item, cash)": "STORE",
 }
 
-// TestCostMixReadsNoItemTwice runs the cost mix once and fails when a
-// request reads an item (GetItem, BatchGetItem, TransactGetItems) that
-// another read of the same request already read: a read whose answer
-// the request had. The caller's account, which the router reads for
-// every signed-in request, is the usual one (httpapi.CallerOf(r).User()
-// has it).
+// ownViews are requests of the mix's routes by the account that wrote
+// what they show (run after the mix, in which the reader posted a line
+// on the book): every author, or one of a page, is the caller.
+var ownViews = []mixRequest{
+	{"GET /v1/lines/{id}", "by its author", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+		return c.Do("GET", "/v1/lines/"+s.lineID, nil, s.posters[0].Token)
+	}},
+	{"GET /v1/users/{username}/lines", "their own", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+		return c.Do("GET", "/v1/users/"+s.posters[0].Username+"/lines", nil, s.posters[0].Token)
+	}},
+	{"GET /v1/books/{id}/lines", "the reader's among them", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+		return c.Do("GET", "/v1/books/"+s.bookID+"/lines", nil, s.reader.Token)
+	}},
+	{"GET /v1/books/{id}/reviews", "a poster's among them", 1, 200, func(c *apitest.Client, s *mixState) *apitest.Response {
+		return c.Do("GET", "/v1/books/"+s.bookID+"/reviews", nil, s.posters[4].Token)
+	}},
+}
+
+// TestCostMixReadsNoItemTwice runs the cost mix once, then ownViews, and
+// fails when a request reads an item (GetItem, BatchGetItem,
+// TransactGetItems) that another read of the same request already read:
+// a read whose answer the request had. The caller's account, which the
+// router reads for every signed-in request, is the usual one
+// (httpapi.CallerOf(r).User() has it).
 func TestCostMixReadsNoItemTwice(t *testing.T) {
 	reads := &keyReads{}
 	env := testenv.New(t, testenv.WithAPIOptions(reads.middleware))
@@ -47,7 +66,8 @@ func TestCostMixReadsNoItemTwice(t *testing.T) {
 	defer srv.Close()
 	c := &apitest.Client{Base: srv.URL, HTTP: srv.Client()}
 	st := seedCostMix(t, env)
-	for _, class := range costMix {
+	classes := append(slices.Clone(costMix), mixClass{"own views", 0, ownViews})
+	for _, class := range classes {
 		for _, r := range class.requests {
 			name := fmt.Sprintf("%s (%s)", r.route, r.note)
 			reads.reset()

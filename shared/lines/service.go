@@ -181,11 +181,13 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*
 	return &View{Post: l, Author: caller, Book: book}, use, nil
 }
 
-// Get returns a line with its author, its book and whether viewerID
-// likes it. A line posted in a private club is the club's members' and
-// its author's to see (canSee). Errors: ErrNotFound (also for an id that
-// is not a UUID), clubs.ErrPrivate.
-func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
+// Get returns a line with its author, its book and whether viewer likes
+// it. A line posted in a private club is the club's members' and its
+// author's to see (canSee). An author viewing their own line is not read
+// again (posts.Knowing). Errors: ErrNotFound (also for an id that is not
+// a UUID), clubs.ErrPrivate.
+func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
+	viewerID := viewer.ID
 	id, ok := ids.Parse(id)
 	if !ok {
 		return nil, ErrNotFound
@@ -198,7 +200,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 	g.Go(func() (err error) { l, err = s.d.Store.GetLine(ctx, id); return err })
 	g.Go(func() (err error) { liked, err = s.d.Store.LikedBy(ctx, viewerID, []string{id}); return err })
 	if err := g.Wait(); errors.Is(err, ErrNotFound) && viewerID != "" {
-		return s.takenDown(ctx, viewerID, id)
+		return s.takenDown(ctx, viewer, id)
 	} else if err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
@@ -207,7 +209,7 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 		bs map[string]*books.Book
 	)
 	g.Go(func() (err error) {
-		us, bs, err = s.d.Briefs.GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+		us, bs, err = posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
 		return err
 	})
 	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
@@ -222,15 +224,16 @@ func (s *Service) Get(ctx context.Context, viewerID, id string) (*View, error) {
 // line never taken down), ErrNotFound. The takedown is read only after
 // a line was not found by a signed-in viewer, so a line that is there
 // costs nothing more. Its likes were removed with it: isLiked is false.
-func (s *Service) takenDown(ctx context.Context, viewerID, id string) (*View, error) {
+// The author is the viewer, whose account the request has (posts.Knowing).
+func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	l, td, err := s.d.Store.TakenDownLine(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
-	if l.UserID != viewerID {
+	if l.UserID != viewer.ID {
 		return nil, ErrNotFound
 	}
-	us, bs, err := s.d.Briefs.GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+	us, bs, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
 	if err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
@@ -364,29 +367,29 @@ func (s *Service) Unlike(ctx context.Context, callerID, id string) (likes.Result
 }
 
 // ListByBook returns a page of a book's lines, newest first, each with its
-// author and whether viewerID ("" when anonymous) likes it. Errors:
+// author and whether viewer (ID "" when anonymous) likes it. Errors:
 // books.ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, c page.Cursor) (page.Page[View], error) {
+func (s *Service) ListByBook(ctx context.Context, bookID string, viewer posts.Known, c page.Cursor) (page.Page[View], error) {
 	book, p, err := posts.BookPage(ctx, s.d.Books, bookID, func(ctx context.Context, bookID string) (page.Page[*Line], error) {
 		return s.d.Store.ListBookLines(ctx, bookID, c)
 	})
 	if err != nil {
 		return page.Page[View]{}, err
 	}
-	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, book)
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, book)
 }
 
 // ListByUser returns a page of the lines of the account named username,
 // newest first; see ListByBook. Errors: users.ErrNotFound,
 // page.ErrInvalidCursor.
-func (s *Service) ListByUser(ctx context.Context, username, viewerID string, c page.Cursor) (page.Page[View], error) {
+func (s *Service) ListByUser(ctx context.Context, username string, viewer posts.Known, c page.Cursor) (page.Page[View], error) {
 	p, err := posts.UserPage(ctx, s.d.Users, username, func(ctx context.Context, userID string) (page.Page[*Line], error) {
 		return s.d.Store.ListUserLines(ctx, userID, c)
 	})
 	if err != nil {
 		return page.Page[View]{}, err
 	}
-	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, nil)
 }
 
 // ListByClub returns a page of a club's lines, newest first, to viewer
@@ -415,14 +418,12 @@ func (s *Service) ListByClub(ctx context.Context, clubID string, viewer posts.Kn
 	if err := clubs.CanRead(club, m, viewerID); err != nil {
 		return page.Page[View]{}, err
 	}
-	// The viewer is a member, often an author of the page: their
-	// account is not read again (posts.Knowing).
-	return posts.Views(ctx, posts.Knowing(s.d.Briefs, viewer), s.d.Store.LikedBy, viewerID, p, nil)
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, nil)
 }
 
 // ListByChallenge returns a page of a challenge's lines, newest first;
 // see ListByBook. Errors: challenges.ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) ListByChallenge(ctx context.Context, challengeID, viewerID string, c page.Cursor) (page.Page[View], error) {
+func (s *Service) ListByChallenge(ctx context.Context, challengeID string, viewer posts.Known, c page.Cursor) (page.Page[View], error) {
 	challengeID, ok := ids.Parse(challengeID)
 	if !ok {
 		return page.Page[View]{}, challenges.ErrNotFound
@@ -436,7 +437,7 @@ func (s *Service) ListByChallenge(ctx context.Context, challengeID, viewerID str
 	if err := g.Wait(); err != nil {
 		return page.Page[View]{}, fmt.Errorf("lines of challenge %s: %w", challengeID, err)
 	}
-	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, nil)
 }
 
 // CreateReply posts a reply by caller to a line; a reply is a post, so it

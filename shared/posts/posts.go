@@ -232,8 +232,9 @@ type TakenDown struct {
 // Views turns a page of posts into what the viewer sees: the page
 // context is read once (Load: the authors and the books not known yet in
 // one batch, the viewer's likes beside it). book, when not nil, is the
-// page's one book, already read.
-func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewerID string, p page.Page[T], book *books.Book) (page.Page[View[T]], error) {
+// page's one book, already read; the viewer's own account, when they
+// wrote posts of the page, is not read again (Knowing).
+func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewer Known, p page.Page[T], book *books.Book) (page.Page[View[T]], error) {
 	refs := make([]Ref, len(p.Items))
 	for i, it := range p.Items {
 		refs[i] = it.Ref()
@@ -242,7 +243,7 @@ func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewerID stri
 	if book != nil {
 		known = map[string]*books.Book{book.ID: book}
 	}
-	c, err := Load(ctx, r, likedBy, viewerID, refs, known)
+	c, err := Load(ctx, Knowing(r, viewer), likedBy, viewer.ID, refs, known)
 	if err != nil {
 		return page.Page[View[T]]{}, err
 	}

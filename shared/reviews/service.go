@@ -241,17 +241,17 @@ func (s *Service) Unlike(ctx context.Context, callerID, id string) (likes.Result
 }
 
 // ListByBook returns a page of a book's reviews in the given order, each
-// with its author and whether viewerID ("" when anonymous) likes it, and
+// with its author and whether viewer (ID "" when anonymous) likes it, and
 // the book, whose counters are the rating statistics. The book and the
 // page are read at once. Errors: books.ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, sort Sort, c page.Cursor) (BookPage, error) {
+func (s *Service) ListByBook(ctx context.Context, bookID string, viewer posts.Known, sort Sort, c page.Cursor) (BookPage, error) {
 	book, p, err := posts.BookPage(ctx, s.d.Books, bookID, func(ctx context.Context, bookID string) (page.Page[*Review], error) {
 		return s.d.Store.ListBookReviews(ctx, bookID, sort, c)
 	})
 	if err != nil {
 		return BookPage{}, err
 	}
-	views, err := posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, book)
+	views, err := posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, book)
 	if err != nil {
 		return BookPage{}, fmt.Errorf("reviews of book %s: %w", book.ID, err)
 	}
@@ -259,16 +259,16 @@ func (s *Service) ListByBook(ctx context.Context, bookID, viewerID string, sort 
 }
 
 // ListByUser returns a page of the reviews of the account named username,
-// newest first, each with its book and whether viewerID likes it.
+// newest first, each with its book and whether viewer likes it.
 // Errors: users.ErrNotFound, page.ErrInvalidCursor.
-func (s *Service) ListByUser(ctx context.Context, username, viewerID string, c page.Cursor) (page.Page[View], error) {
+func (s *Service) ListByUser(ctx context.Context, username string, viewer posts.Known, c page.Cursor) (page.Page[View], error) {
 	p, err := posts.UserPage(ctx, s.d.Users, username, func(ctx context.Context, userID string) (page.Page[*Review], error) {
 		return s.d.Store.ListUserReviews(ctx, userID, c)
 	})
 	if err != nil {
 		return page.Page[View]{}, err
 	}
-	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewerID, p, nil)
+	return posts.Views(ctx, s.d.Briefs, s.d.Store.LikedBy, viewer, p, nil)
 }
 
 // get reads a review and whether viewerID likes it. Errors: ErrNotFound.

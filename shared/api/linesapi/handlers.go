@@ -58,7 +58,8 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 // get serves GET /v1/lines/{id}: the line with its author, book and the
 // caller's isLiked.
 func (h *handler) get(w http.ResponseWriter, r *http.Request) error {
-	v, err := h.lines.Get(r.Context(), httpapi.CallerOf(r).ID, r.PathValue("id"))
+	caller := httpapi.CallerOf(r)
+	v, err := h.lines.Get(r.Context(), posts.Known{ID: caller.ID, User: caller.User}, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -156,7 +157,8 @@ func (h *handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.lines.ListByBook(r.Context(), r.PathValue("id"), httpapi.CallerOf(r).ID, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.lines.ListByBook(r.Context(), r.PathValue("id"), posts.Known{ID: caller.ID, User: caller.User}, c)
 	if err != nil {
 		return err
 	}
@@ -170,7 +172,8 @@ func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.lines.ListByUser(r.Context(), r.PathValue("username"), httpapi.CallerOf(r).ID, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.lines.ListByUser(r.Context(), r.PathValue("username"), posts.Known{ID: caller.ID, User: caller.User}, c)
 	if err != nil {
 		return err
 	}
@@ -203,7 +206,8 @@ func (h *handler) listByChallenge(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	p, err := h.lines.ListByChallenge(r.Context(), r.PathValue("challengeId"), httpapi.CallerOf(r).ID, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.lines.ListByChallenge(r.Context(), r.PathValue("challengeId"), posts.Known{ID: caller.ID, User: caller.User}, c)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/httpapi"
+	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/reviews"
 )
 
@@ -197,7 +198,8 @@ func (h *handler) listByBook(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.reviews.ListByBook(r.Context(), r.PathValue("id"), httpapi.CallerOf(r).ID, sort, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.reviews.ListByBook(r.Context(), r.PathValue("id"), posts.Known{ID: caller.ID, User: caller.User}, sort, c)
 	if err != nil {
 		return err
 	}
@@ -217,7 +219,8 @@ func (h *handler) listByUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, err := h.reviews.ListByUser(r.Context(), r.PathValue("username"), httpapi.CallerOf(r).ID, c)
+	caller := httpapi.CallerOf(r)
+	p, err := h.reviews.ListByUser(r.Context(), r.PathValue("username"), posts.Known{ID: caller.ID, User: caller.User}, c)
 	if err != nil {
 		return err
 	}
