@@ -64,9 +64,9 @@ type Storer interface {
 	// first (a store's list). Errors: page.ErrInvalidCursor.
 	PageClubs(ctx context.Context, f Filter, c page.Cursor) (page.Page[Ref], error)
 	// GetListed reads the clubs of a directory page, in its order (a club
-	// deleted since is left out), and their hosts' accounts but known's,
-	// which it answers from known (posts.Knowing).
-	GetListed(ctx context.Context, refs []Ref, known posts.Known) ([]*Club, map[string]*users.User, error)
+	// deleted since is left out), and their hosts' accounts but skip's
+	// (the caller's, which the request has: posts.Known; "" for none).
+	GetListed(ctx context.Context, refs []Ref, skip string) ([]*Club, map[string]*users.User, error)
 
 	MemberStorer
 	BookStorer
@@ -180,7 +180,7 @@ func (s *Service) hostStore(ctx context.Context, storeID, userID string) (*store
 // Get returns the single view of a club for viewer (ID "" when
 // anonymous): the club, its reading list and the viewer's membership are
 // read side by side, then the host and the books (a host viewing their
-// club is not read again: posts.Knowing). Errors: ErrNotFound (also for
+// club is not read again: posts.Known). Errors: ErrNotFound (also for
 // an id that is not a UUID), ErrSignInRequired, ErrPrivate.
 func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	viewerID := viewer.ID
@@ -216,13 +216,14 @@ func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View
 		stores map[string]storehost.Brief
 	)
 	g.Go(func() (err error) {
-		us, bs, err = posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{c.HostID}, bookIDs)
+		us, bs, err = viewer.Skip(s.d.Briefs).GetUsersAndBooks(ctx, []string{c.HostID}, bookIDs)
 		return err
 	})
 	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, c.StoreID); return err })
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
+	us = viewer.Add(us, c.HostID)
 	v := &View{Club: c, Host: us[c.HostID], Store: briefOf(stores, c.StoreID), Member: m, Books: make([]BookView, len(entry))}
 	for i, b := range entry {
 		v.Books[i] = BookView{Entry: b, Book: bs[b.BookID]}
@@ -258,7 +259,7 @@ func briefOf(m map[string]storehost.Brief, id string) *storehost.Brief {
 // for members only. The directory page names each club's host and
 // store, so the clubs with their hosts and the stores are read side by
 // side; the viewer's own account, when they host one, is not read again
-// (posts.Knowing). Errors: ValidationError (a store id that is not a
+// (posts.Known). Errors: ValidationError (a store id that is not a
 // UUID).
 func (s *Service) List(ctx context.Context, viewer posts.Known, f Filter, o page.Offset) ([]Listed, int, error) {
 	if f.StoreID != "" {
@@ -282,11 +283,20 @@ func (s *Service) List(ctx context.Context, viewer posts.Known, f Filter, o page
 		stores map[string]storehost.Brief
 		g      errgroup.Group
 	)
-	g.Go(func() (err error) { cs, hosts, err = s.d.Store.GetListed(ctx, refs, viewer); return err })
+	skip := ""
+	if viewer.User != nil {
+		skip = viewer.ID
+	}
+	g.Go(func() (err error) { cs, hosts, err = s.d.Store.GetListed(ctx, refs, skip); return err })
 	g.Go(func() (err error) { stores, err = s.storeBriefs(ctx, storeIDs...); return err })
 	if err := g.Wait(); err != nil {
 		return nil, 0, fmt.Errorf("list clubs: %w", err)
 	}
+	hostIDs := make([]string, len(cs))
+	for i, c := range cs {
+		hostIDs[i] = c.HostID
+	}
+	hosts = viewer.Add(hosts, hostIDs...)
 	out := make([]Listed, len(cs))
 	for i, c := range cs {
 		out[i] = Listed{Club: c, Host: hosts[c.HostID], Store: briefOf(stores, c.StoreID)}
@@ -317,7 +327,7 @@ func (s *Service) ListByStore(ctx context.Context, slug string, public *bool, c 
 			return err
 		}
 		p.Next = refs.Next
-		p.Items, hosts, err = s.d.Store.GetListed(ctx, refs.Items, posts.Known{})
+		p.Items, hosts, err = s.d.Store.GetListed(ctx, refs.Items, "")
 		return err
 	})
 	g.Go(func() (err error) { briefs, err = s.d.Stores.Briefs(ctx, []string{storeID}); return err })
@@ -380,7 +390,7 @@ func (s *Service) Update(ctx context.Context, callerID, id string, e UpdateClub)
 // (they were removed with it); to anyone else, and for a club never
 // taken down, ErrNotFound. It is read only after a signed-in viewer
 // found no club, so a club that is there costs nothing more; the host
-// is the viewer, whose account the request has (posts.Knowing).
+// is the viewer, whose account the request has (posts.Known).
 func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	c, td, err := s.d.Store.TakenDownClub(ctx, id)
 	if err != nil {
@@ -389,10 +399,11 @@ func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) 
 	if c.HostID != viewer.ID {
 		return nil, ErrNotFound
 	}
-	us, _, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{c.HostID}, nil)
+	us, _, err := viewer.Skip(s.d.Briefs).GetUsersAndBooks(ctx, []string{c.HostID}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)
 	}
+	us = viewer.Add(us, c.HostID)
 	stores, err := s.storeBriefs(ctx, c.StoreID)
 	if err != nil {
 		return nil, fmt.Errorf("get club %s: %w", id, err)

@@ -10,7 +10,6 @@ import (
 	"github.com/bookplatform/backend/shared/clubs"
 	"github.com/bookplatform/backend/shared/optimistic"
 	"github.com/bookplatform/backend/shared/page"
-	"github.com/bookplatform/backend/shared/posts"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/guregu/dynamo/v2"
 	"golang.org/x/sync/errgroup"
@@ -212,21 +211,18 @@ func (e dirEntryItem) toClubRef() clubs.Ref {
 
 // GetListed reads the clubs of directory entries and their hosts in one
 // BatchGetItem (the entries carry the host ids), in the entries' order.
-// The known account (the caller's, which the router read) is answered
-// from known rather than read again.
-func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref, known posts.Known) ([]*clubs.Club, map[string]*users.User, error) {
+// The host skip (the caller's account, which the request has:
+// posts.Known) is left out.
+func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref, skip string) ([]*clubs.Club, map[string]*users.User, error) {
 	out, hosts := []*clubs.Club{}, map[string]*users.User{}
 	if len(refs) == 0 {
 		return out, hosts, nil
 	}
 	keys := make([]dynamo.Keyed, 0, 2*len(refs))
 	var hostIDs []string
-	hostsKnown := false
 	for _, r := range refs {
 		keys = append(keys, ClubKey(r.ID).keyed())
-		if known.User != nil && r.HostID == known.ID {
-			hostsKnown = true
-		} else {
+		if skip == "" || r.HostID != skip {
 			hostIDs = append(hostIDs, r.HostID)
 		}
 	}
@@ -254,11 +250,6 @@ func (s *Clubs) GetListed(ctx context.Context, refs []clubs.Ref, known posts.Kno
 				return nil, nil, fmt.Errorf("decode user: %w", err)
 			}
 			hosts[it.ID] = it.toUser()
-		}
-	}
-	if hostsKnown {
-		if u := known.User(); u != nil {
-			hosts[u.ID] = u
 		}
 	}
 	for _, r := range refs {

@@ -184,7 +184,7 @@ func (s *Service) Create(ctx context.Context, caller *users.User, in NewLine) (*
 // Get returns a line with its author, its book and whether viewer likes
 // it. A line posted in a private club is the club's members' and its
 // author's to see (canSee). An author viewing their own line is not read
-// again (posts.Knowing). Errors: ErrNotFound (also for an id that is not
+// again (posts.Known). Errors: ErrNotFound (also for an id that is not
 // a UUID), clubs.ErrPrivate.
 func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	viewerID := viewer.ID
@@ -209,13 +209,14 @@ func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View
 		bs map[string]*books.Book
 	)
 	g.Go(func() (err error) {
-		us, bs, err = posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+		us, bs, err = viewer.Skip(s.d.Briefs).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
 		return err
 	})
 	g.Go(func() error { return s.canSee(ctx, l, viewerID) })
 	if err := g.Wait(); err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
+	us = viewer.Add(us, l.UserID)
 	return &View{Post: l, Author: us[l.UserID], Book: bs[l.BookID], IsLiked: liked[id]}, nil
 }
 
@@ -224,7 +225,7 @@ func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View
 // line never taken down), ErrNotFound. The takedown is read only after
 // a line was not found by a signed-in viewer, so a line that is there
 // costs nothing more. Its likes were removed with it: isLiked is false.
-// The author is the viewer, whose account the request has (posts.Knowing).
+// The author is the viewer, whose account the request has (posts.Known).
 func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	l, td, err := s.d.Store.TakenDownLine(ctx, id)
 	if err != nil {
@@ -233,10 +234,11 @@ func (s *Service) takenDown(ctx context.Context, viewer posts.Known, id string) 
 	if l.UserID != viewer.ID {
 		return nil, ErrNotFound
 	}
-	us, bs, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
+	us, bs, err := viewer.Skip(s.d.Briefs).GetUsersAndBooks(ctx, []string{l.UserID}, []string{l.BookID})
 	if err != nil {
 		return nil, fmt.Errorf("get line %s: %w", id, err)
 	}
+	us = viewer.Add(us, l.UserID)
 	return &View{Post: l, Author: us[l.UserID], Book: bs[l.BookID], TakenDown: td}, nil
 }
 

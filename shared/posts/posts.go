@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/bookplatform/backend/shared/books"
@@ -61,51 +62,57 @@ type Reader interface {
 // Known is the account a request has read already: its caller's, which
 // the router reads strongly consistent for every signed-in request
 // (httpapi.CallerOf(r)). ID is there at once ("" when anonymous); User
-// may wait for the router's read (an early GET's handler starts beside
-// it), so it is called only when the account is one a read would fetch.
+// returns the record, waiting for the router's read in an early GET's
+// handler, which a refused request stops inside User by a panic that
+// only the handler's own goroutine recovers: so reads leave the account
+// out (Skip), from any goroutine, and the handler's goroutine puts it
+// back once they are done (Add).
 type Known struct {
 	ID   string
 	User func() *users.User
 }
 
-// Knowing returns r, except that k's account is answered from k rather
-// than read again: the caller's own wishlist, club or lines show their
-// record as the router read it, which is never older than a batch read
+// Skip returns r reading every account it is asked for but k's. Its
+// caller adds that one with Add: the caller's own wishlist, club or posts
+// show their record as the router read it, never older than a batch read
 // of it would be, and the batch has one key fewer (none at all, when
-// that account was all it read).
-func Knowing(r Reader, k Known) Reader {
+// that account was all it would read).
+func (k Known) Skip(r Reader) Reader {
 	if k.ID == "" || k.User == nil {
 		return r
 	}
-	return knowing{r: r, k: k}
+	return skipping{r: r, id: k.ID}
 }
 
-type knowing struct {
-	r Reader
-	k Known
-}
-
-func (k knowing) GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error) {
-	rest := make([]string, 0, len(userIDs))
-	for _, id := range userIDs {
-		if id != k.k.ID {
-			rest = append(rest, id)
-		}
-	}
-	if len(rest) == len(userIDs) {
-		return k.r.GetUsersAndBooks(ctx, userIDs, bookIDs)
-	}
-	us, bs, err := k.r.GetUsersAndBooks(ctx, rest, bookIDs)
-	if err != nil {
-		return nil, nil, err
+// Add puts k's account in us when one of ids (the accounts a read asked
+// for) is it, and returns us. It calls User: call it on the handler's
+// goroutine only (Known).
+func (k Known) Add(us map[string]*users.User, ids ...string) map[string]*users.User {
+	if k.ID == "" || k.User == nil || !slices.Contains(ids, k.ID) {
+		return us
 	}
 	if us == nil {
 		us = map[string]*users.User{}
 	}
-	if u := k.k.User(); u != nil {
+	if u := k.User(); u != nil {
 		us[u.ID] = u
 	}
-	return us, bs, nil
+	return us
+}
+
+type skipping struct {
+	r  Reader
+	id string
+}
+
+func (s skipping) GetUsersAndBooks(ctx context.Context, userIDs, bookIDs []string) (map[string]*users.User, map[string]*books.Book, error) {
+	rest := make([]string, 0, len(userIDs))
+	for _, id := range userIDs {
+		if id != s.id {
+			rest = append(rest, id)
+		}
+	}
+	return s.r.GetUsersAndBooks(ctx, rest, bookIDs)
 }
 
 // Accounts reads the accounts of items, userID naming each one's, in one
@@ -233,7 +240,8 @@ type TakenDown struct {
 // context is read once (Load: the authors and the books not known yet in
 // one batch, the viewer's likes beside it). book, when not nil, is the
 // page's one book, already read; the viewer's own account, when they
-// wrote posts of the page, is not read again (Knowing).
+// wrote posts of the page, is not read again (Known). Call it on the
+// handler's goroutine.
 func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewer Known, p page.Page[T], book *books.Book) (page.Page[View[T]], error) {
 	refs := make([]Ref, len(p.Items))
 	for i, it := range p.Items {
@@ -243,10 +251,15 @@ func Views[T Post](ctx context.Context, r Reader, likedBy LikedBy, viewer Known,
 	if book != nil {
 		known = map[string]*books.Book{book.ID: book}
 	}
-	c, err := Load(ctx, Knowing(r, viewer), likedBy, viewer.ID, refs, known)
+	c, err := Load(ctx, viewer.Skip(r), likedBy, viewer.ID, refs, known)
 	if err != nil {
 		return page.Page[View[T]]{}, err
 	}
+	authors := make([]string, len(refs))
+	for i, ref := range refs {
+		authors[i] = ref.UserID
+	}
+	c.Authors = viewer.Add(c.Authors, authors...)
 	out := page.Page[View[T]]{Items: make([]View[T], len(p.Items)), Next: p.Next}
 	for i, it := range p.Items {
 		ref := refs[i]

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/bookplatform/backend/shared/books"
+	"github.com/bookplatform/backend/shared/page"
 	"github.com/bookplatform/backend/shared/users"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -87,27 +88,48 @@ func TestLoad_AnErrorOfEitherReadFailsTheLoad(t *testing.T) {
 	assert.EqualError(t, err, "likes failed")
 }
 
-func TestKnowing_AnswersTheKnownAccountWithoutReadingIt(t *testing.T) {
+func TestKnown_SkipsTheAccountAndAddsItBack(t *testing.T) {
 	r := &fakeReader{}
 	asked := 0
 	caller := &users.User{ID: "me", DisplayName: "as the router read it"}
 	k := Known{ID: "me", User: func() *users.User { asked++; return caller }}
 
-	us, bs, err := Knowing(r, k).GetUsersAndBooks(context.Background(), []string{"u1", "me"}, []string{"b1"})
+	us, bs, err := k.Skip(r).GetUsersAndBooks(context.Background(), []string{"u1", "me"}, []string{"b1"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u1"}, r.userIDs, "the known account is not read again")
 	assert.Equal(t, []string{"b1"}, r.bookID)
+	assert.Zero(t, asked, "reads never call User: they may run off the handler's goroutine")
+	us = k.Add(us, "u1", "me")
 	assert.Same(t, caller, us["me"])
 	assert.NotNil(t, us["u1"])
 	assert.NotNil(t, bs["b1"])
 	assert.Equal(t, 1, asked)
 
 	// Another account's page does not wait for the known one.
-	_, _, err = Knowing(r, k).GetUsersAndBooks(context.Background(), []string{"u2"}, nil)
+	us, _, err = k.Skip(r).GetUsersAndBooks(context.Background(), []string{"u2"}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"u2"}, r.userIDs)
+	assert.Len(t, k.Add(us, "u2"), 1)
 	assert.Equal(t, 1, asked, "User is called only when its account is wanted")
 
 	// Anonymous: nothing is known.
-	assert.Equal(t, Reader(r), Knowing(r, Known{}))
+	assert.Equal(t, Reader(r), Known{}.Skip(r))
+	assert.Nil(t, Known{}.Add(nil, ""))
 }
+
+func TestViews_TheViewersOwnPostsShowTheirKnownAccount(t *testing.T) {
+	r := &fakeReader{}
+	caller := &users.User{ID: "me", DisplayName: "as the router read it"}
+	noLikes := func(context.Context, string, []string) (map[string]bool, error) { return map[string]bool{}, nil }
+	p := page.Page[testPost]{Items: []testPost{{Ref{ID: "p1", UserID: "me", BookID: "b1"}}, {Ref{ID: "p2", UserID: "u2", BookID: "b1"}}}}
+	v, err := Views(context.Background(), r, noLikes, Known{ID: "me", User: func() *users.User { return caller }}, p, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"u2"}, r.userIDs)
+	assert.Same(t, caller, v.Items[0].Author)
+	assert.Equal(t, "u2", v.Items[1].Author.ID)
+}
+
+// testPost is a post of a page for Views.
+type testPost struct{ ref Ref }
+
+func (p testPost) Ref() Ref { return p.ref }

@@ -150,7 +150,7 @@ func (s *Service) ListByUser(ctx context.Context, username string, c page.Cursor
 // Get returns a wishlist's single view: with its owner and its items
 // with their books. A private wishlist is shown to its owner only:
 // ErrSignInRequired without a viewer (viewer.ID ""), ErrPrivate to anyone
-// else. The owner viewing their own is not read again (posts.Knowing).
+// else. The owner viewing their own is not read again (posts.Known).
 // Errors: ErrNotFound (also for an id that is not a UUID).
 func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View, error) {
 	id, ok := ids.Parse(id)
@@ -177,10 +177,11 @@ func (s *Service) Get(ctx context.Context, viewer posts.Known, id string) (*View
 	for i, it := range items {
 		bookIDs[i] = it.BookID
 	}
-	us, bs, err := posts.Knowing(s.d.Briefs, viewer).GetUsersAndBooks(ctx, []string{w.UserID}, bookIDs)
+	us, bs, err := viewer.Skip(s.d.Briefs).GetUsersAndBooks(ctx, []string{w.UserID}, bookIDs)
 	if err != nil {
 		return nil, fmt.Errorf("get wishlist %s: %w", id, err)
 	}
+	us = viewer.Add(us, w.UserID)
 	sortItems(items)
 	v := &View{Wishlist: w, Owner: us[w.UserID], Items: make([]ItemView, len(items))}
 	for i, it := range items {
