@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/bookplatform/backend/local/testenv"
 	"github.com/bookplatform/backend/shared/api/apitest"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // knownRereads are the items a request of the cost mix reads twice on
@@ -89,6 +91,18 @@ func TestCostMixReadsNoItemTwice(t *testing.T) {
 			}
 			assert.Empty(t, twice, "%s reads these items (by sort key) twice", name)
 		}
+	}
+
+	// The caller's record is put back on the handler's goroutine
+	// (posts.Known.Add): a refused early GET stops its handler there, by
+	// a panic that goroutine alone recovers. Refused here, the reader's
+	// own club, wishlist and lines are answered 403, and nothing crashes.
+	res := c.Do("POST", "/v1/admin/users/"+st.reader.ID+"/suspend", map[string]any{"reason": "Spam."}, st.operator.Token)
+	require.Equal(t, http.StatusOK, res.Status, "%s", res.Body)
+	for _, path := range []string{"/v1/clubs", "/v1/clubs/" + st.clubID, "/v1/clubs/" + st.clubID + "/lines",
+		"/v1/wishlists/" + st.wishlistID, "/v1/books/" + st.bookID + "/lines", "/v1/books/" + st.bookID + "/reviews"} {
+		res := c.Do("GET", path, nil, st.reader.Token)
+		assert.Equal(t, http.StatusForbidden, res.Status, "%s: %s", path, res.Body)
 	}
 }
 
