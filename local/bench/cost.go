@@ -317,10 +317,8 @@ func gatewayLine(method, path, route string, status, responseLength int) (int, e
 		"$context.status":                  fmt.Sprint(status),
 		"$context.responseLength":          fmt.Sprint(responseLength),
 		"$context.responseLatency":         "18",
-		"$context.integrationStatus":       fmt.Sprint(status),
 		"$context.integrationLatency":      "16",
 		"$context.integrationErrorMessage": "-",
-		"$context.authorizer.error":        "-",
 		"$context.error.message":           "-",
 	}
 	line := map[string]string{}

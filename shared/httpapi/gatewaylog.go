@@ -5,12 +5,16 @@ package httpapi
 // bytes: one JSON object per request with what API Gateway alone knows:
 // its request id, the Lambda invocation's (integrationRequestId, which is
 // the function log's requestId and the X-Ray trace's), the route, status
-// and latencies, the integration's and the authorizer's error, and the
-// client, and the path: a request refused before any function runs (the
-// authorizer's 403, a throttle's 429) has no other record of it. What
-// the function's own line has is left out otherwise (the method, beside
-// the route key; the time, which every log event carries), and so are
-// the protocol and the response length. Values are API
+// and latencies, the integration's error, and the client, and the path:
+// a request refused before any function runs (the authorizer's 403, a
+// throttle's 429) has no other record of it. What the function's own
+// line has is left out otherwise (the method, beside the route key; the
+// time, which every log event carries), and so are the protocol, the
+// response length, the integration's status (for a Lambda proxy, the
+// status of Lambda's Invoke: 200 but when Lambda itself refused, which
+// the status and the integration's error already say) and the
+// authorizer's error (the authorizer runs on the back office's routes
+// alone and logs each refusal with the API's request id). Values are API
 // Gateway's $context variables.
 var GatewayAccessLogFormat = map[string]string{
 	"requestId":            "$context.requestId",
@@ -21,9 +25,7 @@ var GatewayAccessLogFormat = map[string]string{
 	"path":                 "$context.path",
 	"status":               "$context.status",
 	"responseLatency":      "$context.responseLatency",
-	"integrationStatus":    "$context.integrationStatus",
 	"integrationLatency":   "$context.integrationLatency",
 	"integrationError":     "$context.integrationErrorMessage",
-	"authorizerError":      "$context.authorizer.error",
 	"errorMessage":         "$context.error.message",
 }
