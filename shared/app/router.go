@@ -99,6 +99,10 @@ func (i identity) GetUser(ctx context.Context, id string) (*users.User, error) {
 	return i.a.users.GetUser(ctx, id)
 }
 
+func (i identity) GetUserEventually(ctx context.Context, id string) (*users.User, error) {
+	return i.a.users.GetUserEventually(ctx, id)
+}
+
 // storeDirectory adapts the stores' storage to httpapi.StoreDirectory:
 // the role checks' one read (a slug claim, or a store's id, slug and
 // owner).

@@ -13,11 +13,18 @@ import (
 // is notFound, the domain's sentinel. what names the item in errors
 // ("club <id>", "member <user> of club <club>").
 func getOne[T, R any](ctx context.Context, t *table, k Key, conv func(T) R, notFound error, what string) (R, error) {
+	return getOneAs(ctx, t, k, true, conv, notFound, what)
+}
+
+// getOneAs is getOne with the read's consistency given: eventually
+// consistent only where a read a moment old decides the same
+// (Users.GetUserEventually says where).
+func getOneAs[T, R any](ctx context.Context, t *table, k Key, consistent bool, conv func(T) R, notFound error, what string) (R, error) {
 	var (
 		it   T
 		zero R
 	)
-	err := t.get(k).Consistent(true).One(ctx, &it)
+	err := t.get(k).Consistent(consistent).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) {
 		return zero, fmt.Errorf("get %s: %w", what, notFound)
 	}

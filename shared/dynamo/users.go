@@ -120,6 +120,14 @@ func (s *Users) GetUser(ctx context.Context, id string) (*users.User, error) {
 	return getOne(ctx, s.t, UserKey(id), userItem.toUser, users.ErrNotFound, "user "+id)
 }
 
+// GetUserEventually reads a user by id eventually consistently, at half
+// the read units: for the router's read of the caller on a public read
+// (httpapi.Route.ReadsCallerEventually), where a record a moment old
+// decides what the stored one would. Errors: users.ErrNotFound.
+func (s *Users) GetUserEventually(ctx context.Context, id string) (*users.User, error) {
+	return getOneAs(ctx, s.t, UserKey(id), false, userItem.toUser, users.ErrNotFound, "user "+id)
+}
+
 // GetUserByEmail resolves the email claim, then reads the user.
 func (s *Users) GetUserByEmail(ctx context.Context, email string) (*users.User, error) {
 	id, err := s.claimedUserID(ctx, EmailClaimKey(email), true)

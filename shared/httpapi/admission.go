@@ -93,7 +93,11 @@ func (rt *Router) admit(r *http.Request, route *Route, claims *auth.Claims, st *
 		g        errgroup.Group
 	)
 	if claims != nil {
-		g.Go(func() error { a.user, userErr = rt.opts.Identity.GetUser(ctx, claims.UserID); return nil })
+		getUser := rt.opts.Identity.GetUser
+		if ei, ok := rt.opts.Identity.(EventualIdentity); ok && route.ReadsCallerEventually() {
+			getUser = ei.GetUserEventually
+		}
+		g.Go(func() error { a.user, userErr = getUser(ctx, claims.UserID); return nil })
 	}
 	g.Go(func() error { counts, admitted = rt.count(ctx, a.scope, a.windows, st); return nil })
 	ownStore := false // the route's store is the caller's own (StoreRef.OrOwn)

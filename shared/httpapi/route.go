@@ -78,6 +78,23 @@ type Route struct {
 	Doc Doc
 }
 
+// ReadsCallerEventually reports whether the router reads a signed-in
+// caller's record eventually consistent on this route, at half the read
+// units: a public read (GET or HEAD, auth Optional, no role) whose handler
+// starts beside admission. There the record decides only whether the
+// token is still honoured (a suspended, ended or deleted account) and the
+// stored tier's rate, and it personalises a page that is itself read
+// eventually consistent (the indexes, the catalog's batch reads). A
+// record a moment older than the last write decides nothing a client
+// could not get anyway: the same page is served to anyone without a
+// token. Everywhere else (a write, a role, GET /users/me and the other
+// routes that show the caller's record: AfterAdmission) it is read
+// strongly consistent, as whoever just wrote it must read it as written.
+func (rt *Route) ReadsCallerEventually() bool {
+	return (rt.Method == http.MethodGet || rt.Method == http.MethodHead) && rt.Auth == AuthOptional &&
+		rt.Role.Need == NeedNone && !rt.AfterAdmission
+}
+
 // Doc is what the API reference says of a route beyond its table entry:
 // its request and response bodies (as zero values of their Go types, read
 // by reflection), its query parameters and the statuses it answers.

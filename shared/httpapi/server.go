@@ -38,6 +38,14 @@ type Identity interface {
 	GetUser(ctx context.Context, id string) (*users.User, error)
 }
 
+// EventualIdentity is an Identity that can also read the caller
+// eventually consistent (at half the read units), which the router does
+// on the routes Route.ReadsCallerEventually names.
+type EventualIdentity interface {
+	Identity
+	GetUserEventually(ctx context.Context, id string) (*users.User, error)
+}
+
 // Options configure a Router.
 type Options struct {
 	Identity     Identity

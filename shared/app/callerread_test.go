@@ -1,0 +1,74 @@
+package app_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/bookplatform/backend/local/testenv"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// callerReads records, for each GetItem of an account's record, whether
+// it was strongly consistent.
+type callerReads struct {
+	mu    sync.Mutex
+	reads []bool
+}
+
+func (c *callerReads) middleware(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("callerReads", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if g, ok := in.Parameters.(*dynamodb.GetItemInput); ok {
+			if sk, ok := g.Key["SK"].(*types.AttributeValueMemberS); ok && sk.Value == "PROFILE" {
+				c.mu.Lock()
+				c.reads = append(c.reads, aws.ToBool(g.ConsistentRead))
+				c.mu.Unlock()
+			}
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
+}
+
+func (c *callerReads) take() []bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.reads
+	c.reads = nil
+	return out
+}
+
+// The router reads a signed-in caller eventually consistent on a public
+// read (GET, auth Optional, no role: the page is the same without a
+// token) and strongly consistent everywhere else: a write, a Bearer
+// read, a route that shows the caller's record, a role's route.
+func TestCallerRead_EventualOnlyOnPublicReads(t *testing.T) {
+	reads := &callerReads{}
+	env := testenv.New(t, testenv.WithAPIOptions(reads.middleware))
+	ann := env.Signup(t, "eventualann")
+	const missing = "00000000-0000-4000-8000-000000000000"
+
+	for _, tc := range []struct {
+		method, path string
+		consistent   bool
+	}{
+		{"GET", "/v1/books/" + missing, false},
+		{"GET", "/v1/books/" + missing + "/lines", false},
+		{"GET", "/v1/users/me", true},
+		{"GET", "/v1/wishlists", true},
+		{"PUT", "/v1/users/me", true},
+	} {
+		reads.take()
+		env.Do(tc.method, tc.path, map[string]any{"bio": "Reading."}, ann.Token)
+		got := reads.take()
+		require.NotEmpty(t, got, "%s %s read no account", tc.method, tc.path)
+		assert.Equal(t, tc.consistent, got[0], "%s %s: the caller's read", tc.method, tc.path)
+	}
+	// Anonymous, a public read reads no account at all.
+	env.Do("GET", "/v1/books/"+missing, nil, "")
+	assert.Empty(t, reads.take())
+}
