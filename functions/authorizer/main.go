@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -22,9 +21,7 @@ import (
 
 func main() {
 	cfg := authorizer.MustLoadConfig()
-	var level slog.Level // info when LOG_LEVEL is unset or unknown, as in the HTTP functions
-	_ = level.UnmarshalText([]byte(os.Getenv(config.EnvLogLevel)))
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: level}))
+	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel), config.InLambda())
 	keys, err := secretsmgr.LoadKeyring(context.Background(), cfg.JWTKeys, loadAWSConfig, logger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)

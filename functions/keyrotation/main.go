@@ -8,16 +8,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/secretsmgr"
 )
 
 func main() {
-	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel), config.InLambda())
 	cfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)

@@ -268,13 +268,10 @@ func readOriginSecret(ctx context.Context, api secretsmgr.GetSecretValueAPI, arn
 	return v, nil
 }
 
-// NewLogger returns the JSON logger at the given level.
+// NewLogger returns the JSON logger at the given level, on stdout;
+// config.NewLogger says why a line in Lambda has no time.
 func NewLogger(level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(os.Stdout, &slog.HandlerOptions{Level: l}))
+	return config.NewLogger(os.Stdout, level, config.InLambda())
 }
 
 // Keys derived from the JWT keys, so there is one secret to manage (and
