@@ -202,7 +202,7 @@ func runScenario(t *testing.T, steps []apitest.Step, used map[string]map[string]
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), clock.Now)
 	a.DNS = env.DNS // before the router is built: the DNS stand-in the scenario sets records in
 	requests := &requestCalls{}
-	handler := requests.wrap(devserver.Handler(a, groups.All(a.Deps())))
+	handler := requests.wrap(logs.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	if examples != nil {
 		handler = examples.wrap(handler)
 	}
@@ -503,17 +503,37 @@ type accessRecord struct {
 
 // accessLog collects the router's "request" records by request id. The
 // record is written when the handler returns, which can be a moment after
-// the client has the answer, hence wait.
+// the client has the answer, hence wait. The line has dynamoDepth only on
+// a 4xx or 5xx (shared/httpapi), so a handler wrapped by wrap records
+// every request's depth itself, from the calls the router passes on to
+// its recorder, and wait returns the record with it.
 type accessLog struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	records map[string]accessRecord
+	depths  map[string]int
+	wrapped bool
 }
 
 func newAccessLog() *accessLog {
-	l := &accessLog{records: map[string]accessRecord{}}
+	l := &accessLog{records: map[string]accessRecord{}, depths: map[string]int{}}
 	l.cond = sync.NewCond(&l.mu)
 	return l
+}
+
+// wrap records the DynamoDB depth of each request next serves, by the
+// request id the router answers with.
+func (l *accessLog) wrap(next http.Handler) http.Handler {
+	l.wrapped = true
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, rec := callstats.With(r.Context())
+		next.ServeHTTP(w, r.WithContext(ctx))
+		_, depth := rec.Summary("dynamodb")
+		l.mu.Lock()
+		l.depths[w.Header().Get("X-Request-Id")] = depth
+		l.cond.Broadcast()
+		l.mu.Unlock()
+	})
 }
 
 // Write takes one JSON record per call, as slog's JSON handler writes them.
@@ -542,7 +562,12 @@ func (l *accessLog) wait(id string, timeout time.Duration) (accessRecord, bool) 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for {
-		if rec, ok := l.records[id]; ok {
+		rec, ok := l.records[id]
+		depth, measured := l.depths[id]
+		if ok && (measured || !l.wrapped) {
+			if measured {
+				rec.Depth = depth
+			}
 			return rec, true
 		}
 		if id == "" || time.Now().After(deadline) {

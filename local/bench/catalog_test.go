@@ -310,7 +310,7 @@ func benchCatalogSize(t *testing.T, n int, quiet testenv.Option, report *strings
 	// End to end: real HTTP through the router, signed-in users (GET
 	// /v1/books allows 60 searches a minute per user, so requests are
 	// spread over several), the rate-limit counter included.
-	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
+	srv := httptest.NewServer(logs.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	defer srv.Close()
 	c := &client{Base: srv.URL, HTTP: srv.Client()}
 	const perUser = 50

@@ -105,7 +105,7 @@ func TestClubLinesBench(t *testing.T) {
 	logs := newAccessLog()
 	a := app.New(env.Config, app.NewClients(env.AWS), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.Counter = nil
-	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
+	srv := httptest.NewServer(logs.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	defer srv.Close()
 	c := &client{Base: srv.URL, HTTP: srv.Client()}
 	member := func(n int) string { return authors[1+n%(len(authors)-1)].Token }

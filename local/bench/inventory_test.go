@@ -138,7 +138,7 @@ func TestInventoryBench(t *testing.T) {
 	logs := newAccessLog()
 	a := app.New(env.Config, app.NewClients(env.AWS), slog.New(slog.NewJSONHandler(logs, nil)), nil)
 	a.Counter = nil
-	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
+	srv := httptest.NewServer(logs.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	defer srv.Close()
 	c := &client{Base: srv.URL, HTTP: srv.Client()}
 

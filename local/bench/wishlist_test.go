@@ -44,7 +44,7 @@ func TestWishlistViewLatency(t *testing.T) {
 	awsCfg := env.AWS.Copy()
 	awsCfg.APIOptions = append(slices.Clone(awsCfg.APIOptions), ops.middleware)
 	a := app.New(env.Config, app.NewClients(awsCfg), slog.New(slog.NewJSONHandler(logs, nil)), nil)
-	srv := httptest.NewServer(devserver.Handler(a, groups.All(a.Deps())))
+	srv := httptest.NewServer(logs.wrap(devserver.Handler(a, groups.All(a.Deps()))))
 	defer srv.Close()
 	c := &client{Base: srv.URL, HTTP: srv.Client()}
 

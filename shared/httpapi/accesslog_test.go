@@ -61,10 +61,18 @@ func TestAccessLog_MetricFilters(t *testing.T) {
 			assert.Equal(t, c.status, line["status"])
 			assert.Equal(t, c.class, line["statusClass"])
 			assert.Equal(t, "books", line["group"])
-			assert.Equal(t, c.path, line["path"])
 			assert.NotEmpty(t, line["requestId"])
-			for _, k := range []string{"durationMs", "dynamoCalls", "dynamoDepth"} {
+			for _, k := range []string{"durationMs", "dynamoCalls"} {
 				assert.IsType(t, float64(0), line[k], k)
+			}
+			// The path and the call depth only where someone debugs
+			// (TestAccessLog_Lean): the gateway's line has the path.
+			if c.status >= 400 {
+				assert.Equal(t, c.path, line["path"])
+				assert.IsType(t, float64(0), line["dynamoDepth"])
+			} else {
+				assert.NotContains(t, line, "path")
+				assert.NotContains(t, line, "dynamoDepth")
 			}
 			assert.NotContains(t, line, "_aws", "the metrics are the filters', not an EMF declaration")
 
@@ -142,22 +150,33 @@ func TestAccessLog_TraceID(t *testing.T) {
 	assert.NotContains(t, line, "traceId", "Lambda's header names no trace of ours")
 }
 
-// The line leaves out what the route key already says: the method of a
-// request whose route names it, but not of a HEAD served by a GET route or
-// of a request no route matched. The AWS operations are listed on a 5xx
-// only.
+// The line leaves out what is said elsewhere: on a 2xx or 3xx the path,
+// the method and dynamoDepth (the gateway's access line, which joins this
+// one on the request id, has the path and method); on a 4xx or 5xx, read
+// to debug, the path and dynamoDepth are there, and the method unless the
+// route key names it (a request no route matched keeps it). The AWS
+// operations are listed on a 5xx only. dynamoCalls is on every line.
 func TestAccessLog_Lean(t *testing.T) {
 	_, line := accessLine(t, Options{}, httptest.NewRequest("GET", "/v1/books/b1", nil))
-	assert.NotContains(t, line, "method", "GET is in the route key")
-	assert.NotContains(t, line, "awsOps", "a 2xx lists no operations")
+	assert.EqualValues(t, 200, line["status"])
+	for _, k := range []string{"method", "path", "dynamoDepth", "awsOps"} {
+		assert.NotContains(t, line, k, "a 2xx line leaves out %s", k)
+	}
+	assert.Contains(t, line, "dynamoCalls")
 
 	_, line = accessLine(t, Options{}, httptest.NewRequest("HEAD", "/v1/books/b1", nil))
 	assert.Equal(t, "GET /v1/books/{id}", line["route"])
-	assert.Equal(t, "HEAD", line["method"])
+	assert.NotContains(t, line, "method", "a 2xx HEAD's method is the gateway line's")
+	assert.NotContains(t, line, "path")
 
 	_, line = accessLine(t, Options{}, httptest.NewRequest("POST", "/v1/nothing", nil))
 	assert.Equal(t, UnmatchedRoute, line["route"])
+	assert.Equal(t, "4xx", line["statusClass"])
 	assert.Equal(t, "POST", line["method"])
+	assert.Equal(t, "/v1/nothing", line["path"])
+	assert.IsType(t, float64(0), line["dynamoDepth"], "a 4xx line has the call depth")
+	assert.Contains(t, line, "dynamoCalls")
+	assert.NotContains(t, line, "awsOps", "a 4xx lists no operations")
 
 	var buf bytes.Buffer
 	rt := NewRouter(Options{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}, []Route{
@@ -177,6 +196,10 @@ func TestAccessLog_Lean(t *testing.T) {
 	require.NotNil(t, failed, buf.String())
 	assert.EqualValues(t, 500, failed["status"])
 	assert.Contains(t, failed, "awsOps", "a 5xx lists the operations it called")
+	assert.Equal(t, "/v1/broken", failed["path"])
+	assert.IsType(t, float64(0), failed["dynamoDepth"], "a 5xx line has the call depth")
+	assert.Contains(t, failed, "dynamoCalls")
+	assert.NotContains(t, failed, "method", "GET is in the route key")
 }
 
 // topLevelKeys are the keys of a JSON object, in order.

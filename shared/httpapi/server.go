@@ -192,19 +192,30 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			route = UnmatchedRoute
 		}
 		// Every byte of the line is billed on every request, so it
-		// leaves out what is said elsewhere or leads nowhere: the
-		// method when the route key names it (a HEAD, an OPTIONS or an
-		// unmatched request keeps it); the AWS operations but on a
-		// 5xx, where they are read (dynamoCalls and dynamoDepth stay, a
-		// kept trace lists every call); the id of a trace not kept.
+		// leaves out what is said elsewhere or leads nowhere. The path,
+		// the method (and only when the route key does not name it: a
+		// HEAD, an OPTIONS or an unmatched request) and dynamoDepth are
+		// on a 4xx or 5xx line, which someone reads to debug; a 2xx or
+		// 3xx line leaves them out, since the gateway's access line has
+		// the path and method and joins this one on the request id. The
+		// AWS operations are on a 5xx only, where they are read
+		// (dynamoCalls stays, a kept trace lists every call); the id of
+		// a trace not kept is left out.
+		failed := sw.status >= 400
 		attrs := []any{"requestId", st.requestID}
-		if !strings.HasPrefix(route, r.Method+" ") {
+		if failed && !strings.HasPrefix(route, r.Method+" ") {
 			attrs = append(attrs, "method", r.Method)
 		}
-		attrs = append(attrs, "path", r.URL.Path, DimRoute, route,
+		if failed {
+			attrs = append(attrs, "path", r.URL.Path)
+		}
+		attrs = append(attrs, DimRoute, route,
 			"status", sw.status, DimStatusClass, StatusClass(sw.status), DimGroup, rt.opts.Group,
 			MetricDuration, float64(time.Since(start).Microseconds())/1000,
-			MetricDynamoCalls, calls, "dynamoDepth", depth)
+			MetricDynamoCalls, calls)
+		if failed {
+			attrs = append(attrs, "dynamoDepth", depth)
+		}
 		if sw.status >= 500 {
 			attrs = append(attrs, "awsOps", rec.Operations())
 		}
