@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +21,7 @@ import (
 	"github.com/bookplatform/backend/shared/authorizer"
 	"github.com/bookplatform/backend/shared/books"
 	"github.com/bookplatform/backend/shared/callstats"
+	"github.com/bookplatform/backend/shared/config"
 	"github.com/bookplatform/backend/shared/groups"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/users"
@@ -264,10 +264,13 @@ type mixState struct {
 // report has its shape: its capacity comes from real calls and is not
 // zero, and it ends with the cost line.
 func TestCost(t *testing.T) {
+	// The function's and the authorizer's loggers are the ones they write
+	// with in Lambda (config.NewLogger: no time, CloudWatch Logs stamps
+	// the event), so the bytes measured are the bytes Lambda would write.
 	logs := &countingWriter{}
-	env := testenv.New(t, testenv.WithRateLimits(), testenv.WithLogger(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))))
+	env := testenv.New(t, testenv.WithRateLimits(), testenv.WithLogger(config.NewLogger(logs, "info", true)))
 	authLogs := &countingWriter{}
-	authz := authorizer.New(env.App.Keys, env.Config.AccessTokenTTL, nil, slog.New(slog.NewJSONHandler(authLogs, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	authz := authorizer.New(env.App.Keys, env.Config.AccessTokenTTL, nil, config.NewLogger(authLogs, "info", true))
 
 	m := &costMeter{logs: logs, done: make(chan measured, 1)}
 	srv := httptest.NewServer(m.wrap(env.Handler()))
@@ -389,7 +392,7 @@ func authorizerRequest(route, header string) events.APIGatewayV2CustomAuthorizer
 }
 
 // lambdaAccessLineExtra is what the access line carries in Lambda beyond
-// what it carries here: the trace id on the lines of kept traces at the
+// what it carries here (the logger is already Lambda's, TestCost): the trace id on the lines of kept traces at the
 // sample rate (tracing is set up only in Lambda, and the id of a trace
 // not kept is left out; the mix's requests neither fail nor are slow),
 // and a request id of 36 characters, the invocation's, for the 24 of a
