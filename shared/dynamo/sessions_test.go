@@ -59,3 +59,45 @@ func TestSessions_RotationLeavesTheOldTokenAsItWasWhenItFails(t *testing.T) {
 	err = store.RotateRefreshToken(ctx, gone, "hash-6", later, later.Add(-time.Minute), time.Hour)
 	assert.ErrorIs(t, err, users.ErrRefreshInvalid, "a token TTL removed since it was read is invalid, not reused")
 }
+
+// A session is written with one token life of headroom beyond its token,
+// and a rotation whose new token expires within it only reads the
+// session: it is extended (again by one token life beyond the new token)
+// only when the new token would outlive it. A revoked session cannot
+// rotate on either path.
+func TestSessions_RotationExtendsTheSessionOnlyWhenNeeded(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewSessions(env.App.Table)
+	ctx := t.Context()
+	now := time.Now().Truncate(time.Second)
+	userID := env.Signup(t, "sasha").ID
+	sess := users.Session{ID: "11111111-2222-4333-8444-777777777777", UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}
+	require.NoError(t, store.CreateSession(ctx, sess, "ext-1"))
+	expiry := func() float64 {
+		t.Helper()
+		it := env.Item(t, dynamo.SessionKey(userID, sess.ID))
+		require.NotNil(t, it)
+		return it["expiresAt"].(float64)
+	}
+	rotate := func(from, to string, at time.Time) error {
+		t.Helper()
+		tok, err := store.GetRefreshToken(ctx, from)
+		require.NoError(t, err)
+		return store.RotateRefreshToken(ctx, tok, to, at, at.Add(-time.Minute), time.Hour)
+	}
+	assert.Equal(t, float64(now.Add(2*time.Hour).Unix()), expiry(), "one token life beyond the first token")
+
+	require.NoError(t, rotate("ext-1", "ext-2", now.Add(50*time.Minute)))
+	assert.Equal(t, float64(now.Add(2*time.Hour).Unix()), expiry(), "a new token within the session's life leaves it unwritten")
+
+	at := now.Add(90 * time.Minute)
+	require.NoError(t, rotate("ext-2", "ext-3", at))
+	assert.Equal(t, float64(at.Add(2*time.Hour).Unix()), expiry(), "a new token outliving the session extends it")
+
+	require.NoError(t, store.RevokeSession(ctx, userID, sess.ID))
+	assert.ErrorIs(t, rotate("ext-3", "ext-4", at.Add(time.Minute)), users.ErrSessionEnded, "revoked, with no extension to write")
+	assert.ErrorIs(t, rotate("ext-3", "ext-5", at.Add(100*time.Minute)), users.ErrSessionEnded, "revoked, with an extension to write")
+	old, err := store.GetRefreshToken(ctx, "ext-3")
+	require.NoError(t, err)
+	assert.False(t, old.Used, "a refused rotation leaves the old token unused")
+}
