@@ -5,8 +5,6 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 )
 
 // A sign-in's attempts are counted twice (docs/decisions.md, "Attempts
@@ -27,8 +25,15 @@ import (
 // meets the account's limit; clearing the account's count would hand a
 // guesser a fresh allowance each time the owner signs in.
 
+// Both counts are kept in one item per account and window (one
+// conditional UpdateItem a sign-in, one more to give back on success;
+// dynamo.(*Attempts).TakeLogin), with the same answers as two counts
+// taken one after the other.
+
 // loginTake is what takeLoginAttempt counted of a sign-in.
 type loginTake struct {
+	// c is the store's count (zero when the counter failed).
+	c LoginCount
 	// counted: the account's count took this attempt, so a right
 	// password gives it back (not when the counter failed, or refused).
 	counted bool
@@ -39,22 +44,27 @@ type loginTake struct {
 }
 
 // takeLoginAttempt counts a sign-in of email from source against both
-// limits. Errors: a 429 (ratelimit.Exceeded, PasswordAction).
+// limits. A counter that fails lets the attempt through, as countAttempt
+// does. Errors: a 429 (ratelimit.Exceeded, PasswordAction).
 func (s *Service) takeLoginAttempt(ctx context.Context, email, source string, now time.Time) (loginTake, error) {
 	p := s.d.PasswordTries
-	n, err := s.countAttempt(ctx, loginFromAttempts(email, source), p.Limit, "this account from this address", now)
-	if err != nil {
-		return loginTake{}, err
+	if p.Limit <= 0 || s.d.Attempts == nil {
+		return loginTake{}, nil
 	}
-	m, err := s.countAttempt(ctx, loginAttempts(email), p.AccountLimit, "this account", now)
+	c, until, err := s.d.Attempts.TakeLogin(ctx, loginKeys(email, source), now, p.Window, p.Limit, p.AccountLimit)
 	switch {
-	case err == nil:
-		return loginTake{counted: m > 0}, nil
-	case n == 1: // the source's first attempt in the window
-		return loginTake{refused: err}, nil
-	default:
-		return loginTake{}, err
+	case err != nil:
+		return loginTake{}, nil
+	case c.Source == 0:
+		return loginTake{}, attemptsExceeded(p.Limit, until, now, "this account from this address")
+	case c.Account > 0:
+		return loginTake{c: c, counted: true}, nil
 	}
+	refused := attemptsExceeded(p.AccountLimit, until, now, "this account")
+	if c.Source == 1 { // the source's first attempt in the window
+		return loginTake{c: c, refused: refused}, nil
+	}
+	return loginTake{}, refused
 }
 
 // loginSucceeded forgets source's attempts at email and, when the
@@ -64,12 +74,14 @@ func (s *Service) loginSucceeded(ctx context.Context, email, source string, t lo
 	if p.Limit <= 0 || s.d.Attempts == nil {
 		return nil
 	}
-	var g errgroup.Group
-	g.Go(func() error { return s.d.Attempts.Clear(ctx, loginFromAttempts(email, source), now, p.Window) })
-	if t.counted {
-		g.Go(func() error { return s.d.Attempts.Refund(ctx, loginAttempts(email), now, p.Window) })
-	}
-	return g.Wait()
+	return s.d.Attempts.LoginSucceeded(ctx, loginKeys(email, source), t.c, t.counted, now, p.Window)
+}
+
+// loginKeys are the keys of a sign-in's counts: the account's item, the
+// source's name in it (sourceOf), and the source's own key for a source
+// counted apart.
+func loginKeys(email, source string) LoginKeys {
+	return LoginKeys{Account: loginAttempts(email), Source: sourceOf(source), Apart: loginFromAttempts(email, source)}
 }
 
 // loginAttempts is the key of an account's sign-in attempts from every

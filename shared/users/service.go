@@ -87,6 +87,32 @@ type Attempts interface {
 	// right password's own, where forgetting them all would forgive a
 	// guesser's too); none left is not an error.
 	Refund(ctx context.Context, key string, now time.Time, window time.Duration) error
+	// TakeLogin counts one sign-in at k.Account from k.Source in the
+	// window holding now, atomically each, as Take at the source's count
+	// against limit and then, when that passes, at the account's against
+	// accountLimit (none when zero or less) would: c.Source is the
+	// source's count with this attempt (0 when its limit is reached),
+	// c.Account the account's (0 when its limit is reached or the
+	// source's refused it).
+	TakeLogin(ctx context.Context, k LoginKeys, now time.Time, window time.Duration, limit, accountLimit int) (c LoginCount, until time.Time, err error)
+	// LoginSucceeded forgets the source's attempts after a right password
+	// and, when the account's count took this one (counted), gives it
+	// back. c is what TakeLogin returned (zero when it failed).
+	LoginSucceeded(ctx context.Context, k LoginKeys, c LoginCount, counted bool, now time.Time, window time.Duration) error
+}
+
+// LoginKeys name a sign-in's counts (login_attempts.go): the account's
+// key, the source's name within it, and the key the source is counted
+// at apart from it (past the account's limit).
+type LoginKeys struct {
+	Account, Source, Apart string
+}
+
+// LoginCount is what TakeLogin counted: see Attempts.
+type LoginCount struct {
+	Source, Account int
+	// Apart: the source's count is its own item, not the account's.
+	Apart bool
 }
 
 // AttemptPolicy is how many attempts with a password an account gets per
@@ -195,8 +221,14 @@ func (s *Service) countAttempt(ctx context.Context, key string, limit int, of st
 	if n > 0 {
 		return n, nil
 	}
+	return 0, attemptsExceeded(limit, until, now, of)
+}
+
+// attemptsExceeded is the 429 of an attempt with a password past limit,
+// until the window ends, saying what (of) is limited.
+func attemptsExceeded(limit int, until, now time.Time, of string) error {
 	retry := until.Sub(now)
-	return 0, ratelimit.Exceeded(ratelimit.PasswordAction, int64(limit), retry,
+	return ratelimit.Exceeded(ratelimit.PasswordAction, int64(limit), retry,
 		fmt.Sprintf("Too many attempts with a password for %s; retry in %s", of, retry.Round(time.Second)))
 }
 

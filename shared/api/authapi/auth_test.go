@@ -395,8 +395,8 @@ func loginFrom(t *testing.T, env *testenv.Env, addr, email, password string) int
 }
 
 // failAccountTake fails, while on is set, the DynamoDB call that counts a
-// sign-in on an account's count from every address (dynamo.Attempts.Take
-// on a login: key), as a throttled or unreachable table would.
+// sign-in on its account's item (dynamo.Attempts.TakeLogin's conditional
+// UpdateItem on a login: key), as a throttled or unreachable table would.
 func failAccountTake(on *atomic.Bool) func(*middleware.Stack) error {
 	return func(stack *middleware.Stack) error {
 		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("failAccountTake",
@@ -511,6 +511,124 @@ func TestAuth_PasswordAttemptsFromManyAddresses(t *testing.T) {
 			}
 		}
 		assert.Equal(t, http.StatusOK, loginFrom(t, env, owner, "collided@example.com", "long-enough-pw"))
+	})
+}
+
+// countAttemptWrites counts the DynamoDB writes of attempt counters
+// (items under ATTEMPTS#) into n.
+func countAttemptWrites(n *atomic.Int64) func(*middleware.Stack) error {
+	return func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("countAttemptWrites",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				var key map[string]types.AttributeValue
+				switch p := in.Parameters.(type) {
+				case *awsdynamodb.UpdateItemInput:
+					key = p.Key
+				case *awsdynamodb.DeleteItemInput:
+					key = p.Key
+				case *awsdynamodb.PutItemInput:
+					key = p.Item
+				}
+				if pk, ok := key[dynamo.AttrPK].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "ATTEMPTS#") {
+					n.Add(1)
+				}
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+	}
+}
+
+// A sign-in's two counts (per address, per account) are one item per
+// account and window: a sign-in writes it once, and a right one once
+// more to give back (docs/decisions.md, "Attempts with a password"). A
+// spray from many addresses does not grow it past the sources counted
+// under the account's limit: later ones are counted apart, each in its
+// own item. A window's account count written by the earlier layout (the
+// same item, its count) still limits the account.
+func TestAuth_PasswordAttemptsAreOneItemPerAccount(t *testing.T) {
+	clock := testenv.NewClock(time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC))
+	var writes atomic.Int64
+	env := testenv.New(t, testenv.WithClock(clock), testenv.WithAPIOptions(countAttemptWrites(&writes)))
+	perSource, perAccount := env.Config.PasswordAttempts, env.Config.PasswordAccountAttempts
+	start := clock.Now().Truncate(env.Config.PasswordAttemptWindow)
+	item := func(email string) map[string]any {
+		return env.Item(t, dynamo.AttemptKey("login:"+email, start))
+	}
+	written := func(f func()) int64 {
+		before := writes.Load()
+		f()
+		return writes.Load() - before
+	}
+
+	signup(t, env, "oneitem", "oneitem@example.com")
+	assert.EqualValues(t, 1, written(func() {
+		require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "203.0.113.7:4000", "oneitem@example.com", "wrong-password"))
+	}), "a wrong password writes one counter")
+	it := item("oneitem@example.com")
+	require.NotNil(t, it)
+	assert.EqualValues(t, 1, it["count"])
+	assert.EqualValues(t, 1, it["from:203.0.113.7"])
+	assert.Nil(t, env.Item(t, dynamo.AttemptKey("login-from:oneitem@example.com|203.0.113.7", start)), "no item of the address's own")
+	assert.EqualValues(t, 2, written(func() {
+		require.Equal(t, http.StatusOK, loginFrom(t, env, "203.0.113.7:4000", "oneitem@example.com", "long-enough-pw"))
+	}), "a right one writes it and gives back")
+	it = item("oneitem@example.com")
+	assert.EqualValues(t, 1, it["count"], "the right one's attempt is given back, the wrong one's stays")
+	assert.NotContains(t, it, "from:203.0.113.7", "the address's count is forgotten")
+	for range perSource - 1 {
+		require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "203.0.113.7:4000", "oneitem@example.com", "wrong-password"))
+	}
+	require.Equal(t, http.StatusUnauthorized, loginFrom(t, env, "203.0.113.7:4000", "oneitem@example.com", "wrong-password"), "the address's count started again")
+	assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "203.0.113.7:4000", "oneitem@example.com", "long-enough-pw"))
+
+	t.Run("a spray does not grow the item", func(t *testing.T) {
+		signup(t, env, "grown", "grown@example.com")
+		const spray = 60
+		statuses := make([]int, spray)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Go(func() {
+				statuses[i] = loginFrom(t, env, fmt.Sprintf("192.0.2.%d:4000", i+1), "grown@example.com", "wrong-password")
+			})
+		}
+		wg.Wait()
+		count := map[int]int{}
+		for _, s := range statuses {
+			count[s]++
+		}
+		assert.Equal(t, map[int]int{http.StatusUnauthorized: perAccount, http.StatusTooManyRequests: spray - perAccount}, count,
+			"concurrent wrong passwords from many addresses pass no more than the account allows")
+		it := item("grown@example.com")
+		sources := 0
+		for name := range it {
+			if strings.HasPrefix(name, "from:") {
+				sources++
+			}
+		}
+		assert.Equal(t, perAccount, sources, "only the sources the account's count took are in the item")
+		apart := 0
+		for i := range spray {
+			src := fmt.Sprintf("192.0.2.%d", i+1)
+			if env.Item(t, dynamo.AttemptKey("login-from:grown@example.com|"+src, start)) != nil {
+				apart++
+				assert.NotContains(t, it, "from:"+src, "no source is counted in both")
+			}
+		}
+		assert.Equal(t, spray-perAccount, apart, "the others are counted apart")
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.1:4001", "grown@example.com", "long-enough-pw"),
+			"an address that tried is refused unchecked")
+		assert.Equal(t, http.StatusOK, loginFrom(t, env, "198.51.100.2:4000", "grown@example.com", "long-enough-pw"),
+			"the owner from a clean address signs in")
+	})
+
+	t.Run("the earlier layout's account count still limits", func(t *testing.T) {
+		signup(t, env, "carried", "carried@example.com")
+		old := dynamo.NewAttempts(env.App.Table)
+		for range perAccount {
+			n, _, err := old.Take(t.Context(), "login:carried@example.com", clock.Now(), env.Config.PasswordAttemptWindow, perAccount)
+			require.NoError(t, err)
+			require.Positive(t, n)
+		}
+		assert.Equal(t, http.StatusTooManyRequests, loginFrom(t, env, "192.0.2.77:4000", "carried@example.com", "wrong-password"))
 	})
 }
 
