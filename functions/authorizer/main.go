@@ -21,7 +21,7 @@ import (
 
 func main() {
 	cfg := authorizer.MustLoadConfig()
-	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel), config.InLambda())
+	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel))
 	keys, err := secretsmgr.LoadKeyring(context.Background(), cfg.JWTKeys, loadAWSConfig, logger)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)

@@ -17,7 +17,7 @@ import (
 )
 
 func main() {
-	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel), config.InLambda())
+	logger := config.NewLogger(os.Stdout, os.Getenv(config.EnvLogLevel))
 	cfg, err := awsconfig.LoadDefaultConfig(context.Background())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "configuration error:", err)

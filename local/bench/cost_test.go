@@ -265,12 +265,12 @@ type mixState struct {
 // zero, and it ends with the cost line.
 func TestCost(t *testing.T) {
 	// The function's and the authorizer's loggers are the ones they write
-	// with in Lambda (config.NewLogger: no time, CloudWatch Logs stamps
-	// the event), so the bytes measured are the bytes Lambda would write.
+	// with in Lambda (config.NewLogger), so the bytes measured are the
+	// bytes Lambda would write.
 	logs := &countingWriter{}
-	env := testenv.New(t, testenv.WithRateLimits(), testenv.WithLogger(config.NewLogger(logs, "info", true)))
+	env := testenv.New(t, testenv.WithRateLimits(), testenv.WithLogger(config.NewLogger(logs, "info")))
 	authLogs := &countingWriter{}
-	authz := authorizer.New(env.App.Keys, env.Config.AccessTokenTTL, nil, config.NewLogger(authLogs, "info", true))
+	authz := authorizer.New(env.App.Keys, env.Config.AccessTokenTTL, nil, config.NewLogger(authLogs, "info"))
 
 	m := &costMeter{logs: logs, done: make(chan measured, 1)}
 	srv := httptest.NewServer(m.wrap(env.Handler()))

@@ -268,10 +268,10 @@ func readOriginSecret(ctx context.Context, api secretsmgr.GetSecretValueAPI, arn
 	return v, nil
 }
 
-// NewLogger returns the JSON logger at the given level, on stdout;
-// config.NewLogger says why a line in Lambda has no time.
+// NewLogger returns the JSON logger at the given level, on stdout
+// (config.NewLogger).
 func NewLogger(level string) *slog.Logger {
-	return config.NewLogger(os.Stdout, level, config.InLambda())
+	return config.NewLogger(os.Stdout, level)
 }
 
 // Keys derived from the JWT keys, so there is one secret to manage (and

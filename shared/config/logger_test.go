@@ -3,43 +3,35 @@ package config
 import (
 	"bytes"
 	"encoding/json"
-	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-// In Lambda a line has no time (CloudWatch Logs stamps it); locally it
-// keeps one. Either way the level, the message and a caller's own time
-// inside a group stay.
-func TestNewLogger_TimeOnlyOutsideLambda(t *testing.T) {
-	for _, inLambda := range []bool{true, false} {
-		var buf bytes.Buffer
-		NewLogger(&buf, "info", inLambda).Info("request", "status", 200, slog.Group("job", "time", "12:00"))
-		var line map[string]any
-		require.NoError(t, json.Unmarshal(buf.Bytes(), &line), buf.String())
-		_, stamped := line["time"]
-		assert.Equal(t, !inLambda, stamped, "inLambda=%v: %s", inLambda, buf.String())
-		assert.Equal(t, "request", line["msg"])
-		assert.Equal(t, "INFO", line["level"])
-		assert.Equal(t, map[string]any{"time": "12:00"}, line["job"], "a group's time is the caller's")
-	}
+// Every line carries its time in RFC 3339 (Lambda, with the JSON log
+// format, would otherwise add its own and read the line's level as
+// INFO), its level and its message.
+func TestNewLogger_LinesCarryTheirTime(t *testing.T) {
+	var buf bytes.Buffer
+	NewLogger(&buf, "info").Warn("request", "status", 503)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &line), buf.String())
+	stamp, ok := line["time"].(string)
+	require.True(t, ok, buf.String())
+	_, err := time.Parse(time.RFC3339Nano, stamp)
+	assert.NoError(t, err, "the time is RFC 3339")
+	assert.Equal(t, "request", line["msg"])
+	assert.Equal(t, "WARN", line["level"])
 }
 
 func TestNewLogger_Level(t *testing.T) {
 	var buf bytes.Buffer
-	l := NewLogger(&buf, "warn", true)
+	l := NewLogger(&buf, "warn")
 	l.Info("quiet")
 	assert.Empty(t, buf.String())
 	buf.Reset()
-	NewLogger(&buf, "nonsense", true).Info("heard")
+	NewLogger(&buf, "nonsense").Info("heard")
 	assert.Contains(t, buf.String(), `"msg":"heard"`, "an unknown level is info")
-}
-
-func TestInLambda(t *testing.T) {
-	t.Setenv(envLambdaFunctionName, "")
-	assert.False(t, InLambda())
-	t.Setenv(envLambdaFunctionName, "bookplatform-books")
-	assert.True(t, InLambda())
 }
