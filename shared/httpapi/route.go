@@ -84,10 +84,13 @@ type Route struct {
 // starts beside admission. There the record decides only whether the
 // token is still honoured (a suspended, ended or deleted account) and the
 // stored tier's rate, and it personalises a page that is itself read
-// eventually consistent (the indexes, the catalog's batch reads). A
-// record a moment older than the last write decides nothing a client
-// could not get anyway: the same page is served to anyone without a
-// token. Everywhere else (a write, a role, GET /users/me and the other
+// eventually consistent (the indexes, the catalog's batch reads). Most
+// such pages are the same for anyone without a token; a private
+// wishlist's or club's views also show their owner or members more, so
+// an account suspended a moment ago can read its own private wishlist or
+// club for that moment (about a second, DynamoDB's usual lag), never
+// anyone else's: what it may read is decided by the wishlist's owner or
+// the membership, read strongly consistent, not by the record. Everywhere else (a write, a role, GET /users/me and the other
 // routes that show the caller's record: AfterAdmission) it is read
 // strongly consistent, as whoever just wrote it must read it as written.
 func (rt *Route) ReadsCallerEventually() bool {
