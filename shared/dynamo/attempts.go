@@ -83,16 +83,23 @@ type loginItem struct {
 // prefix keeps it apart from the item's own attributes.
 func loginSourceAttr(source string) string { return "from:" + source }
 
+// LoginSourcesHeld is how many sources at most an account's sign-in item
+// holds counts of, whatever the account's limit (none included): about
+// 1.5 KB at most, so every take stays a write of one or two units, far
+// from DynamoDB's 400 KB item limit where the update would fail and
+// attempts would go uncounted.
+const LoginSourcesHeld = 30
+
 // TakeLogin counts one sign-in at k.Account from k.Source against the
 // source's limit and the account's accountLimit (none when zero or less),
 // as two counts taken one after the other would, the source's first
 // (users.Attempts). The account's item holds the account's count and one
 // count per source, so the usual sign-in is one conditional UpdateItem
-// (source under its limit, account under its). Only the sources counted
-// while the account was under its limit are held in the item, so it
-// stays small (a source's count is at least one of the account's); a
-// source first seen once the account has reached its limit is counted
-// apart, in an item of its own (k.Apart), else a spray from many
+// (source under its limit, account under its). Only sources first seen
+// while the account's count is under min(accountLimit, LoginSourcesHeld)
+// are held in the item: each held source holds at least one of the
+// account's count, so that bounds them. A source first seen past it is
+// counted apart, in an item of its own (k.Apart), else a spray from many
 // addresses would grow the item towards DynamoDB's 400 KB, each write
 // billed by its size, and at that size fail. From the first source
 // counted apart on, the item carries over, and the in-item update is
@@ -104,6 +111,7 @@ func (s *Attempts) TakeLogin(ctx context.Context, k users.LoginKeys, now time.Ti
 	if accountLimit <= 0 {
 		accountLimit = math.MaxInt32
 	}
+	held := min(accountLimit, LoginSourcesHeld)
 	key, attr := AttemptKey(k.Account, start), loginSourceAttr(k.Source)
 	fail := func(err error) (users.LoginCount, time.Time, error) {
 		return users.LoginCount{}, time.Time{}, fmt.Errorf("count sign-in %s: %w", k.Account, err)
@@ -119,8 +127,9 @@ func (s *Attempts) TakeLogin(ctx context.Context, k users.LoginKeys, now time.Ti
 			SetExpr("$ = if_not_exists($, ?) + ?", attr, attr, 0, 1).
 			SetIfNotExists("type", typeAttempts).
 			SetIfNotExists(AttrTTL, end.Add(time.Minute).Unix()).
-			If("(attribute_not_exists($) OR $ < ?) AND (attribute_not_exists($) OR $ < ?) AND (attribute_exists($) OR attribute_not_exists($))",
-				"count", "count", accountLimit, attr, attr, limit, attr, "over").
+			If("(attribute_not_exists($) OR $ < ?) AND (attribute_not_exists($) OR $ < ?) AND "+
+				"(attribute_exists($) OR (attribute_not_exists($) AND (attribute_not_exists($) OR $ < ?)))",
+				"count", "count", accountLimit, attr, attr, limit, attr, "over", "count", "count", held).
 			OnlyUpdatedValue(ctx, &out)
 		if err == nil {
 			return users.LoginCount{Source: numberOf(out[attr]), Account: numberOf(out["count"])}, end, nil
@@ -135,23 +144,26 @@ func (s *Attempts) TakeLogin(ctx context.Context, k users.LoginKeys, now time.Ti
 		switch {
 		case it.Has && it.Source >= limit:
 			return users.LoginCount{}, end, nil // the source's limit
-		case it.Has && it.Count < accountLimit, !it.Has && !it.Over && it.Count < accountLimit:
+		case it.Has && it.Count < accountLimit, !it.Has && !it.Over && it.Count < held:
 			continue // changed since the update: it would pass now
 		case it.Has:
 			// Under the source's limit, at the account's: the source's
-			// count takes it, the account's refuses it.
+			// count takes it, the account's refuses it. A source that
+			// reached its limit or was forgotten (a right password)
+			// meanwhile is read again.
 			var out map[string]types.AttributeValue
-			err := s.t.update(key).SetExpr("$ = $ + ?", attr, attr, 1).If("$ < ?", attr, limit).OnlyUpdatedValue(ctx, &out)
+			err := s.t.update(key).SetExpr("$ = $ + ?", attr, attr, 1).
+				If("attribute_exists($) AND $ < ?", attr, attr, limit).OnlyUpdatedValue(ctx, &out)
 			if dynamo.IsCondCheckFailed(err) {
-				return users.LoginCount{}, end, nil
+				continue
 			}
 			if err != nil {
 				return fail(err)
 			}
 			return users.LoginCount{Source: numberOf(out[attr])}, end, nil
 		}
-		// Not in the item, and the account at its limit or sources
-		// counted apart: mark the item (before any count apart, so that
+		// Not in the item, and the account at its limit, or at the
+		// sources the item holds, or sources counted apart: mark the item (before any count apart, so that
 		// from now on the in-item update refuses a source not in it), and
 		// if the source made it into the item meanwhile, count it there.
 		if !it.Over {

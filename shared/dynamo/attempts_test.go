@@ -2,6 +2,7 @@ package dynamo_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,4 +50,52 @@ func TestAttempts_TakeLoginPastTheAccountLimit(t *testing.T) {
 
 	require.NoError(t, store.LoginSucceeded(ctx, keys("10.0.1.2"), users.LoginCount{Source: 1, Account: accountLimit, Apart: true}, true, now, window))
 	assert.Equal(t, users.LoginCount{Source: 1, Account: accountLimit, Apart: true}, take("10.0.1.2"), "forgotten apart, and given back")
+}
+
+// However loose the account's limit (none, or config's largest), its
+// item holds the counts of at most LoginSourcesHeld addresses: the next
+// ones are counted apart, each still on the account's count, so a spray
+// from many addresses cannot grow the item towards DynamoDB's 400 KB.
+func TestAttempts_TakeLoginHoldsFewAddresses(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewAttempts(env.App.Table)
+	ctx := t.Context()
+	now := time.Now()
+	const window, limit, sources = time.Hour, 3, dynamo.LoginSourcesHeld + 10
+	for _, accountLimit := range []int{0, 10000} {
+		t.Run(fmt.Sprint("account limit ", accountLimit), func(t *testing.T) {
+			account := fmt.Sprintf("login:spray%d@example.com", accountLimit)
+			keys := func(src string) users.LoginKeys {
+				return users.LoginKeys{Account: account, Source: src, Apart: "login-from:" + account + "|" + src}
+			}
+			take := func(src string) users.LoginCount {
+				t.Helper()
+				c, _, err := store.TakeLogin(ctx, keys(src), now, window, limit, accountLimit)
+				require.NoError(t, err)
+				return c
+			}
+			for i := range sources {
+				want := users.LoginCount{Source: 1, Account: i + 1, Apart: i >= dynamo.LoginSourcesHeld}
+				require.Equal(t, want, take(fmt.Sprintf("10.1.%d.%d", i/250, i%250)), "address %d", i)
+			}
+			assert.Equal(t, users.LoginCount{Source: 2, Account: sources + 1}, take("10.1.0.0"), "a held address stays in the item")
+			assert.Equal(t, users.LoginCount{Source: 2, Account: sources + 2, Apart: true}, take(fmt.Sprintf("10.1.0.%d", sources-1)), "one apart stays apart")
+
+			item := env.Item(t, dynamo.AttemptKey(account, now.Truncate(window)))
+			held := 0
+			for name := range item {
+				if strings.HasPrefix(name, "from:") {
+					held++
+				}
+			}
+			assert.Equal(t, dynamo.LoginSourcesHeld, held, "addresses held in the account's item")
+			assert.EqualValues(t, sources+2, item["count"])
+
+			// A right password from an address apart gives its attempt back
+			// to the account's count.
+			c := users.LoginCount{Source: 2, Account: sources + 2, Apart: true}
+			require.NoError(t, store.LoginSucceeded(ctx, keys(fmt.Sprintf("10.1.0.%d", sources-1)), c, true, now, window))
+			assert.EqualValues(t, sources+1, env.Item(t, dynamo.AttemptKey(account, now.Truncate(window)))["count"])
+		})
+	}
 }

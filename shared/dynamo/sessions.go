@@ -201,18 +201,22 @@ func (s *Sessions) RevokeSession(ctx context.Context, userID, sessionID string) 
 }
 
 // RevokeAllSessions revokes every session of a user but one (password
-// change, guest migration): one Query of the user's partition, then one
-// update per live session, all at once.
-func (s *Sessions) RevokeAllSessions(ctx context.Context, userID, exceptSessionID string) error {
+// change, guest migration, suspension): one Query of the user's
+// partition, then one update per live session, all at once. A session
+// past its expiry (TTL removes it within days) is already refused and is
+// left alone; one still within the token life of headroom after its last
+// token (sessionExpiry) cannot be told from one in use without a write
+// per rotation, so it is revoked too.
+func (s *Sessions) RevokeAllSessions(ctx context.Context, userID, exceptSessionID string, now time.Time) error {
 	var items []sessionItem
 	err := s.t.table.Get(AttrPK, UserKey(userID).PK).Range(AttrSK, dynamo.BeginsWith, sessionPrefix).
-		Consistent(true).Project("id", "revoked").All(ctx, &items)
+		Consistent(true).Project("id", "revoked", AttrTTL).All(ctx, &items)
 	if err != nil {
 		return fmt.Errorf("list sessions of %s: %w", userID, err)
 	}
 	var g errgroup.Group
 	for _, it := range items {
-		if it.Revoked || it.ID == exceptSessionID {
+		if it.Revoked || it.ID == exceptSessionID || it.ExpiresAt <= now.Unix() {
 			continue
 		}
 		g.Go(func() error { return s.RevokeSession(ctx, userID, it.ID) })

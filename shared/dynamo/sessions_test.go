@@ -101,3 +101,26 @@ func TestSessions_RotationExtendsTheSessionOnlyWhenNeeded(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, old.Used, "a refused rotation leaves the old token unused")
 }
+
+// Revoking all of a user's sessions spares the one named and leaves
+// those already past their expiry (refused anyway, waiting for TTL)
+// unwritten.
+func TestSessions_RevokeAllSkipsEndedSessions(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewSessions(env.App.Table)
+	ctx := t.Context()
+	now := time.Now().Truncate(time.Second)
+	userID := env.Signup(t, "tamsin").ID
+	const live, kept, ended = "11111111-2222-4333-8444-888888888881", "11111111-2222-4333-8444-888888888882", "11111111-2222-4333-8444-888888888883"
+	for i, id := range []string{live, kept} {
+		require.NoError(t, store.CreateSession(ctx, users.Session{ID: id, UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}, "all-"+string(rune('a'+i))))
+	}
+	// Its token expired two hours ago, its headroom one hour ago.
+	require.NoError(t, store.CreateSession(ctx, users.Session{ID: ended, UserID: userID, CreatedAt: now.Add(-3 * time.Hour), ExpiresAt: now.Add(-2 * time.Hour)}, "all-c"))
+
+	require.NoError(t, store.RevokeAllSessions(ctx, userID, kept, now))
+	revoked := func(id string) any { return env.Item(t, dynamo.SessionKey(userID, id))["revoked"] }
+	assert.Equal(t, true, revoked(live))
+	assert.Equal(t, false, revoked(kept), "the one spared")
+	assert.Equal(t, false, revoked(ended), "past its expiry: left unwritten")
+}

@@ -284,7 +284,7 @@ func (s *Service) MigrateGuest(ctx context.Context, caller *User, in SignupInput
 			res *AuthResult
 			g   errgroup.Group
 		)
-		g.Go(func() error { return s.d.Sessions.RevokeAllSessions(ctx, u.ID, sid) })
+		g.Go(func() error { return s.d.Sessions.RevokeAllSessions(ctx, u.ID, sid, s.d.Now()) })
 		g.Go(func() (err error) { res, err = s.startSession(ctx, &u, sid); return err })
 		if err := g.Wait(); err != nil {
 			return nil, err

@@ -108,7 +108,7 @@ func (s *Service) Suspend(ctx context.Context, userID, reason string) (*User, er
 		return nil, s.suspensionMoved(ctx, userID, err, ErrAlreadySuspended, true)
 	}
 	if s.d.Sessions != nil {
-		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, ""); err != nil {
+		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, "", now); err != nil {
 			return nil, err
 		}
 	}
@@ -151,12 +151,12 @@ func (s *Service) Restore(ctx context.Context, userID string) (*User, error) {
 	if !u.Suspended() {
 		return nil, ErrNotSuspended
 	}
+	now := s.d.Now().UTC()
 	if s.d.Sessions != nil {
-		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, ""); err != nil {
+		if err := s.d.Sessions.RevokeAllSessions(ctx, userID, "", now); err != nil {
 			return nil, err
 		}
 	}
-	now := s.d.Now().UTC()
 	if err := s.d.Store.SetSuspension(ctx, u, nil, "", now); err != nil {
 		return nil, s.suspensionMoved(ctx, userID, err, ErrNotSuspended, false)
 	}

@@ -112,7 +112,7 @@ func (s *Service) ChangePassword(ctx context.Context, caller *User, sessionID, c
 	if err := g.Wait(); err != nil {
 		return err
 	}
-	return s.d.Sessions.RevokeAllSessions(ctx, caller.ID, sessionID)
+	return s.d.Sessions.RevokeAllSessions(ctx, caller.ID, sessionID, s.d.Now())
 }
 
 // SetAvatar stores a new avatar image, read from a multipart upload, and

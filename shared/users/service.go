@@ -56,8 +56,9 @@ type SessionStorer interface {
 	RotateRefreshToken(ctx context.Context, old RefreshToken, newHash string, now, reusableSince time.Time, ttl time.Duration) error
 	// RevokeSession ends a session of the user; revoking twice is fine.
 	RevokeSession(ctx context.Context, userID, sessionID string) error
-	// RevokeAllSessions revokes every session of the user but one.
-	RevokeAllSessions(ctx context.Context, userID, exceptSessionID string) error
+	// RevokeAllSessions revokes every session of the user but one; those
+	// already expired at now may be left as they are.
+	RevokeAllSessions(ctx context.Context, userID, exceptSessionID string, now time.Time) error
 }
 
 // RefreshToken is a stored refresh token (only its hash is stored).
