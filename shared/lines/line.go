@@ -10,11 +10,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"time"
 
 	"github.com/bookplatform/backend/shared/apperr"
 	"github.com/bookplatform/backend/shared/posts"
+	"github.com/bookplatform/backend/shared/text"
 	"github.com/bookplatform/backend/shared/users"
 )
 
@@ -99,7 +99,7 @@ func checkPage(p *int) string {
 }
 
 // replyIDPattern is the form NewReplyID makes.
-var replyIDPattern = regexp.MustCompile(`^[0-9a-f]{24}$`)
+var replyIDPattern = text.NewPattern(`^[0-9a-f]{24}$`)
 
 // NewReplyID returns a reply id: the creation time in milliseconds as 12
 // hex digits (fixed width, so ids sort as times do until the year 10889)

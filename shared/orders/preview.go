@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/bookplatform/backend/shared/ids"
 	"github.com/bookplatform/backend/shared/inventory"
 	"github.com/bookplatform/backend/shared/stores"
+	"github.com/bookplatform/backend/shared/text"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -79,7 +79,7 @@ type PreviewRequest struct {
 }
 
 // previewZIP is a US postal code: five digits, or ZIP+4.
-var previewZIP = regexp.MustCompile(`^[0-9]{5}(-[0-9]{4})?$`)
+var previewZIP = text.NewPattern(`^[0-9]{5}(-[0-9]{4})?$`)
 
 // validate checks a request on its own and normalises its ids, country
 // and postal code: 400 naming each bad field. Orders ship within the

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,11 +43,11 @@ const (
 )
 
 var (
-	slugRE  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	colorRE = regexp.MustCompile(`^#[0-9A-Fa-f]{6}$`)
-	usZipRE = regexp.MustCompile(`^[0-9]{5}(-[0-9]{4})?$`)
-	postRE  = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$`)
-	phoneRE = regexp.MustCompile(`^\+?[0-9 ().-]+$`)
+	slugRE  = text.NewPattern(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	colorRE = text.NewPattern(`^#[0-9A-Fa-f]{6}$`)
+	usZipRE = text.NewPattern(`^[0-9]{5}(-[0-9]{4})?$`)
+	postRE  = text.NewPattern(`^[A-Za-z0-9][A-Za-z0-9 -]{0,14}$`)
+	phoneRE = text.NewPattern(`^\+?[0-9 ().-]+$`)
 )
 
 // reservedSlugs collide with literal path segments (/stores/my,

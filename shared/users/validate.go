@@ -2,7 +2,6 @@ package users
 
 import (
 	"net/mail"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +22,7 @@ const (
 	GuestDisplayName  = "Guest"
 )
 
-var usernameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var usernameRE = text.NewPattern(`^[A-Za-z][A-Za-z0-9_]*$`)
 
 // reserved usernames collide with literal path segments (/users/me/...,
 // /users/username/...) or would mislead other readers.
