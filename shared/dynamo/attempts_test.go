@@ -2,7 +2,9 @@ package dynamo_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,6 +98,82 @@ func TestAttempts_TakeLoginHoldsFewAddresses(t *testing.T) {
 			c := users.LoginCount{Source: 2, Account: sources + 2, Apart: true}
 			require.NoError(t, store.LoginSucceeded(ctx, keys(fmt.Sprintf("10.1.0.%d", sources-1)), c, true, now, window))
 			assert.EqualValues(t, sources+1, env.Item(t, dynamo.AttemptKey(account, now.Truncate(window)))["count"])
+		})
+	}
+}
+
+// Concurrent sign-ins from held and apart addresses with right passwords
+// among them: the account's item never holds more than LoginSourcesHeld
+// addresses, its count is the counted takes less those given back and
+// never passes the account's limit, and no address is counted both in
+// the item and apart.
+func TestAttempts_TakeLoginConcurrentInvariants(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewAttempts(env.App.Table)
+	ctx := t.Context()
+	now := time.Now()
+	const window, limit = time.Hour, 3
+	for _, accountLimit := range []int{0, 40, 10000} {
+		t.Run(fmt.Sprint(accountLimit), func(t *testing.T) {
+			account := fmt.Sprintf("login:conc%d@example.com", accountLimit)
+			keys := func(src string) users.LoginKeys {
+				return users.LoginKeys{Account: account, Source: src, Apart: "login-from:" + account + "|" + src}
+			}
+			var mu sync.Mutex
+			counted, given, refusedByLoop := 0, 0, 0
+			var wg sync.WaitGroup
+			for w := range 16 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(uint64(w), 7))
+					for range 25 {
+						src := fmt.Sprintf("10.9.0.%d", r.IntN(60))
+						c, _, err := store.TakeLogin(ctx, keys(src), now, window, limit, accountLimit)
+						if !assert.NoError(t, err) {
+							return
+						}
+						mu.Lock()
+						if c.Account > 0 {
+							counted++
+						}
+						if c == (users.LoginCount{}) {
+							refusedByLoop++
+						}
+						mu.Unlock()
+						if c.Source > 0 && r.IntN(4) == 0 { // a right password
+							ok := c.Account > 0
+							if !assert.NoError(t, store.LoginSucceeded(ctx, keys(src), c, ok, now, window)) {
+								return
+							}
+							if ok {
+								mu.Lock()
+								given++
+								mu.Unlock()
+							}
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			item := env.Item(t, dynamo.AttemptKey(account, now.Truncate(window)))
+			held := 0
+			for name := range item {
+				if !strings.HasPrefix(name, "from:") {
+					continue
+				}
+				held++
+				src := strings.TrimPrefix(name, "from:")
+				apart := env.Item(t, dynamo.AttemptKey(keys(src).Apart, now.Truncate(window)))
+				assert.Nil(t, apart, "address %s counted both in the item and apart", src)
+			}
+			assert.LessOrEqual(t, held, dynamo.LoginSourcesHeld)
+			n := int(item["count"].(float64))
+			assert.Equal(t, counted-given, n, "count is the counted takes less those given back")
+			if accountLimit > 0 {
+				assert.LessOrEqual(t, n, accountLimit)
+			}
+			t.Logf("held %d, count %d, counted %d, given back %d, refused (source or loop) %d", held, n, counted, given, refusedByLoop)
 		})
 	}
 }

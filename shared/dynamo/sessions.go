@@ -200,13 +200,21 @@ func (s *Sessions) RevokeSession(ctx context.Context, userID, sessionID string) 
 	return nil
 }
 
+// revokeSkipsAfter is how long past its expiry a session must be for
+// RevokeAllSessions to leave it unwritten: far longer than a request
+// takes, so that a refresh that read its clock before this revocation
+// (and judges the session by that earlier time) cannot find a session
+// skipped here still live and extend it.
+const revokeSkipsAfter = time.Hour
+
 // RevokeAllSessions revokes every session of a user but one (password
 // change, guest migration, suspension): one Query of the user's
 // partition, then one update per live session, all at once. A session
-// past its expiry (TTL removes it within days) is already refused and is
-// left alone; one still within the token life of headroom after its last
-// token (sessionExpiry) cannot be told from one in use without a write
-// per rotation, so it is revoked too.
+// past its expiry by revokeSkipsAfter (TTL removes it within days) is
+// refused by every rotation and is left alone; one still within the
+// token life of headroom after its last token (sessionExpiry) cannot be
+// told from one in use without a write per rotation, so it is revoked
+// too.
 func (s *Sessions) RevokeAllSessions(ctx context.Context, userID, exceptSessionID string, now time.Time) error {
 	var items []sessionItem
 	err := s.t.table.Get(AttrPK, UserKey(userID).PK).Range(AttrSK, dynamo.BeginsWith, sessionPrefix).
@@ -216,7 +224,7 @@ func (s *Sessions) RevokeAllSessions(ctx context.Context, userID, exceptSessionI
 	}
 	var g errgroup.Group
 	for _, it := range items {
-		if it.Revoked || it.ID == exceptSessionID || it.ExpiresAt <= now.Unix() {
+		if it.Revoked || it.ID == exceptSessionID || it.ExpiresAt <= now.Add(-revokeSkipsAfter).Unix() {
 			continue
 		}
 		g.Go(func() error { return s.RevokeSession(ctx, userID, it.ID) })

@@ -103,7 +103,7 @@ func TestSessions_RotationExtendsTheSessionOnlyWhenNeeded(t *testing.T) {
 }
 
 // Revoking all of a user's sessions spares the one named and leaves
-// those already past their expiry (refused anyway, waiting for TTL)
+// those long past their expiry (refused anyway, waiting for TTL)
 // unwritten.
 func TestSessions_RevokeAllSkipsEndedSessions(t *testing.T) {
 	env := testenv.New(t)
@@ -115,12 +115,51 @@ func TestSessions_RevokeAllSkipsEndedSessions(t *testing.T) {
 	for i, id := range []string{live, kept} {
 		require.NoError(t, store.CreateSession(ctx, users.Session{ID: id, UserID: userID, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}, "all-"+string(rune('a'+i))))
 	}
-	// Its token expired two hours ago, its headroom one hour ago.
-	require.NoError(t, store.CreateSession(ctx, users.Session{ID: ended, UserID: userID, CreatedAt: now.Add(-3 * time.Hour), ExpiresAt: now.Add(-2 * time.Hour)}, "all-c"))
+	// Its token expired three hours ago, its headroom two hours ago.
+	require.NoError(t, store.CreateSession(ctx, users.Session{ID: ended, UserID: userID, CreatedAt: now.Add(-4 * time.Hour), ExpiresAt: now.Add(-3 * time.Hour)}, "all-c"))
 
 	require.NoError(t, store.RevokeAllSessions(ctx, userID, kept, now))
 	revoked := func(id string) any { return env.Item(t, dynamo.SessionKey(userID, id))["revoked"] }
 	assert.Equal(t, true, revoked(live))
 	assert.Equal(t, false, revoked(kept), "the one spared")
-	assert.Equal(t, false, revoked(ended), "past its expiry: left unwritten")
+	assert.Equal(t, false, revoked(ended), "two hours past its expiry: left unwritten")
+}
+
+// A password change must end every other session: a rotation whose check
+// of its session reads it after the revocation must fail, however its
+// own clock reads. A refresh takes its now before reading its token
+// (users.Refresh), so one still in flight, with a token live at its now,
+// would see a session the revocation skipped as expired by the
+// revocation's later now unrevoked and live, extend it, and hand out a
+// token that rotates on after the password change (the review's
+// finding): only sessions long past their expiry are skipped.
+func TestSessions_RevokeAllEndsARotationInFlight(t *testing.T) {
+	env := testenv.New(t)
+	store := dynamo.NewSessions(env.App.Table)
+	ctx := t.Context()
+	const ttl = time.Hour
+	base := time.Now().Truncate(time.Second)
+	userID := env.Signup(t, "umair").ID
+	const sid = "11111111-2222-4333-8444-999999999991"
+	require.NoError(t, store.CreateSession(ctx, users.Session{ID: sid, UserID: userID, CreatedAt: base, ExpiresAt: base.Add(ttl)}, "r16-0"))
+	rotate := func(from, to string, at time.Time) error {
+		t.Helper()
+		tok, err := store.GetRefreshToken(ctx, from)
+		require.NoError(t, err)
+		require.True(t, tok.ExpiresAt.After(at), "the service would refuse an expired token")
+		return store.RotateRefreshToken(ctx, tok, to, at, at.Add(-30*time.Second), ttl)
+	}
+	// The first token rotated in its last second: the new one expires a
+	// second before the session (base+2h), which is not extended.
+	require.NoError(t, rotate("r16-0", "r16-1", base.Add(ttl-500*time.Millisecond)))
+
+	// A refresh with r16-1 takes now 1.5 s before the session's expiry
+	// (its token read slow), the password change's now is at the expiry.
+	refreshNow := base.Add(2*ttl - 1500*time.Millisecond)
+	require.NoError(t, store.RevokeAllSessions(ctx, userID, "", base.Add(2*ttl)))
+	err := rotate("r16-1", "r16-2", refreshNow)
+	assert.ErrorIs(t, err, users.ErrSessionEnded, "revoked before the rotation read the session")
+	if err == nil {
+		assert.NoError(t, rotate("r16-2", "r16-3", refreshNow.Add(50*time.Minute)), "and it lives on")
+	}
 }
