@@ -20,8 +20,10 @@ func TestNewLogger_LinesCarryTheirTime(t *testing.T) {
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &line), buf.String())
 	stamp, ok := line["time"].(string)
 	require.True(t, ok, buf.String())
-	_, err := time.Parse(time.RFC3339Nano, stamp)
+	at, err := time.Parse(time.RFC3339Nano, stamp)
 	assert.NoError(t, err, "the time is RFC 3339")
+	assert.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`, stamp, "in UTC, to the millisecond CloudWatch keeps")
+	assert.WithinDuration(t, time.Now(), at, time.Minute)
 	assert.Equal(t, "request", line["msg"])
 	assert.Equal(t, "WARN", line["level"])
 }
