@@ -72,3 +72,57 @@ func TestCallerRead_EventualOnlyOnPublicReads(t *testing.T) {
 	env.Do("GET", "/v1/books/"+missing, nil, "")
 	assert.Empty(t, reads.take())
 }
+
+// getItems records whether each GetItem was strongly consistent.
+type getItems struct {
+	mu    sync.Mutex
+	reads []bool
+}
+
+func (c *getItems) middleware(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("getItems", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if g, ok := in.Parameters.(*dynamodb.GetItemInput); ok {
+			c.mu.Lock()
+			c.reads = append(c.reads, aws.ToBool(g.ConsistentRead))
+			c.mu.Unlock()
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
+}
+
+func (c *getItems) take() []bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.reads
+	c.reads = nil
+	return out
+}
+
+// The public profile and the store's public page are read eventually
+// consistent (claim and item), like the other public pages; the owner's
+// own view of them stays strongly consistent.
+func TestPublicPages_ReadEventually(t *testing.T) {
+	reads := &getItems{}
+	env := testenv.New(t, testenv.WithAPIOptions(reads.middleware))
+	owner := env.Signup(t, "eventualowner")
+	shop := env.OpenShop(t, "eventual-books", nil)
+	reads.take()
+
+	for _, path := range []string{
+		"/v1/users/" + owner.ID,
+		"/v1/users/username/eventualowner",
+		"/v1/stores/" + shop.Slug,
+		"/v1/stores/" + shop.Slug + "/website-config",
+	} {
+		res := env.Do("GET", path, nil, "")
+		require.Equal(t, 200, res.Status, "%s: %s", path, res)
+		got := reads.take()
+		require.NotEmpty(t, got, "%s read nothing", path)
+		assert.NotContains(t, got, true, "%s: every GetItem eventually consistent", path)
+	}
+	for _, tc := range []struct{ path, token string }{{"/v1/users/me", owner.Token}, {"/v1/stores/my", shop.Owner.Token}} {
+		res := env.Do("GET", tc.path, nil, tc.token)
+		require.Equal(t, 200, res.Status, "%s: %s", tc.path, res)
+		assert.NotContains(t, reads.take(), false, "%s: the owner's own view, strongly consistent", tc.path)
+	}
+}

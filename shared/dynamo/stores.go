@@ -159,8 +159,12 @@ func (s *Bookstores) CreateStore(ctx context.Context, st *stores.Store) error {
 
 // GetStore reads a store, strongly consistent. Errors: stores.ErrNotFound.
 func (s *Bookstores) GetStore(ctx context.Context, id string) (*stores.Store, error) {
+	return s.getStore(ctx, id, true)
+}
+
+func (s *Bookstores) getStore(ctx context.Context, id string, consistent bool) (*stores.Store, error) {
 	var it storeItem
-	err := s.t.get(StoreKey(id)).Consistent(true).One(ctx, &it)
+	err := s.t.get(StoreKey(id)).Consistent(consistent).One(ctx, &it)
 	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && it.Deleting) {
 		return nil, fmt.Errorf("get store %s: %w", id, stores.ErrNotFound)
 	}
@@ -170,13 +174,15 @@ func (s *Bookstores) GetStore(ctx context.Context, id string) (*stores.Store, er
 	return it.toStore(), nil
 }
 
-// GetStoreBySlug reads the slug claim, then the store.
+// GetStoreBySlug reads the slug claim, then the store, both eventually
+// consistent: it serves the store's public page (stores.Storer says
+// why), at half the read units of strong reads.
 func (s *Bookstores) GetStoreBySlug(ctx context.Context, slug string) (*stores.Store, error) {
-	c, err := s.slugClaim(ctx, slug)
+	c, err := s.slugClaimAs(ctx, slug, false)
 	if err != nil {
 		return nil, err
 	}
-	return s.GetStore(ctx, c.StoreID)
+	return s.getStore(ctx, c.StoreID, false)
 }
 
 // LookupSlug reads the id of the store with slug: its claim, one GetItem
@@ -190,8 +196,12 @@ func (s *Bookstores) LookupSlug(ctx context.Context, slug string) (string, error
 }
 
 func (s *Bookstores) slugClaim(ctx context.Context, slug string) (slugClaimItem, error) {
+	return s.slugClaimAs(ctx, slug, true)
+}
+
+func (s *Bookstores) slugClaimAs(ctx context.Context, slug string, consistent bool) (slugClaimItem, error) {
 	var c slugClaimItem
-	err := s.t.get(StoreSlugClaimKey(slug)).Consistent(true).One(ctx, &c)
+	err := s.t.get(StoreSlugClaimKey(slug)).Consistent(consistent).One(ctx, &c)
 	if errors.Is(err, dynamo.ErrNotFound) || (err == nil && c.Retired) {
 		return c, fmt.Errorf("slug %s: %w", slug, stores.ErrNotFound)
 	}

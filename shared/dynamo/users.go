@@ -146,6 +146,16 @@ func (s *Users) GetUserByUsername(ctx context.Context, username string) (*users.
 	return s.GetUser(ctx, id)
 }
 
+// GetUserByUsernameEventually resolves the username claim, then reads the
+// user, both eventually consistent (users.Service.Profile says where).
+func (s *Users) GetUserByUsernameEventually(ctx context.Context, username string) (*users.User, error) {
+	id, err := s.claimedUserID(ctx, UsernameClaimKey(username), false)
+	if err != nil {
+		return nil, err
+	}
+	return s.GetUserEventually(ctx, id)
+}
+
 // UserIDByUsername reads the username claim, which holds the account id:
 // one GetItem, where GetUserByUsername needs two, for lists that only need
 // the id to start. Errors: users.ErrNotFound.

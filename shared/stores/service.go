@@ -30,8 +30,13 @@ type Storer interface {
 	// and marks its owner, in one transaction. Errors: ErrSlugTaken,
 	// ErrAlreadyOwner.
 	CreateStore(ctx context.Context, s *Store) error
-	// GetStore and GetStoreBySlug read a store (strongly consistent).
-	// Errors: ErrNotFound, also for a store being deleted.
+	// GetStore reads a store (strongly consistent). GetStoreBySlug reads
+	// the public page of one (its GET and its website config), eventually
+	// consistent like the other public pages: a change, a rename or a
+	// deletion shows there within about a second; the owner's own reads
+	// and every write go through GetStore or the store header, read
+	// strongly consistent. Errors: ErrNotFound, also for a store being
+	// deleted.
 	GetStore(ctx context.Context, id string) (*Store, error)
 	GetStoreBySlug(ctx context.Context, slug string) (*Store, error)
 	// LookupSlug reads the id of the store with slug (its claim, one
@@ -154,7 +159,8 @@ func (s *Service) createRefused(ctx context.Context, slug string, owns bool, why
 	return apperr.Validation(ErrAlreadyOwner.Message, f)
 }
 
-// Get returns a store by slug. Errors: ErrNotFound.
+// Get returns a store's public page by slug, eventually consistent
+// (Storer.GetStoreBySlug). Errors: ErrNotFound.
 func (s *Service) Get(ctx context.Context, slug string) (*Store, error) {
 	slug = NormalizeSlug(slug)
 	if ValidateSlug(slug) != "" {

@@ -21,12 +21,26 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 	return s.d.Store.GetUser(ctx, id)
 }
 
-// GetByUsername returns a user by username, case-insensitively. Errors: NotFound.
-func (s *Service) GetByUsername(ctx context.Context, username string) (*User, error) {
+// Profile and ProfileByUsername read a public profile (GET
+// /v1/users/{userId}, /v1/users/username/{username}; a username
+// case-insensitively) as Get does, but eventually consistent, like the other public
+// pages: a change to a profile, its counts or its username shows there
+// within about a second. The account's owner reads their own with GET
+// /v1/users/me, strongly consistent. Errors: NotFound.
+func (s *Service) Profile(ctx context.Context, id string) (*User, error) {
+	id, ok := ids.Parse(id)
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return s.d.Store.GetUserEventually(ctx, id)
+}
+
+// ProfileByUsername: see Profile.
+func (s *Service) ProfileByUsername(ctx context.Context, username string) (*User, error) {
 	if username == "" || len(username) > 64 {
 		return nil, ErrNotFound
 	}
-	return s.d.Store.GetUserByUsername(ctx, username)
+	return s.d.Store.GetUserByUsernameEventually(ctx, username)
 }
 
 // UpdateUser is a partial update: nil fields are left as they are.

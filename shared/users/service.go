@@ -22,6 +22,11 @@ type Storer interface {
 	GetUser(ctx context.Context, id string) (*User, error)
 	GetUserByEmail(ctx context.Context, email string) (*User, error)
 	GetUserByUsername(ctx context.Context, username string) (*User, error)
+	// GetUserEventually and GetUserByUsernameEventually read an account
+	// eventually consistent, at half the read units, for the public
+	// profile (Service.Profile). Errors: ErrNotFound.
+	GetUserEventually(ctx context.Context, id string) (*User, error)
+	GetUserByUsernameEventually(ctx context.Context, username string) (*User, error)
 	// UpdateUser writes the changed profile of u; when the username
 	// changes it claims the new one and frees prev's in the same
 	// transaction. When prev was a guest it also claims the email.

@@ -106,7 +106,7 @@ func (h *handler) attachAvatar(w http.ResponseWriter, r *http.Request) error {
 
 // getByID serves GET /v1/users/{userId}: the public profile.
 func (h *handler) getByID(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.users.Get(r.Context(), r.PathValue("userId"))
+	u, err := h.users.Profile(r.Context(), r.PathValue("userId"))
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func (h *handler) getByID(w http.ResponseWriter, r *http.Request) error {
 // getByUsername serves GET /v1/users/username/{username}: the public
 // profile with follower and following counts.
 func (h *handler) getByUsername(w http.ResponseWriter, r *http.Request) error {
-	u, err := h.users.GetByUsername(r.Context(), r.PathValue("username"))
+	u, err := h.users.ProfileByUsername(r.Context(), r.PathValue("username"))
 	if err != nil {
 		return err
 	}
