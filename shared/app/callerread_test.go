@@ -14,27 +14,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// callerReads records, for each GetItem of an account's record, whether
-// it was strongly consistent.
-type callerReads struct {
+// getItems records, for each GetItem that only (nil: every one)
+// selects, whether it was strongly consistent.
+type getItems struct {
+	only  func(*dynamodb.GetItemInput) bool
 	mu    sync.Mutex
 	reads []bool
 }
 
-func (c *callerReads) middleware(st *middleware.Stack) error {
-	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("callerReads", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		if g, ok := in.Parameters.(*dynamodb.GetItemInput); ok {
-			if sk, ok := g.Key["SK"].(*types.AttributeValueMemberS); ok && sk.Value == "PROFILE" {
-				c.mu.Lock()
-				c.reads = append(c.reads, aws.ToBool(g.ConsistentRead))
-				c.mu.Unlock()
-			}
+func (c *getItems) middleware(st *middleware.Stack) error {
+	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("getItems", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if g, ok := in.Parameters.(*dynamodb.GetItemInput); ok && (c.only == nil || c.only(g)) {
+			c.mu.Lock()
+			c.reads = append(c.reads, aws.ToBool(g.ConsistentRead))
+			c.mu.Unlock()
 		}
 		return next.HandleInitialize(ctx, in)
 	}), middleware.After)
 }
 
-func (c *callerReads) take() []bool {
+func (c *getItems) take() []bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := c.reads
@@ -42,12 +41,18 @@ func (c *callerReads) take() []bool {
 	return out
 }
 
+// accountReads selects the GetItems of an account's record.
+func accountReads(g *dynamodb.GetItemInput) bool {
+	sk, ok := g.Key["SK"].(*types.AttributeValueMemberS)
+	return ok && sk.Value == "PROFILE"
+}
+
 // The router reads a signed-in caller eventually consistent on a public
 // read (GET, auth Optional, no role: the page is the same without a
 // token) and strongly consistent everywhere else: a write, a Bearer
 // read, a route that shows the caller's record, a role's route.
 func TestCallerRead_EventualOnlyOnPublicReads(t *testing.T) {
-	reads := &callerReads{}
+	reads := &getItems{only: accountReads}
 	env := testenv.New(t, testenv.WithAPIOptions(reads.middleware))
 	ann := env.Signup(t, "eventualann")
 	const missing = "00000000-0000-4000-8000-000000000000"
@@ -71,31 +76,6 @@ func TestCallerRead_EventualOnlyOnPublicReads(t *testing.T) {
 	// Anonymous, a public read reads no account at all.
 	env.Do("GET", "/v1/books/"+missing, nil, "")
 	assert.Empty(t, reads.take())
-}
-
-// getItems records whether each GetItem was strongly consistent.
-type getItems struct {
-	mu    sync.Mutex
-	reads []bool
-}
-
-func (c *getItems) middleware(st *middleware.Stack) error {
-	return st.Initialize.Add(middleware.InitializeMiddlewareFunc("getItems", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		if g, ok := in.Parameters.(*dynamodb.GetItemInput); ok {
-			c.mu.Lock()
-			c.reads = append(c.reads, aws.ToBool(g.ConsistentRead))
-			c.mu.Unlock()
-		}
-		return next.HandleInitialize(ctx, in)
-	}), middleware.After)
-}
-
-func (c *getItems) take() []bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := c.reads
-	c.reads = nil
-	return out
 }
 
 // The public profile and the store's public page are read eventually
