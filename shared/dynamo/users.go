@@ -139,21 +139,21 @@ func (s *Users) GetUserByEmail(ctx context.Context, email string) (*users.User, 
 
 // GetUserByUsername resolves the username claim, then reads the user.
 func (s *Users) GetUserByUsername(ctx context.Context, username string) (*users.User, error) {
-	id, err := s.claimedUserID(ctx, UsernameClaimKey(username), true)
-	if err != nil {
-		return nil, err
-	}
-	return s.GetUser(ctx, id)
+	return s.getUserByUsername(ctx, username, true)
 }
 
 // GetUserByUsernameEventually resolves the username claim, then reads the
 // user, both eventually consistent (users.Service.Profile says where).
 func (s *Users) GetUserByUsernameEventually(ctx context.Context, username string) (*users.User, error) {
-	id, err := s.claimedUserID(ctx, UsernameClaimKey(username), false)
+	return s.getUserByUsername(ctx, username, false)
+}
+
+func (s *Users) getUserByUsername(ctx context.Context, username string, consistent bool) (*users.User, error) {
+	id, err := s.claimedUserID(ctx, UsernameClaimKey(username), consistent)
 	if err != nil {
 		return nil, err
 	}
-	return s.GetUserEventually(ctx, id)
+	return getOneAs(ctx, s.t, UserKey(id), consistent, userItem.toUser, users.ErrNotFound, "user "+id)
 }
 
 // UserIDByUsername reads the username claim, which holds the account id:

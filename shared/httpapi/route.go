@@ -90,8 +90,9 @@ type Route struct {
 // an account suspended a moment ago can read its own private wishlist or
 // club for that moment (about a second, DynamoDB's usual lag), never
 // anyone else's: what it may read is decided by the wishlist's owner or
-// the membership, read strongly consistent, not by the record. Everywhere else (a write, a role, GET /users/me and the other
-// routes that show the caller's record: AfterAdmission) it is read
+// the membership, read strongly consistent, not by the record.
+// Everywhere else (a write, a role, GET /users/me and the other routes
+// that show the caller's record: AfterAdmission) it is read
 // strongly consistent, as whoever just wrote it must read it as written.
 func (rt *Route) ReadsCallerEventually() bool {
 	return (rt.Method == http.MethodGet || rt.Method == http.MethodHead) && rt.Auth == AuthOptional &&

@@ -10,18 +10,12 @@ import (
 // function that links the package, at every cold start, whether or not
 // the function ever validates that field. A malformed expression panics
 // at its first match, as MustCompile would at init.
-type Pattern struct {
-	expr string
-	re   func() *regexp.Regexp
-}
+type Pattern struct{ re func() *regexp.Regexp }
 
 // NewPattern returns the Pattern of expr, not yet compiled.
 func NewPattern(expr string) *Pattern {
-	return &Pattern{expr: expr, re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
+	return &Pattern{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })}
 }
 
 // MatchString reports whether s contains a match of the pattern.
 func (p *Pattern) MatchString(s string) bool { return p.re().MatchString(s) }
-
-// String is the expression.
-func (p *Pattern) String() string { return p.expr }

@@ -23,9 +23,9 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 
 // Profile and ProfileByUsername read a public profile (GET
 // /v1/users/{userId}, /v1/users/username/{username}; a username
-// case-insensitively) as Get does, but eventually consistent, like the other public
-// pages: a change to a profile, its counts or its username shows there
-// within about a second. The account's owner reads their own with GET
+// case-insensitively) as Get does, but eventually consistent, like the
+// other public pages: a change to a profile, its counts or its username
+// shows there within about a second. The account's owner reads their own with GET
 // /v1/users/me, strongly consistent. Errors: NotFound.
 func (s *Service) Profile(ctx context.Context, id string) (*User, error) {
 	id, ok := ids.Parse(id)

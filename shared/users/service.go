@@ -62,7 +62,7 @@ type SessionStorer interface {
 	// RevokeSession ends a session of the user; revoking twice is fine.
 	RevokeSession(ctx context.Context, userID, sessionID string) error
 	// RevokeAllSessions revokes every session of the user but one; those
-	// already expired at now may be left as they are.
+	// long expired at now (an hour or more) may be left as they are.
 	RevokeAllSessions(ctx context.Context, userID, exceptSessionID string, now time.Time) error
 }
 
